@@ -1,0 +1,167 @@
+/**
+ * Wiring of the one-process service: settings from the environment, and the local adapters behind the
+ * domain's ports. The HTTP thread and every worker thread call {@link createLocalServices} with the same
+ * settings and get their own SQLite connection to the same files.
+ *
+ * Environment variables (README, "Environment"): PORT, HOST, DATA_DIR, SAI_BILLING, SAI_SECRET,
+ * SAI_OUTBOUND_ALLOW, SAI_WORKERS, SAI_PLANS_FILE, SAI_JOB_TIMEOUT_MS, SAI_MAX_PAGES, SAI_MAX_RECEIVES,
+ * SAI_JOB_CONCURRENCY.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { KeySealer } from '../../core/crypto.ts';
+import { billingFromEnv, loadPlans, type Billing } from '../../core/plans.ts';
+import { systemClock, type QueueMessage, type QueueName } from '../../core/ports.ts';
+import type { Services } from '../../core/services.ts';
+import { OutboundGuard, parseAllowList } from '../../net/guard.ts';
+import { FileBlobStore } from './files.ts';
+import { LocalQueue } from './queue.ts';
+import { SqliteStore } from './sqlite-store.ts';
+
+/** Everything the local service reads from its environment, with defaults applied. */
+export interface LocalSettings {
+  port: number;
+  host: string;
+  /** Absolute path of DATA_DIR. */
+  dataDir: string;
+  billing: Billing;
+  /** SAI_SECRET, or the secret generated into DATA_DIR/secret. */
+  secret: string;
+  outboundAllow: string[];
+  /** Concurrent jobs (worker threads). */
+  workers: number;
+  plansFile?: string;
+  /** ms. */
+  jobTimeoutMs: number;
+  maxPagesPerJob: number;
+  maxReceives: number;
+  jobConcurrency: number;
+}
+
+function intEnv(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}; got "${raw}"`);
+  return n;
+}
+
+/** Reads SAI_SECRET, or DATA_DIR/secret, or generates that file (mode 0600) on first start. */
+function loadSecret(env: NodeJS.ProcessEnv, dataDir: string): string {
+  if (env.SAI_SECRET && env.SAI_SECRET.trim()) return env.SAI_SECRET.trim();
+  const file = path.join(dataDir, 'secret');
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  fs.mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  try {
+    fs.writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+    return secret;
+  } catch (err) {
+    // Another process (the accounts CLI, a worker) made it first: use theirs.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return fs.readFileSync(file, 'utf8').trim();
+    throw err;
+  }
+}
+
+/**
+ * Settings from the environment.
+ * @throws Error naming the variable for any invalid value.
+ */
+export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): LocalSettings {
+  const dataDir = path.resolve(env.DATA_DIR?.trim() || './data');
+  const billing = billingFromEnv(env);
+  const outboundAllow = parseAllowList(env.SAI_OUTBOUND_ALLOW);
+  new OutboundGuard({ allow: outboundAllow }); // validates the entries now, not at the first job
+  const settings: LocalSettings = {
+    port: intEnv(env, 'PORT', 8787, 0, 65535),
+    host: env.HOST?.trim() || '127.0.0.1',
+    dataDir,
+    billing,
+    secret: loadSecret(env, dataDir),
+    outboundAllow,
+    workers: intEnv(env, 'SAI_WORKERS', Math.max(1, Math.min(4, os.availableParallelism())), 1, 64),
+    jobTimeoutMs: intEnv(env, 'SAI_JOB_TIMEOUT_MS', 15 * 60_000, 1000, 24 * 3600_000),
+    maxPagesPerJob: intEnv(env, 'SAI_MAX_PAGES', 1000, 1, 100_000),
+    maxReceives: intEnv(env, 'SAI_MAX_RECEIVES', 3, 1, 100),
+    jobConcurrency: intEnv(env, 'SAI_JOB_CONCURRENCY', 4, 1, 64),
+  };
+  if (env.SAI_PLANS_FILE?.trim()) settings.plansFile = path.resolve(env.SAI_PLANS_FILE.trim());
+  loadPlans(billing, settings.plansFile); // fail at start-up on a bad plans file
+  return settings;
+}
+
+/** The local adapters of one thread, with handles the runtime needs beyond the ports. */
+export interface LocalServices {
+  services: Services;
+  store: SqliteStore;
+  queue: LocalQueue;
+  close(): void;
+}
+
+/** Path of the SQLite database in DATA_DIR. */
+export function databaseFile(dataDir: string): string {
+  return path.join(dataDir, 'scrape-ai.db');
+}
+
+/** Opens the local adapters for one thread. */
+export function createLocalServices(s: LocalSettings): LocalServices {
+  const store = new SqliteStore(databaseFile(s.dataDir));
+  const queue = new LocalQueue(store.db, { maxReceives: s.maxReceives });
+  const services: Services = {
+    store,
+    queue,
+    blobs: new FileBlobStore(path.join(s.dataDir, 'blobs')),
+    clock: systemClock,
+    sealer: new KeySealer(s.secret),
+    plans: loadPlans(s.billing, s.plansFile),
+    guard: new OutboundGuard({ allow: s.outboundAllow }),
+    maxReceives: s.maxReceives,
+    jobTimeoutMs: s.jobTimeoutMs,
+    maxPagesPerJob: s.maxPagesPerJob,
+    jobConcurrency: s.jobConcurrency,
+  };
+  return {
+    services,
+    store,
+    queue,
+    close: () => {
+      queue.close();
+      store.close();
+    },
+  };
+}
+
+/** Visibility timeout of a job message: above the job's time limit, as for the SQS queue in the cloud. */
+export function visibilityTimeoutMs(s: LocalSettings): number {
+  return s.jobTimeoutMs + 60_000;
+}
+
+/** Local messages as the SQS event Lambda would deliver (event source mapping, batch of records). */
+export function toSqsEvent(queue: QueueName, messages: QueueMessage[]): SQSEvent {
+  const arn = `arn:aws:sqs:local:000000000000:scrape-ai-${queue}`;
+  return {
+    Records: messages.map((m): SQSRecord => ({
+      messageId: m.id,
+      receiptHandle: m.receipt,
+      body: m.body,
+      attributes: {
+        ApproximateReceiveCount: String(m.receiveCount),
+        SentTimestamp: String(Date.now()),
+        SenderId: 'local',
+        ApproximateFirstReceiveTimestamp: String(Date.now()),
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: arn,
+      awsRegion: 'local',
+    })),
+  };
+}

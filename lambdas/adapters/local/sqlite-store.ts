@@ -1,0 +1,302 @@
+/**
+ * The local store: SQLite through `node:sqlite` (built into Node 22.13+), in WAL mode so that readers
+ * (status polls on the HTTP thread) never wait for the writer (a worker thread saving progress).
+ *
+ * Each thread opens its own connection to the same file; SQLite serializes writers, and every
+ * multi-statement change runs in `BEGIN IMMEDIATE`, so the conditional writes of the Store contract
+ * (job transitions, metering) hold across threads and processes (the accounts CLI writes while the
+ * service runs).
+ *
+ * Departure from ARCHITECTURE.md: it names better-sqlite3; `node:sqlite` is the same SQLite with no
+ * native add-on to compile (an add-on built against the machine's Node 20 headers would not load in
+ * Node 24). See docs/decisions.md.
+ */
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConflictError, type AccountRecord, type ConfigRecord, type JobRecord, type JobStatus, type JobUpdate, type Page, type Store } from '../../core/ports.ts';
+
+const SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS accounts (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  email TEXT NOT NULL,
+  email_lower TEXT NOT NULL UNIQUE,
+  first_name TEXT NOT NULL DEFAULT '',
+  last_name TEXT NOT NULL DEFAULT '',
+  plan TEXT NOT NULL,
+  password_hash TEXT NOT NULL,
+  api_key_digest TEXT UNIQUE,
+  api_key_sealed TEXT,
+  created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS configs (
+  id TEXT PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES accounts(id),
+  name TEXT NOT NULL,
+  target_url TEXT NOT NULL,
+  yaml_content TEXT NOT NULL,
+  prompt TEXT,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS configs_by_account ON configs (account_id, created_at DESC, id DESC);
+CREATE TABLE IF NOT EXISTS jobs (
+  id TEXT PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES accounts(id),
+  job_type TEXT NOT NULL,
+  status TEXT NOT NULL,
+  progress INTEGER NOT NULL DEFAULT 0 CHECK (progress BETWEEN 0 AND 100),
+  status_message TEXT NOT NULL DEFAULT '',
+  items_found INTEGER NOT NULL DEFAULT 0,
+  pages_scraped INTEGER NOT NULL DEFAULT 0,
+  api_discovered INTEGER NOT NULL DEFAULT 0,
+  target_url TEXT NOT NULL,
+  config_id TEXT,
+  yaml_content TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  started_at TEXT,
+  completed_at TEXT,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  row_count INTEGER NOT NULL DEFAULT 0,
+  results_key TEXT
+);
+CREATE INDEX IF NOT EXISTS jobs_by_account ON jobs (account_id, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs (status);
+CREATE TABLE IF NOT EXISTS counters (
+  account_id INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  value INTEGER NOT NULL,
+  expires_at TEXT,
+  PRIMARY KEY (account_id, name)
+);
+`;
+
+/** Opens a SQLite database file with the settings every connection of this service uses. */
+export function openDatabase(file: string): DatabaseSync {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new DatabaseSync(file, { timeout: 10_000 });
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
+  return db;
+}
+
+/** Runs `fn` in a write transaction taken at once (BEGIN IMMEDIATE), so read-then-write is atomic. */
+export function immediate<T>(db: DatabaseSync, fn: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const out = fn();
+    db.exec('COMMIT');
+    return out;
+  } catch (err) {
+    db.exec('ROLLBACK');
+    throw err;
+  }
+}
+
+type SqlRow = Record<string, SQLInputValue>;
+
+function toJob(r: SqlRow | undefined): JobRecord | null {
+  if (!r) return null;
+  return { ...(r as unknown as JobRecord), api_discovered: r.api_discovered === 1 };
+}
+
+function toAccount(r: SqlRow | undefined): AccountRecord | null {
+  if (!r) return null;
+  const { email_lower: _omit, ...rest } = r;
+  return rest as unknown as AccountRecord;
+}
+
+/** Opaque list cursor: base64url of `created_at|id` of the last item of the previous page. */
+function encodeCursor(j: JobRecord): string {
+  return Buffer.from(`${j.created_at}|${j.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [string, string] | null {
+  const s = Buffer.from(cursor, 'base64url').toString('utf8');
+  const i = s.lastIndexOf('|');
+  if (i <= 0 || !/^\d{4}-\d\d-\d\dT/.test(s)) return null;
+  return [s.slice(0, i), s.slice(i + 1)];
+}
+
+/** Thrown for a cursor that this store did not make; the HTTP layer answers 400. */
+export class BadCursorError extends Error {
+  override name = 'BadCursorError';
+}
+
+/**
+ * {@link Store} on SQLite.
+ *
+ * **Example usage:**
+ * ```ts
+ * const store = new SqliteStore('./data/scrape-ai.db');
+ * const account = await store.getAccountByEmail('a@example.com');
+ * ```
+ */
+export class SqliteStore implements Store {
+  readonly db: DatabaseSync;
+  private readonly stmts = new Map<string, StatementSync>();
+
+  /** @param file the database file (created with its schema when absent), or `:memory:`. */
+  constructor(file: string) {
+    this.db = file === ':memory:' ? new DatabaseSync(':memory:') : openDatabase(file);
+    immediate(this.db, () => {
+      this.db.exec(SCHEMA);
+      const v = this.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string } | undefined;
+      if (v && Number(v.value) > SCHEMA_VERSION) {
+        throw new Error(`The database ${file} has schema version ${v.value}, newer than this code (${SCHEMA_VERSION}); upgrade scrape-ai`);
+      }
+      this.db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`).run(String(SCHEMA_VERSION));
+    });
+  }
+
+  private q(sql: string): StatementSync {
+    let s = this.stmts.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  async createAccount(a: Omit<AccountRecord, 'id' | 'created_at'>): Promise<AccountRecord> {
+    const created_at = new Date().toISOString();
+    try {
+      const r = this.q(`INSERT INTO accounts (email, email_lower, first_name, last_name, plan, password_hash, api_key_digest, api_key_sealed, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`).get(
+        a.email, a.email.toLowerCase(), a.first_name, a.last_name, a.plan, a.password_hash, a.api_key_digest, a.api_key_sealed, created_at) as SqlRow;
+      return toAccount(r)!;
+    } catch (err) {
+      if (/UNIQUE constraint failed: accounts.email_lower/.test((err as Error).message)) throw new ConflictError(`email ${a.email} exists`);
+      throw err;
+    }
+  }
+
+  async getAccount(id: number): Promise<AccountRecord | null> {
+    return toAccount(this.q('SELECT * FROM accounts WHERE id = ?').get(id) as SqlRow | undefined);
+  }
+
+  async getAccountByEmail(email: string): Promise<AccountRecord | null> {
+    return toAccount(this.q('SELECT * FROM accounts WHERE email_lower = ?').get(email.toLowerCase()) as SqlRow | undefined);
+  }
+
+  async getAccountByKeyDigest(digest: string): Promise<AccountRecord | null> {
+    return toAccount(this.q('SELECT * FROM accounts WHERE api_key_digest = ?').get(digest) as SqlRow | undefined);
+  }
+
+  async listAccounts(): Promise<AccountRecord[]> {
+    return (this.q('SELECT * FROM accounts ORDER BY id').all() as SqlRow[]).map((r) => toAccount(r)!);
+  }
+
+  async updateAccount(id: number, patch: Partial<Pick<AccountRecord, 'plan' | 'api_key_digest' | 'api_key_sealed' | 'password_hash' | 'first_name' | 'last_name'>>): Promise<AccountRecord | null> {
+    const keys = Object.keys(patch) as Array<keyof typeof patch>;
+    if (!keys.length) return this.getAccount(id);
+    const sql = `UPDATE accounts SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ? RETURNING *`;
+    return toAccount(this.db.prepare(sql).get(...keys.map((k) => patch[k] as SQLInputValue), id) as SqlRow | undefined);
+  }
+
+  async createConfig(c: ConfigRecord): Promise<void> {
+    this.q(`INSERT INTO configs (id, account_id, name, target_url, yaml_content, prompt, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+      .run(c.id, c.account_id, c.name, c.target_url, c.yaml_content, c.prompt, c.created_at);
+  }
+
+  async getConfig(accountId: number, id: string): Promise<ConfigRecord | null> {
+    return (this.q('SELECT * FROM configs WHERE id = ? AND account_id = ?').get(id, accountId) as unknown as ConfigRecord | undefined) ?? null;
+  }
+
+  async listConfigs(accountId: number): Promise<ConfigRecord[]> {
+    return this.q('SELECT * FROM configs WHERE account_id = ? ORDER BY created_at DESC, id DESC').all(accountId) as unknown as ConfigRecord[];
+  }
+
+  async deleteConfig(accountId: number, id: string): Promise<boolean> {
+    return Number(this.q('DELETE FROM configs WHERE id = ? AND account_id = ?').run(id, accountId).changes) > 0;
+  }
+
+  async createJob(j: JobRecord): Promise<void> {
+    this.q(`INSERT INTO jobs (id, account_id, job_type, status, progress, status_message, items_found, pages_scraped, api_discovered,
+        target_url, config_id, yaml_content, created_at, updated_at, started_at, completed_at, attempts, row_count, results_key)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+      j.id, j.account_id, j.job_type, j.status, j.progress, j.status_message, j.items_found, j.pages_scraped, j.api_discovered ? 1 : 0,
+      j.target_url, j.config_id, j.yaml_content, j.created_at, j.updated_at, j.started_at, j.completed_at, j.attempts, j.row_count, j.results_key);
+  }
+
+  async getJob(accountId: number, id: string): Promise<JobRecord | null> {
+    return toJob(this.q('SELECT * FROM jobs WHERE id = ? AND account_id = ?').get(id, accountId) as SqlRow | undefined);
+  }
+
+  async getJobById(id: string): Promise<JobRecord | null> {
+    return toJob(this.q('SELECT * FROM jobs WHERE id = ?').get(id) as SqlRow | undefined);
+  }
+
+  async listJobs(accountId: number, limit: number, cursor?: string): Promise<Page<JobRecord>> {
+    let rows: SqlRow[];
+    if (cursor) {
+      const c = decodeCursor(cursor);
+      if (!c) throw new BadCursorError('invalid cursor');
+      rows = this.q(`SELECT * FROM jobs WHERE account_id = ? AND (created_at < ? OR (created_at = ? AND id < ?))
+        ORDER BY created_at DESC, id DESC LIMIT ?`).all(accountId, c[0], c[0], c[1], limit + 1) as SqlRow[];
+    } else {
+      rows = this.q('SELECT * FROM jobs WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?').all(accountId, limit + 1) as SqlRow[];
+    }
+    const items = rows.slice(0, limit).map((r) => toJob(r)!);
+    return { items, next_cursor: rows.length > limit ? encodeCursor(items[items.length - 1]!) : null };
+  }
+
+  async countJobs(accountId: number): Promise<number> {
+    return Number((this.q('SELECT COUNT(*) AS n FROM jobs WHERE account_id = ?').get(accountId) as { n: number }).n);
+  }
+
+  async updateJob(id: string, fromStatuses: readonly JobStatus[], u: JobUpdate): Promise<JobRecord | null> {
+    const sets: string[] = ['updated_at = ?'];
+    const args: SQLInputValue[] = [new Date().toISOString()];
+    const plain = ['status', 'status_message', 'items_found', 'pages_scraped', 'started_at', 'completed_at', 'row_count', 'results_key'] as const;
+    for (const k of plain) {
+      if (u[k] !== undefined) {
+        sets.push(`${k} = ?`);
+        args.push(u[k] as SQLInputValue);
+      }
+    }
+    if (u.api_discovered !== undefined) {
+      sets.push('api_discovered = ?');
+      args.push(u.api_discovered ? 1 : 0);
+    }
+    if (u.progress !== undefined) {
+      sets.push('progress = MAX(progress, ?)');
+      args.push(Math.max(0, Math.min(100, Math.round(u.progress))));
+    }
+    if (u.increment_attempts) sets.push('attempts = attempts + 1');
+    // started_at is kept from the first attempt.
+    const sql = `UPDATE jobs SET ${sets.join(', ').replace('started_at = ?', 'started_at = COALESCE(started_at, ?)')}
+      WHERE id = ? AND status IN (${fromStatuses.map(() => '?').join(', ')}) RETURNING *`;
+    return toJob(this.db.prepare(sql).get(...args, id, ...fromStatuses) as SqlRow | undefined);
+  }
+
+  async listJobsByStatus(statuses: readonly JobStatus[]): Promise<JobRecord[]> {
+    const sql = `SELECT * FROM jobs WHERE status IN (${statuses.map(() => '?').join(', ')}) ORDER BY created_at`;
+    return (this.db.prepare(sql).all(...statuses) as SqlRow[]).map((r) => toJob(r)!);
+  }
+
+  async consume(accountId: number, counter: string, amount: number, limit: number, expiresAt?: string): Promise<{ ok: boolean; used: number }> {
+    // One statement: insert-or-add under the limit. SQLite runs it atomically, so no two callers
+    // can both see "room left" for the same unit.
+    const r = this.q(`INSERT INTO counters (account_id, name, value, expires_at) SELECT ?, ?, ?, ? WHERE ? <= ?
+        ON CONFLICT (account_id, name) DO UPDATE SET value = value + excluded.value WHERE value + excluded.value <= ?
+        RETURNING value`).get(accountId, counter, amount, expiresAt ?? null, amount, limit, limit) as { value: number } | undefined;
+    if (r) return { ok: true, used: Number(r.value) };
+    return { ok: false, used: await this.getCounter(accountId, counter) };
+  }
+
+  async refund(accountId: number, counter: string, amount: number): Promise<void> {
+    this.q('UPDATE counters SET value = MAX(0, value - ?) WHERE account_id = ? AND name = ?').run(amount, accountId, counter);
+  }
+
+  async getCounter(accountId: number, counter: string): Promise<number> {
+    const r = this.q('SELECT value FROM counters WHERE account_id = ? AND name = ?').get(accountId, counter) as { value: number } | undefined;
+    return r ? Number(r.value) : 0;
+  }
+}

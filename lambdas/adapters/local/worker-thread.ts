@@ -1,0 +1,71 @@
+/**
+ * One job worker of the local service: a worker thread that plays the part of a run-worker Lambda.
+ * It receives messages from the local queue, hands them to lambdas/workers/run.ts as an SQS event
+ * (the same handler the cloud runs) and deletes or releases them as the batch response says.
+ *
+ * Running jobs here, off the HTTP thread, keeps status polls fast while pages are parsed. The parent
+ * (bin/local.ts) learns which message this thread holds, so that if the thread dies (out of memory,
+ * a crash) the message becomes visible again at once and the job is retried or dead-lettered.
+ */
+import { BroadcastChannel, parentPort, workerData } from 'node:worker_threads';
+import { installServices } from '../../core/services.ts';
+import { handler as runHandler } from '../../workers/run.ts';
+import { QUEUE_CHANNEL } from './queue.ts';
+import { createLocalServices, toSqsEvent, visibilityTimeoutMs, type LocalSettings } from './runtime.ts';
+
+/** Messages this thread sends to its parent. */
+export type WorkerReport = { type: 'holding'; receipt: string; messageId: string } | { type: 'idle' } | { type: 'ready' };
+
+const settings = workerData as LocalSettings;
+const local = createLocalServices(settings);
+installServices(local.services);
+
+/** Back-off before a failed delivery is visible again: 2 s, 4 s, 8 s … (ms). */
+function retryDelayMs(receiveCount: number): number {
+  return Math.min(60_000, 2000 * 2 ** (receiveCount - 1));
+}
+
+let wake: (() => void) | null = null;
+const channel = new BroadcastChannel(QUEUE_CHANNEL);
+channel.onmessage = () => wake?.();
+let stopping = false;
+parentPort?.on('message', (m: unknown) => {
+  if (m === 'stop') {
+    stopping = true;
+    wake?.();
+  }
+});
+
+function idle(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      wake = null;
+      resolve();
+    }
+    wake = done;
+  });
+}
+
+async function loop(): Promise<void> {
+  parentPort?.postMessage({ type: 'ready' } satisfies WorkerReport);
+  while (!stopping) {
+    const messages = local.queue.receive('run', 1, visibilityTimeoutMs(settings));
+    if (!messages.length) {
+      // Polls also pick up messages whose visibility timeout ran out (retries, lost deliveries).
+      await idle(1000);
+      continue;
+    }
+    const m = messages[0]!;
+    parentPort?.postMessage({ type: 'holding', receipt: m.receipt, messageId: m.id } satisfies WorkerReport);
+    const result = await runHandler(toSqsEvent('run', messages));
+    if (result.batchItemFailures.some((f) => f.itemIdentifier === m.id)) local.queue.changeVisibility(m.receipt, retryDelayMs(m.receiveCount));
+    else local.queue.delete(m.receipt);
+    parentPort?.postMessage({ type: 'idle' } satisfies WorkerReport);
+  }
+  channel.close();
+  local.close();
+}
+
+await loop();

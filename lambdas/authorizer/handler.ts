@@ -1,0 +1,28 @@
+/**
+ * The API Gateway Lambda authorizer (TOKEN type): `Authorization: Bearer sai_…` to the account.
+ * Allows the call with the account id, email and plan in the context (handlers read
+ * `requestContext.authorizer.accountId`); an unknown or malformed key is refused with the error
+ * `Unauthorized`, which API Gateway turns into 401. bin/local.ts calls this same function.
+ */
+import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { authenticate } from '../core/accounts.ts';
+import { services } from '../core/services.ts';
+
+/** Reads the key of an `Authorization` header value: `Bearer <key>` (case-insensitive scheme). */
+export function bearerKey(header: string | undefined): string | null {
+  const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return m ? m[1]! : null;
+}
+
+export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+  const key = bearerKey(event.authorizationToken);
+  const account = key ? await authenticate(await services(), key) : null;
+  if (!account) throw new Error('Unauthorized');
+  // The policy covers every method of this stage, so a cached result serves the account's other calls.
+  const arn = event.methodArn.split('/').slice(0, 2).join('/') + '/*';
+  return {
+    principalId: String(account.id),
+    policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: arn }] },
+    context: { accountId: account.id, email: account.email, plan: account.plan },
+  };
+}

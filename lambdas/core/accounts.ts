@@ -1,0 +1,106 @@
+/**
+ * Accounts, API keys and login (SPEC.md, "Authentication"; "Login result"; "Account").
+ */
+import { CodedError } from '../errors.ts';
+import { apiKeyDigest, digestsEqual, generateApiKey, hashPassword, looksLikeApiKey, verifyPassword } from './crypto.ts';
+import { subscriptionView } from './metering.ts';
+import type { AccountRecord } from './ports.ts';
+import type { Services } from './services.ts';
+
+/** Passwords shorter than this are refused when an account is created (docs/security.md). */
+export const MIN_PASSWORD_LENGTH = 8;
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$|^[^\s@]+@localhost$/;
+
+export interface NewAccount {
+  email: string;
+  password: string;
+  plan?: string;
+  first_name?: string;
+  last_name?: string;
+}
+
+/**
+ * Creates an account with a fresh API key.
+ * @returns the account and its API key (shown once here; login returns it again later).
+ * @throws CodedError `invalid_request` for a bad email, a short password or an unknown plan;
+ *   `email_taken` when the email exists.
+ */
+export async function createAccount(svc: Services, input: NewAccount): Promise<{ account: AccountRecord; apiKey: string }> {
+  const email = input.email.trim();
+  if (!EMAIL_RE.test(email)) throw new CodedError('invalid_request', `"${input.email}" is not an email address`);
+  if (input.password.length < MIN_PASSWORD_LENGTH) {
+    throw new CodedError('invalid_request', `The password is too short (length: ${input.password.length}, minimum: ${MIN_PASSWORD_LENGTH})`);
+  }
+  const plan = input.plan ?? svc.plans.default_plan;
+  if (!svc.plans.plans[plan]) {
+    throw new CodedError('invalid_request', `Unknown plan "${plan}"; plans: ${Object.keys(svc.plans.plans).join(', ')}`);
+  }
+  if (await svc.store.getAccountByEmail(email)) throw new CodedError('email_taken', `An account with the email ${email} exists`);
+  const account = await svc.store.createAccount({
+    email,
+    first_name: input.first_name ?? '',
+    last_name: input.last_name ?? '',
+    plan,
+    password_hash: await hashPassword(input.password),
+    api_key_digest: null,
+    api_key_sealed: null,
+  }).catch((err: Error) => {
+    if (err.name === 'ConflictError') throw new CodedError('email_taken', `An account with the email ${email} exists`);
+    throw err;
+  });
+  const apiKey = await issueKey(svc, account);
+  return { account: { ...account, api_key_digest: apiKeyDigest(apiKey) }, apiKey };
+}
+
+/** Gives an account a new API key (the old one stops working). @returns the new key. */
+export async function issueKey(svc: Services, account: AccountRecord): Promise<string> {
+  const key = generateApiKey();
+  await svc.store.updateAccount(account.id, { api_key_digest: apiKeyDigest(key), api_key_sealed: svc.sealer.seal(key, account.id) });
+  return key;
+}
+
+/** Moves an account to another plan. @throws CodedError `invalid_request` / `not_found`. */
+export async function setPlan(svc: Services, email: string, plan: string): Promise<AccountRecord> {
+  if (!svc.plans.plans[plan]) throw new CodedError('invalid_request', `Unknown plan "${plan}"; plans: ${Object.keys(svc.plans.plans).join(', ')}`);
+  const account = await svc.store.getAccountByEmail(email);
+  if (!account) throw new CodedError('not_found', `No account with the email ${email}`);
+  return (await svc.store.updateAccount(account.id, { plan }))!;
+}
+
+/**
+ * POST /api/v1/auth/login/: email and password for the API key. An account without a key gets one.
+ * @returns SPEC.md's login result `{api_key, email, plan}`.
+ * @throws CodedError `invalid_credentials` (401) for a wrong email or password, in the same time either way.
+ */
+export async function login(svc: Services, email: string, password: string): Promise<{ api_key: string; email: string; plan: string }> {
+  const account = await svc.store.getAccountByEmail(email.trim());
+  const ok = await verifyPassword(password, account?.password_hash ?? null);
+  if (!account || !ok) throw new CodedError('invalid_credentials', 'Invalid email or password');
+  let key: string;
+  if (account.api_key_sealed) {
+    key = svc.sealer.open(account.api_key_sealed, account.id);
+  } else {
+    key = await issueKey(svc, account);
+  }
+  return { api_key: key, email: account.email, plan: account.plan };
+}
+
+/**
+ * Resolves an API key to its account (the authorizer's work).
+ * @returns the account, or null for a malformed or unknown key.
+ */
+export async function authenticate(svc: Services, apiKey: string): Promise<AccountRecord | null> {
+  if (!looksLikeApiKey(apiKey)) return null;
+  const digest = apiKeyDigest(apiKey);
+  const account = await svc.store.getAccountByKeyDigest(digest);
+  if (!account || !account.api_key_digest || !digestsEqual(account.api_key_digest, digest)) return null;
+  return account;
+}
+
+/** GET /api/v1/me/: SPEC.md `{user, subscription}`. */
+export async function accountView(svc: Services, account: AccountRecord): Promise<{ user: Record<string, unknown>; subscription: Record<string, unknown> }> {
+  return {
+    user: { id: account.id, email: account.email, first_name: account.first_name, last_name: account.last_name },
+    subscription: await subscriptionView(svc, account),
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Saved configs per account (SPEC.md, "Config"; endpoints /api/v1/configs/).
+ */
+import { randomUUID } from 'node:crypto';
+import { CodedError } from '../errors.ts';
+import { parseConfig } from '../engine/config.ts';
+import type { ConfigRecord } from './ports.ts';
+import type { Services } from './services.ts';
+
+export interface NewConfig {
+  name: string;
+  target_url: string;
+  yaml_content: string;
+  prompt?: string | null;
+}
+
+/** The config as returned by the single read and by create (with yaml_content). */
+export function configView(c: ConfigRecord): Record<string, unknown> {
+  return { id: c.id, name: c.name, target_url: c.target_url, yaml_content: c.yaml_content, prompt: c.prompt, created_at: c.created_at };
+}
+
+/** A list item: SPEC.md's `{id, name, target_url, created_at}`. */
+export function configListItem(c: ConfigRecord): Record<string, unknown> {
+  return { id: c.id, name: c.name, target_url: c.target_url, created_at: c.created_at };
+}
+
+/**
+ * Validates and stores a config.
+ * @throws ConfigError `invalid_config` when yaml_content is not a valid config (nothing is stored).
+ */
+export async function createConfig(svc: Services, accountId: number, input: NewConfig): Promise<ConfigRecord> {
+  parseConfig(input.yaml_content);
+  const record: ConfigRecord = {
+    id: randomUUID(),
+    account_id: accountId,
+    name: input.name.trim(),
+    target_url: input.target_url.trim(),
+    yaml_content: input.yaml_content,
+    prompt: input.prompt ?? null,
+    created_at: svc.clock.now().toISOString(),
+  };
+  await svc.store.createConfig(record);
+  return record;
+}
+
+/** @throws CodedError `not_found` (404) when absent or another account's. */
+export async function getConfig(svc: Services, accountId: number, id: string): Promise<ConfigRecord> {
+  const c = await svc.store.getConfig(accountId, id);
+  if (!c) throw new CodedError('not_found', `Config ${id} not found`);
+  return c;
+}
+
+/** @throws CodedError `not_found` (404) when absent or another account's. */
+export async function deleteConfig(svc: Services, accountId: number, id: string): Promise<void> {
+  if (!(await svc.store.deleteConfig(accountId, id))) throw new CodedError('not_found', `Config ${id} not found`);
+}

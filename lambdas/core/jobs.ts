@@ -1,0 +1,69 @@
+/**
+ * Jobs: the state machine and the views of SPEC.md ("Job", "States and transitions").
+ *
+ * Run jobs go `pending -> running -> completed | failed`; generate jobs go
+ * `pending -> analyzing -> generating -> validating -> completed | failed`. Every change is a
+ * conditional write on the current status (Store.updateJob): a finished job never moves again, and
+ * progress only goes up. A job whose worker died is handed out again by the queue (`running -> running`
+ * with attempts + 1) or ends `failed` with a reason once the queue gives up (dead-letter handler).
+ */
+import type { JobRecord, JobStatus, JobType } from './ports.ts';
+import type { Services } from './services.ts';
+import type { Row } from '../engine/extract.ts';
+
+export const FINISHED: readonly JobStatus[] = ['completed', 'failed'];
+export const UNFINISHED: readonly JobStatus[] = ['pending', 'analyzing', 'generating', 'validating', 'running'];
+
+/** Rows included in the status response's `results.data`; all rows are at /results/ (docs/api.md). */
+export const STATUS_ROWS_PREVIEW = 100;
+
+/** Blob key of a job's rows. */
+export function resultsKey(job: Pick<JobRecord, 'account_id' | 'id'>): string {
+  return `results/${job.account_id}/${job.id}.json`;
+}
+
+/** The 202 body of POST /run/ and /generate/ (SPEC.md). */
+export function jobCreatedView(job: JobRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: job.id, status: job.status, progress: job.progress, job_type: job.job_type };
+  if (job.job_type === 'generate') Object.assign(out, { target_url: job.target_url, created_at: job.created_at });
+  return out;
+}
+
+function summary(job: JobRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: job.id,
+    status: job.status,
+    progress: job.progress,
+    job_type: job.job_type as JobType,
+    target_url: job.target_url,
+    status_message: job.status_message,
+    items_found: job.items_found,
+    pages_scraped: job.pages_scraped,
+    api_discovered: job.api_discovered,
+    created_at: job.created_at,
+  };
+  if (job.completed_at) out.completed_at = job.completed_at;
+  return out;
+}
+
+/** A GET /jobs/ item: the job without results and YAML. */
+export function jobListItem(job: JobRecord): Record<string, unknown> {
+  return summary(job);
+}
+
+/** Reads a job's rows from the blob store; [] when the job has none. */
+export async function readRows(svc: Services, job: JobRecord): Promise<Row[]> {
+  if (job.status !== 'completed' || !job.results_key) return [];
+  const raw = await svc.blobs.get(job.results_key);
+  return raw ? (JSON.parse(raw.toString('utf8')) as Row[]) : [];
+}
+
+/** GET /jobs/{id}/status/: every field of SPEC.md's job. */
+export async function jobStatusView(svc: Services, job: JobRecord): Promise<Record<string, unknown>> {
+  const rows = await readRows(svc, job);
+  return {
+    ...summary(job),
+    results: { data: rows.slice(0, STATUS_ROWS_PREVIEW), row_count: job.status === 'completed' ? job.row_count : 0 },
+    yaml_config: { id: job.config_id, yaml_content: job.yaml_content },
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * Plans enforced: server execution, the hourly rate limit (variant B) and the monthly quota, with
+ * atomic counters so that concurrent requests never spend more than is left (Store.consume is a
+ * conditional write). Costs and periods: docs/plans-and-metering.md.
+ *
+ * Periods are UTC: quotas per calendar month (`2026-11`), the rate limit per clock hour
+ * (`2026-11-22T14`, a fixed window). Credits are counted in millicredits so that fractional costs
+ * (0.1 per tool call) add up exactly.
+ */
+import { CodedError } from '../errors.ts';
+import type { Operation, Plan } from './plans.ts';
+import type { AccountRecord } from './ports.ts';
+import type { Services } from './services.ts';
+
+const MILLI = 1000;
+
+function monthKey(d: Date): string {
+  return d.toISOString().slice(0, 7);
+}
+
+function hourKey(d: Date): string {
+  return d.toISOString().slice(0, 13);
+}
+
+/** First instant of the next month, UTC, as ISO (the quota's reset time). */
+function nextMonth(d: Date): Date {
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1));
+}
+
+/** The account's plan; an unknown plan name (a plans file edited under a live account) is an error. */
+export function planOf(svc: Services, account: AccountRecord): Plan {
+  const plan = svc.plans.plans[account.plan];
+  if (!plan) throw new CodedError('plan_unknown', `The account's plan "${account.plan}" is not defined; an operator must move it to a known plan`);
+  return plan;
+}
+
+/** The counter an operation spends from, its limit, and its cost in counter units (variant-specific). */
+function quotaFor(svc: Services, plan: Plan, op: Operation, now: Date): { counter: string; limit: number; cost: number; unit: string } | null {
+  const cost = svc.plans.costs[op];
+  if (svc.plans.billing === 'credits') {
+    return { counter: `credits:${monthKey(now)}`, limit: Math.round(plan.credits_per_month! * MILLI), cost: Math.round(cost * MILLI), unit: 'credits' };
+  }
+  if (op === 'tool') return null;
+  if (op === 'generate') return { counter: `generations:${monthKey(now)}`, limit: plan.yaml_generations_per_month!, cost, unit: 'YAML generations' };
+  return { counter: `scrapes:${monthKey(now)}`, limit: plan.monthly_scrapes!, cost, unit: 'scrapes' };
+}
+
+/** A spent quota that can be given back if the work cannot be queued after all. */
+export interface Charge {
+  counter: string;
+  amount: number;
+}
+
+/**
+ * Checks and spends for an operation that starts work, in this order: API access and server execution
+ * (403 `plan_required`), the hourly rate limit (429 `rate_limited` with Retry-After; variant B), the
+ * monthly quota (429 `quota_exceeded`). A call refused by the quota still counts against the rate limit.
+ * @returns the charge, for {@link refund}.
+ * @throws CodedError with the codes above.
+ */
+export async function meter(svc: Services, account: AccountRecord, op: Operation): Promise<Charge | null> {
+  const plan = planOf(svc, account);
+  if (!plan.has_api_access) throw new CodedError('plan_required', `The ${plan.label} plan has no API access`, [{ plan: plan.name }]);
+  if (op === 'run' && !plan.has_server_execution) {
+    const upgrade = Object.values(svc.plans.plans).filter((p) => p.has_server_execution).map((p) => p.label);
+    throw new CodedError('plan_required',
+      `Running configs on the server needs a plan with server execution (${upgrade.join(' or ')}); the ${plan.label} plan runs configs locally through the clients`,
+      [{ plan: plan.name, required: 'has_server_execution', plans_with_it: upgrade }]);
+  }
+  const now = svc.clock.now();
+  if (svc.plans.billing === 'credits' && plan.rate_limit_per_hour !== undefined) {
+    const window = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), now.getUTCHours() + 1));
+    const { ok } = await svc.store.consume(account.id, `calls:${hourKey(now)}`, 1, plan.rate_limit_per_hour,
+      new Date(window.getTime() + 3600_000).toISOString());
+    if (!ok) {
+      const retryAfter = Math.max(1, Math.ceil((window.getTime() - now.getTime()) / 1000));
+      throw new CodedError('rate_limited',
+        `Rate limit of the ${plan.label} plan reached: ${plan.rate_limit_per_hour} calls that start work per hour; retry in ${retryAfter} s`,
+        [{ limit: plan.rate_limit_per_hour, window: 'hour', retry_after_seconds: retryAfter }],
+        { 'Retry-After': String(retryAfter) });
+    }
+  }
+  const q = quotaFor(svc, plan, op, now);
+  if (!q || q.cost === 0) return null;
+  const { ok, used } = await svc.store.consume(account.id, q.counter, q.cost, q.limit, nextMonth(now).toISOString());
+  if (!ok) {
+    const scale = svc.plans.billing === 'credits' ? MILLI : 1;
+    throw new CodedError('quota_exceeded',
+      `Monthly quota of the ${plan.label} plan used up: ${(q.limit - used) / scale} of ${q.limit / scale} ${q.unit} left, this ${op} costs ${q.cost / scale}; it resets on ${nextMonth(now).toISOString().slice(0, 10)}`,
+      [{ unit: q.unit, remaining: (q.limit - used) / scale, limit: q.limit / scale, cost: q.cost / scale, resets_at: nextMonth(now).toISOString() }]);
+  }
+  return { counter: q.counter, amount: q.cost };
+}
+
+/** Gives back a charge (when the job could not be queued). */
+export async function refund(svc: Services, account: AccountRecord, charge: Charge | null): Promise<void> {
+  if (charge) await svc.store.refund(account.id, charge.counter, charge.amount);
+}
+
+/** SPEC.md subscription object of GET /me/, in the configured variant. */
+export async function subscriptionView(svc: Services, account: AccountRecord): Promise<Record<string, unknown>> {
+  const plan = planOf(svc, account);
+  const now = svc.clock.now();
+  if (svc.plans.billing === 'credits') {
+    const used = await svc.store.getCounter(account.id, `credits:${monthKey(now)}`);
+    const limit = Math.round(plan.credits_per_month! * MILLI);
+    return {
+      plan: plan.name,
+      credits_remaining: Math.max(0, limit - used) / MILLI,
+      credits_per_month: plan.credits_per_month!,
+      has_api_access: plan.has_api_access,
+      has_server_execution: plan.has_server_execution,
+    };
+  }
+  const scrapes = await svc.store.getCounter(account.id, `scrapes:${monthKey(now)}`);
+  const gens = await svc.store.getCounter(account.id, `generations:${monthKey(now)}`);
+  return {
+    plan: plan.name,
+    yaml_generations_remaining: Math.max(0, plan.yaml_generations_per_month! - gens),
+    monthly_scrapes_remaining: Math.max(0, plan.monthly_scrapes! - scrapes),
+    has_api_access: plan.has_api_access,
+    has_server_execution: plan.has_server_execution,
+  };
+}

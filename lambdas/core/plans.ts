@@ -1,0 +1,77 @@
+/**
+ * Plans as data (lambdas/core/plans.json, or the file named by SAI_PLANS_FILE) for both billing
+ * variants of SPEC.md ("Limits"): `credits` (variant B, the default) and `scrapes` (variant A).
+ */
+import fs from 'node:fs';
+import builtin from './plans.json' with { type: 'json' };
+
+export type Billing = 'credits' | 'scrapes';
+export type Operation = 'run' | 'generate' | 'tool';
+
+/** One plan; which limits apply depends on the variant. */
+export interface Plan {
+  name: string;
+  label: string;
+  price_usd_month: number;
+  has_api_access: boolean;
+  has_server_execution: boolean;
+  priority_support: boolean;
+  self_healing?: boolean;
+  /** Variant B. */
+  credits_per_month?: number;
+  /** Variant B: calls that start work, per clock hour. */
+  rate_limit_per_hour?: number;
+  /** Variant A. */
+  monthly_scrapes?: number;
+  /** Variant A. */
+  yaml_generations_per_month?: number;
+}
+
+/** The plans and operation costs of one variant. */
+export interface PlanCatalog {
+  billing: Billing;
+  default_plan: string;
+  /** Cost of each operation in the variant's unit (credits, or scrapes/generations). */
+  costs: Record<Operation, number>;
+  plans: Record<string, Plan>;
+}
+
+type RawVariant = { default_plan: string; costs: Record<Operation, number>; plans: Record<string, Omit<Plan, 'name'>> };
+
+function check(cond: unknown, msg: string): asserts cond {
+  if (!cond) throw new Error(`plans file: ${msg}`);
+}
+
+/**
+ * Loads the plan catalog of a variant.
+ * @param file a JSON file shaped like lambdas/core/plans.json; the built-in plans when absent.
+ * @throws Error naming the problem when the file is unreadable or misshapen.
+ */
+export function loadPlans(billing: Billing, file?: string): PlanCatalog {
+  const raw = (file ? JSON.parse(fs.readFileSync(file, 'utf8')) : builtin) as Record<Billing, RawVariant>;
+  const v = raw[billing];
+  check(v && typeof v === 'object', `no "${billing}" variant`);
+  check(v.plans && Object.keys(v.plans).length > 0, `"${billing}.plans" is empty`);
+  check(v.plans[v.default_plan], `"${billing}.default_plan" names no plan`);
+  for (const op of ['run', 'generate', 'tool'] as const) check(typeof v.costs?.[op] === 'number' && v.costs[op] >= 0, `"${billing}.costs.${op}" must be a number >= 0`);
+  const plans: Record<string, Plan> = {};
+  for (const [name, p] of Object.entries(v.plans)) {
+    check(typeof p.has_server_execution === 'boolean', `plan "${name}" lacks has_server_execution`);
+    if (billing === 'credits') {
+      check(typeof p.credits_per_month === 'number', `plan "${name}" lacks credits_per_month`);
+      check(typeof p.rate_limit_per_hour === 'number', `plan "${name}" lacks rate_limit_per_hour`);
+    } else {
+      check(typeof p.monthly_scrapes === 'number', `plan "${name}" lacks monthly_scrapes`);
+      check(typeof p.yaml_generations_per_month === 'number', `plan "${name}" lacks yaml_generations_per_month`);
+    }
+    plans[name] = { ...p, name };
+  }
+  return { billing, default_plan: v.default_plan, costs: v.costs, plans };
+}
+
+/** The billing variant from SAI_BILLING (`credits` by default). @throws Error for another value. */
+export function billingFromEnv(env: NodeJS.ProcessEnv = process.env): Billing {
+  const b = (env.SAI_BILLING ?? 'credits').trim() || 'credits';
+  if (b !== 'credits' && b !== 'scrapes') throw new Error(`SAI_BILLING must be "credits" or "scrapes", got "${b}"`);
+  return b;
+}

@@ -1,0 +1,177 @@
+/**
+ * The ports of the domain (ARCHITECTURE.md, idea 3): small interfaces the domain talks to. The local
+ * adapters (lambdas/adapters/local: SQLite, a durable queue, files) and the AWS adapters
+ * (lambdas/adapters/aws: DynamoDB, SQS, S3) implement them; one contract suite (test/contract) runs
+ * against every store.
+ *
+ * Every method that changes state is atomic on its own; the ones that can race (job transitions,
+ * metering) are conditional writes that state their condition here.
+ */
+
+/** SPEC.md job states. */
+export type JobStatus = 'pending' | 'analyzing' | 'generating' | 'validating' | 'running' | 'completed' | 'failed';
+export type JobType = 'run' | 'generate';
+
+/** An account as stored. Secrets are stored only as digests and sealed copies. */
+export interface AccountRecord {
+  /** SPEC.md: user.id is an integer. */
+  id: number;
+  email: string;
+  first_name: string;
+  last_name: string;
+  plan: string;
+  /** scrypt hash in PHC-like form, see core/crypto.ts. */
+  password_hash: string;
+  /** SHA-256 of the API key, hex; the look-up key. Null until a key exists. */
+  api_key_digest: string | null;
+  /** The API key sealed with AES-256-GCM, so login can return it. Null until a key exists. */
+  api_key_sealed: string | null;
+  /** ISO 8601 UTC. */
+  created_at: string;
+}
+
+/** A stored config (SPEC.md, Config). */
+export interface ConfigRecord {
+  id: string;
+  account_id: number;
+  name: string;
+  target_url: string;
+  yaml_content: string;
+  prompt: string | null;
+  created_at: string;
+}
+
+/** A stored job. Rows are not here: they live in the blob store under `results_key`. */
+export interface JobRecord {
+  id: string;
+  account_id: number;
+  job_type: JobType;
+  status: JobStatus;
+  /** 0-100, never goes down. */
+  progress: number;
+  status_message: string;
+  items_found: number;
+  pages_scraped: number;
+  api_discovered: boolean;
+  target_url: string;
+  /** The saved config that was run, or null for inline YAML. */
+  config_id: string | null;
+  yaml_content: string;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  /** Times a worker has started this job (at-least-once delivery can start it more than once). */
+  attempts: number;
+  row_count: number;
+  /** Blob key of the rows, once completed. */
+  results_key: string | null;
+}
+
+/** A conditional change of a job. Fields left out are not changed. */
+export interface JobUpdate {
+  status?: JobStatus;
+  /** Raised only: the stored progress becomes max(stored, this). */
+  progress?: number;
+  status_message?: string;
+  items_found?: number;
+  pages_scraped?: number;
+  api_discovered?: boolean;
+  started_at?: string;
+  completed_at?: string;
+  row_count?: number;
+  results_key?: string;
+  /** Adds one to attempts. */
+  increment_attempts?: boolean;
+}
+
+/** A page of a list, newest first, with an opaque cursor for the next page. */
+export interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}
+
+/** Thrown by stores for a unique-key clash (an email already used). */
+export class ConflictError extends Error {
+  override name = 'ConflictError';
+}
+
+/** Persistent state: accounts, configs, jobs, usage counters. */
+export interface Store {
+  /** @throws ConflictError when the email (compared case-insensitively) exists. */
+  createAccount(a: Omit<AccountRecord, 'id' | 'created_at'>): Promise<AccountRecord>;
+  getAccount(id: number): Promise<AccountRecord | null>;
+  getAccountByEmail(email: string): Promise<AccountRecord | null>;
+  getAccountByKeyDigest(digest: string): Promise<AccountRecord | null>;
+  listAccounts(): Promise<AccountRecord[]>;
+  /** @returns the updated account, or null when absent. */
+  updateAccount(id: number, patch: Partial<Pick<AccountRecord, 'plan' | 'api_key_digest' | 'api_key_sealed' | 'password_hash' | 'first_name' | 'last_name'>>): Promise<AccountRecord | null>;
+
+  createConfig(c: ConfigRecord): Promise<void>;
+  /** Another account's config is null, exactly like an absent one. */
+  getConfig(accountId: number, id: string): Promise<ConfigRecord | null>;
+  /** Newest first. */
+  listConfigs(accountId: number): Promise<ConfigRecord[]>;
+  /** @returns false when absent (or another account's). */
+  deleteConfig(accountId: number, id: string): Promise<boolean>;
+
+  createJob(j: JobRecord): Promise<void>;
+  /** Another account's job is null. */
+  getJob(accountId: number, id: string): Promise<JobRecord | null>;
+  /** For workers, which act for the job's account. */
+  getJobById(id: string): Promise<JobRecord | null>;
+  /** Newest first; `cursor` from the previous page. `limit` 1-100. */
+  listJobs(accountId: number, limit: number, cursor?: string): Promise<Page<JobRecord>>;
+  countJobs(accountId: number): Promise<number>;
+  /**
+   * Changes a job if its status is one of `fromStatuses`, atomically. Progress is raised, never lowered.
+   * @returns the updated job, or null when the condition failed or the job is absent.
+   */
+  updateJob(id: string, fromStatuses: readonly JobStatus[], update: JobUpdate): Promise<JobRecord | null>;
+  /** Jobs in any of these statuses, across accounts (recovery after a crash). */
+  listJobsByStatus(statuses: readonly JobStatus[]): Promise<JobRecord[]>;
+
+  /**
+   * Adds `amount` to a counter if the result stays within `limit`, atomically: concurrent callers never
+   * take more than is left.
+   * @returns `{ok: true, used}` with the new total, or `{ok: false, used}` with the unchanged total.
+   */
+  consume(accountId: number, counter: string, amount: number, limit: number, expiresAt?: string): Promise<{ ok: boolean; used: number }>;
+  /** Gives back an amount taken by consume (never below zero). */
+  refund(accountId: number, counter: string, amount: number): Promise<void>;
+  /** The counter's total, 0 when absent. */
+  getCounter(accountId: number, counter: string): Promise<number>;
+}
+
+/** A message on a queue, as a consumer sees it. */
+export interface QueueMessage {
+  id: string;
+  body: string;
+  /** Deliveries so far, this one included (SQS ApproximateReceiveCount). */
+  receiveCount: number;
+  /** Handle for delete/changeVisibility of this delivery. */
+  receipt: string;
+}
+
+/** Queue names of the service: one per job type, each with its dead-letter queue. */
+export type QueueName = 'run' | 'generate';
+
+/** The producer side of a queue (SQS SendMessage). Consumers are wired per platform. */
+export interface JobQueue {
+  send(queue: QueueName, body: string): Promise<void>;
+}
+
+/** Stored bytes: results and screenshots (S3, or files). */
+export interface BlobStore {
+  put(key: string, body: Uint8Array | string, contentType: string): Promise<void>;
+  /** @returns null when absent. */
+  get(key: string): Promise<Buffer | null>;
+  delete(key: string): Promise<void>;
+}
+
+/** Time, injectable for tests of windows and periods. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };

@@ -1,0 +1,51 @@
+/**
+ * The bundle of ports the domain works with, and the one place a deployment installs it.
+ *
+ * `bin/local.ts` installs the local adapters (SQLite, the local queue, files); the AWS entry points
+ * install DynamoDB, SQS and S3. Handlers and workers call {@link services}; they never import an adapter.
+ */
+import type { OutboundGuard } from '../net/guard.ts';
+import type { KeySealer } from './crypto.ts';
+import type { PlanCatalog } from './plans.ts';
+import type { BlobStore, Clock, JobQueue, Store } from './ports.ts';
+
+export interface Services {
+  store: Store;
+  queue: JobQueue;
+  blobs: BlobStore;
+  clock: Clock;
+  sealer: KeySealer;
+  plans: PlanCatalog;
+  guard: OutboundGuard;
+  /** Deliveries of a job message before it goes to the dead-letter queue (SQS maxReceiveCount). */
+  maxReceives: number;
+  /** Wall-clock limit of one run job, ms. */
+  jobTimeoutMs: number;
+  /** Page limit of one run job. */
+  maxPagesPerJob: number;
+  /** Concurrent page fetches within one run job. */
+  jobConcurrency: number;
+}
+
+let installed: Services | null = null;
+let factory: (() => Services | Promise<Services>) | null = null;
+
+/** Installs the services of this process (once at start-up; tests may install again). */
+export function installServices(s: Services): void {
+  installed = s;
+}
+
+/** Registers a lazy factory, used on first {@link services} call (Lambda cold start). */
+export function installServicesFactory(f: () => Services | Promise<Services>): void {
+  factory = f;
+}
+
+/** The services of this process. @throws Error when none were installed. */
+export async function services(): Promise<Services> {
+  if (installed) return installed;
+  if (factory) {
+    installed = await factory();
+    return installed;
+  }
+  throw new Error('no services installed: call installServices() at start-up');
+}

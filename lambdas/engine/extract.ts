@@ -1,0 +1,210 @@
+/**
+ * Field extraction: the one implementation (ARCHITECTURE.md, idea 4). It runs on cheerio (htmlparser2)
+ * over a page's HTML, wherever that HTML comes from: the lightweight engine's fetch, the heavy engine's
+ * rendered page, or the browser extension's current page. It imports nothing from Node.
+ *
+ * Rules (docs/config-language.md, "Fields"):
+ * - a field's selector is looked up inside the item element; without a selector the item element itself
+ *   is the field's element; the first match counts unless `multiple: true`;
+ * - `link` and `image_url` give absolute URLs, resolved against the document base (`<base href>` over the
+ *   page's final URL);
+ * - "nothing extracted" means no element, no attribute, or an empty or null value after the transforms;
+ *   then the field's `default` is used (null when it has none). `count` and `exists` always have a value.
+ */
+import { load, type CheerioAPI, type Cheerio } from 'cheerio/slim';
+import type { AnyNode, Element } from 'domhandler';
+import type { FieldSpec, ScrapeConfig } from './config.ts';
+import { applyTransforms, compilePattern, compileTransforms, regexExtract, type FieldValue, type Transform } from './transforms.ts';
+
+/** One scraped row: field name to value (string, number, boolean, null, or an array with `multiple`). */
+export type Row = Record<string, unknown>;
+
+/** A field ready to run: transforms and pattern compiled once. */
+export interface CompiledField {
+  spec: FieldSpec;
+  transforms: Transform[];
+  pattern?: RegExp;
+}
+
+/** Compiles field definitions (validated configs only: errors here were caught by parseConfig). */
+export function compileFields(fields: readonly FieldSpec[]): CompiledField[] {
+  return fields.map((spec) => ({
+    spec,
+    transforms: compileTransforms(spec.transform),
+    ...(spec.pattern !== undefined ? { pattern: compilePattern(spec.pattern) } : {}),
+  }));
+}
+
+/**
+ * Parses HTML into a cheerio document with htmlparser2 (`cheerio/slim`): several times faster than
+ * parse5 and forgiving enough for scraping; Crawlee's CheerioCrawler parses the same way. It also keeps
+ * parse5 out of the Lambda and extension bundles.
+ */
+export function loadHtml(html: string): CheerioAPI {
+  return load(html);
+}
+
+/** The document's base URL: the first `<base href>` resolved against the page URL, else the page URL. */
+export function documentBase($: CheerioAPI, pageUrl: string): string {
+  const href = $('base[href]').first().attr('href');
+  if (!href) return pageUrl;
+  try {
+    return new URL(href.trim(), pageUrl).href;
+  } catch {
+    return pageUrl;
+  }
+}
+
+/** Resolves a URL found in a page; null for empty, unparsable or `javascript:` URLs. */
+export function absoluteUrl(raw: string | undefined, base: string): string | null {
+  if (raw === undefined) return null;
+  const s = raw.trim();
+  if (!s || /^javascript:/i.test(s)) return null;
+  try {
+    return new URL(s, base).href;
+  } catch {
+    return null;
+  }
+}
+
+function isBlank(v: unknown): boolean {
+  return v === null || v === undefined || (typeof v === 'string' && v.trim() === '');
+}
+
+/** The raw value of one element for a field type, before transforms. */
+function rawValue($: CheerioAPI, el: Cheerio<AnyNode>, f: CompiledField, base: string): FieldValue {
+  const s = f.spec;
+  switch (s.type) {
+    case 'text':
+      return el.text();
+    case 'attribute':
+      return el.attr(s.attribute!) ?? null;
+    case 'html':
+      return el.html();
+    case 'link': {
+      let href = el.attr('href');
+      // A selector on a card or a heading often lands on the link's parent; take the link inside it.
+      if (href === undefined) href = el.find('a[href]').first().attr('href');
+      return absoluteUrl(href, base);
+    }
+    case 'image_url': {
+      const img = el.is('img, source') ? el : el.find('img').first();
+      const src = img.attr('src');
+      const lazy = img.attr('data-src') ?? img.attr('data-lazy-src') ?? img.attr('data-original');
+      // Lazy-loading pages put a placeholder (a data: URI or nothing) in src and the image in data-src.
+      const chosen = lazy && (!src || /^data:/i.test(src.trim())) ? lazy : src ?? lazy;
+      return absoluteUrl(chosen, base);
+    }
+    case 'regex': {
+      const text = el.text();
+      return regexExtract(f.pattern!, text);
+    }
+    default:
+      return null;
+  }
+}
+
+function finish(value: FieldValue, f: CompiledField): unknown {
+  const v = applyTransforms(value, f.transforms);
+  if (isBlank(v)) return 'default' in f.spec ? f.spec.default : null;
+  return v;
+}
+
+/**
+ * Extracts one field from an item element.
+ * @param item the item element (a container match, a table row, or the document root).
+ */
+export function extractField($: CheerioAPI, item: Cheerio<AnyNode>, f: CompiledField, base: string): unknown {
+  const s = f.spec;
+  const matches = s.selector === undefined ? item : item.find(s.selector);
+  if (s.type === 'count') return applyTransforms(matches.length, f.transforms);
+  if (s.type === 'exists') return applyTransforms(matches.length > 0, f.transforms);
+  if (s.type === 'eval') return 'default' in s ? s.default : null; // run in the page by the heavy engine only
+  if (s.multiple) {
+    const values: unknown[] = [];
+    matches.each((_, node) => {
+      const v = applyTransforms(rawValue($, $(node), f, base), f.transforms);
+      if (!isBlank(v)) values.push(v);
+    });
+    return values.length || !('default' in s) ? values : s.default;
+  }
+  if (matches.length === 0) return 'default' in s ? s.default : null;
+  return finish(rawValue($, matches.first(), f, base), f);
+}
+
+/** Extracts every field from one item element into a row. */
+export function extractRecord($: CheerioAPI, item: Cheerio<AnyNode>, fields: readonly CompiledField[], base: string): Row {
+  const row: Row = {};
+  for (const f of fields) row[f.spec.name] = extractField($, item, f, base);
+  return row;
+}
+
+function cellText($: CheerioAPI, el: Cheerio<AnyNode>): string {
+  return el.text().replace(/\s+/g, ' ').trim();
+}
+
+/** Row keys from a table's header cells: text, else `column_N`; repeated names get `_2`, `_3`. */
+function headerKeys($: CheerioAPI, table: Cheerio<Element>): string[] | null {
+  let header = table.find('thead tr').first();
+  if (!header.length) {
+    const first = table.find('tr').first();
+    if (first.length && first.children('th').length && !first.children('td').length) header = first;
+  }
+  if (!header.length) return null;
+  const seen = new Map<string, number>();
+  return header.children('th, td').toArray().map((cell, i) => {
+    const name = cellText($, $(cell)) || `column_${i + 1}`;
+    const n = (seen.get(name) ?? 0) + 1;
+    seen.set(name, n);
+    return n === 1 ? name : `${name}_${n}`;
+  });
+}
+
+function tableRows($: CheerioAPI, table: Cheerio<Element>, fields: readonly CompiledField[], base: string): Row[] {
+  // Rows of this table only, not of tables nested in its cells.
+  const rows = table.find('tr').filter((_, tr) => $(tr).closest('table').is(table.first()) && $(tr).children('td').length > 0);
+  if (fields.length) return rows.toArray().map((tr) => extractRecord($, $(tr), fields, base));
+  const keys = headerKeys($, table);
+  return rows.toArray().map((tr) => {
+    const row: Row = {};
+    $(tr).children('td, th').each((i, cell) => {
+      row[keys?.[i] ?? `column_${i + 1}`] = cellText($, $(cell));
+    });
+    return row;
+  });
+}
+
+/**
+ * Extracts the items of one page as SPEC.md's `extract` block describes: a row per container match
+ * (`list`), one row (`single`: the first container match, or the whole document without a container),
+ * or a row per body row of each matched table (`table`).
+ * @param pageUrl the page's final URL (the base for links unless the page has `<base href>`).
+ */
+export function extractItems($: CheerioAPI, extract: ScrapeConfig['extract'], fields: readonly CompiledField[], pageUrl: string): Row[] {
+  const base = documentBase($, pageUrl);
+  switch (extract.type) {
+    case 'single': {
+      const root = extract.container ? $(extract.container).first() : $.root();
+      return root.length ? [extractRecord($, root, fields, base)] : [];
+    }
+    case 'table': {
+      const out: Row[] = [];
+      $(extract.container!).filter('table').each((_, t) => { out.push(...tableRows($, $(t), fields, base)); });
+      if (!out.length) {
+        // A container naming a wrapper of the table (div.results) finds the table inside it.
+        $(extract.container!).not('table').find('table').first().each((_, t) => { out.push(...tableRows($, $(t), fields, base)); });
+      }
+      return out;
+    }
+    default: {
+      const rows: Row[] = [];
+      $(extract.container!).each((_, el) => { rows.push(extractRecord($, $(el), fields, base)); });
+      return rows;
+    }
+  }
+}
+
+/** Extracts detail fields from a whole detail page: selectors apply to the document. */
+export function extractDetail($: CheerioAPI, fields: readonly CompiledField[], pageUrl: string): Row {
+  return extractRecord($, $.root(), fields, documentBase($, pageUrl));
+}

@@ -1,0 +1,440 @@
+/**
+ * The lightweight engine: runs a validated config over HTTP and cheerio, with no browser.
+ *
+ * One run is a small crawl (docs/config-language.md, "How a run crawls"):
+ * categories (optional) -> for each listing: its first page, then pagination -> items -> detail pages.
+ * Pages are fetched by a priority pool of `concurrency` slots: the next listing page goes before the
+ * detail pages of the current one, so the listing chain never waits behind its own detail fetches and
+ * the pool stays full. Rows keep the page order whatever order the fetches finish in.
+ */
+import type { CheerioAPI } from 'cheerio/slim';
+import { CodedError } from '../errors.ts';
+import { Fetcher, type FetchedPage } from '../net/fetch.ts';
+import { OutboundGuard, type GuardOptions } from '../net/guard.ts';
+import { browserFeatures, type ScrapeConfig } from './config.ts';
+import { absoluteUrl, compileFields, documentBase, extractDetail, extractItems, loadHtml, type CompiledField, type Row } from './extract.ts';
+import { finalizeRows } from './output.ts';
+
+/** Progress of a run, reported as it goes. */
+export interface RunProgress {
+  /** 0-99 while running; never goes down. */
+  progress: number;
+  pagesScraped: number;
+  itemsFound: number;
+  message: string;
+}
+
+/** Options of {@link runConfig}. */
+export interface RunOptions {
+  /** The HTTP client; when absent one is made from `outbound` and closed at the end. */
+  fetcher?: Fetcher;
+  /** Guard options for the fetcher made here (ignored with `fetcher`). */
+  outbound?: GuardOptions;
+  /** Pages fetched at once. @default 4 */
+  concurrency?: number;
+  /** Most pages one run may fetch, all kinds together. @default 1000 */
+  maxPages?: number;
+  /** Aborts the run: fetches stop and the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Called after each page; cheap to call often (the caller throttles writes). */
+  onProgress?: (p: RunProgress) => void;
+}
+
+/** What a run produced. */
+export interface RunResult {
+  rows: Row[];
+  pagesScraped: number;
+  itemsFound: number;
+  /** Problems that did not fail the run (a detail page that 404ed, a page limit reached). */
+  warnings: string[];
+  engine: 'lightweight';
+}
+
+/** Pages kept per run at most (docs/limits.md). */
+export const DEFAULT_MAX_PAGES = 1000;
+
+const HTML_TYPES = /^(text\/html|application\/xhtml\+xml|text\/plain|application\/xml|text\/xml|)$/;
+
+/** Thrown when a config needs a browser; code `browser_required`. */
+export class BrowserRequiredError extends CodedError {
+  constructor(message: string, details: unknown[] = []) {
+    super('browser_required', message, details);
+    this.name = 'BrowserRequiredError';
+  }
+}
+
+/**
+ * Refuses configs the lightweight engine cannot run, before any fetch.
+ * @throws BrowserRequiredError listing each feature that needs a browser with its config path.
+ */
+export function assertLightweight(config: ScrapeConfig): void {
+  const features = browserFeatures(config);
+  if (features.length) {
+    throw new BrowserRequiredError(
+      `This config needs a browser (${features.map((f) => `${f.path}: ${f.reason}`).join('; ')}); the browser engine is not available yet, use the lightweight features only`,
+      features,
+    );
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
+    const onAbort = () => { clearTimeout(t); reject(signal!.reason); };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** A URL without its fragment: two links that differ only by #part are the same page. */
+function pageKey(url: string): string {
+  const i = url.indexOf('#');
+  return i === -1 ? url : url.slice(0, i);
+}
+
+/** Runs async tasks at most `limit` at a time, higher priority first, FIFO within a priority. */
+class PriorityPool {
+  private readonly queues: Array<Array<() => Promise<void>>> = [[], []];
+  private active = 0;
+  private failed: unknown = null;
+  private idle: { resolve: () => void; reject: (e: unknown) => void } | null = null;
+  private readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  /** priority 0 runs before priority 1. */
+  push(priority: 0 | 1, task: () => Promise<void>): void {
+    this.queues[priority]!.push(task);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.active < this.limit && !this.failed) {
+      const task = this.queues[0]!.shift() ?? this.queues[1]!.shift();
+      if (!task) break;
+      this.active++;
+      task().then(() => {
+        this.active--;
+        this.pump();
+      }, (err: unknown) => {
+        this.active--;
+        this.failed ??= err;
+        this.settle();
+      });
+    }
+    this.settle();
+  }
+
+  private settle(): void {
+    if (!this.idle) return;
+    if (this.failed) this.idle.reject(this.failed);
+    else if (this.active === 0 && !this.queues[0]!.length && !this.queues[1]!.length) this.idle.resolve();
+  }
+
+  /** Resolves when every task (including tasks pushed meanwhile) is done; rejects on the first failure. */
+  drain(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.idle = { resolve, reject };
+      this.settle();
+    });
+  }
+}
+
+/** One listing chain: a category (or the target) with its pages in order. */
+interface Listing {
+  meta: Row;
+  /** Rows per listing page, in page order. */
+  pages: Row[][];
+  items: number;
+  done: boolean;
+}
+
+/**
+ * Runs a config with the lightweight engine.
+ * @returns rows after `output` (deduplicate, limit), with counts and warnings.
+ * @throws BrowserRequiredError for a config that needs a browser (also found at run time: a click
+ *   pagination control that is not a link).
+ * @throws TargetForbiddenError when the guard refuses the target; FetchError / CodedError `target_failed`
+ *   when the first page cannot be fetched or is not HTML; the signal's reason when aborted.
+ */
+export async function runConfig(config: ScrapeConfig, options: RunOptions = {}): Promise<RunResult> {
+  assertLightweight(config);
+  const concurrency = Math.max(1, options.concurrency ?? 4);
+  const fetcher = options.fetcher ?? new Fetcher(new OutboundGuard(options.outbound), { perHostConcurrency: concurrency });
+  try {
+    return await new Crawl(config, fetcher, concurrency, options).run();
+  } finally {
+    if (!options.fetcher) await fetcher.close();
+  }
+}
+
+class Crawl {
+  private readonly config: ScrapeConfig;
+  private readonly fetcher: Fetcher;
+  private readonly options: RunOptions;
+  private readonly fields: CompiledField[];
+  private readonly detailFields: CompiledField[];
+  private readonly linkField: string | undefined;
+  private readonly pool: PriorityPool;
+  private readonly seen = new Set<string>();
+  private readonly details = new Map<string, Promise<Row | null>>();
+  private readonly warnings: string[] = [];
+  private readonly listings: Listing[] = [];
+  private readonly maxPages: number;
+  private readonly totalItemCap: number | undefined;
+  private pagesScraped = 0;
+  private pagesStarted = 0;
+  private itemsFound = 0;
+  /** Listing pages expected in all (max_pages per listing until a listing ends), for progress. */
+  private listingPlanned = 1;
+  private listingDone = 0;
+  private extraPages = 0;
+  private lastProgress = 0;
+  private stopped = false;
+
+  constructor(config: ScrapeConfig, fetcher: Fetcher, concurrency: number, options: RunOptions) {
+    this.config = config;
+    this.fetcher = fetcher;
+    this.options = options;
+    this.fields = compileFields(config.extract.fields);
+    this.detailFields = config.detail_fields ? compileFields(config.detail_fields.fields) : [];
+    this.linkField = config.extract.fields.find((f) => f.type === 'link' && !f.multiple)?.name;
+    this.pool = new PriorityPool(concurrency);
+    this.maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+    // Without deduplication, output.limit is reached as soon as that many items are found.
+    this.totalItemCap = config.output.deduplicate ? undefined : config.output.limit;
+  }
+
+  async run(): Promise<RunResult> {
+    const { config } = this;
+    const perListingPages = config.pagination ? config.pagination.max_pages : 1;
+    if (config.categories) {
+      const first = await this.fetchPage(config.target.url);
+      const categories = this.discoverCategories(loadHtml(first.text), first.url);
+      if (!categories.length) {
+        this.warnings.push(`categories: no category links matched "${this.categorySelector()}" on ${first.url}`);
+      }
+      this.extraPages = 1;
+      this.listingPlanned = categories.length * perListingPages;
+      this.report(`found ${categories.length} categories`);
+      for (const c of categories) {
+        if (this.stopped) break;
+        const listing: Listing = { meta: { _category: c.name, _category_url: c.url }, pages: [], items: 0, done: false };
+        this.listings.push(listing);
+        this.pool.push(0, () => this.listingPage(listing, c.url, 0, false));
+        // Categories are crawled one after the other; wait_after spaces them out.
+        await this.pool.drain();
+        await sleep(config.categories.wait_after, this.options.signal);
+      }
+    } else {
+      this.listingPlanned = perListingPages;
+      const listing: Listing = { meta: {}, pages: [], items: 0, done: false };
+      this.listings.push(listing);
+      this.pool.push(0, () => this.listingPage(listing, config.target.url, 0, true));
+      await this.pool.drain();
+    }
+    const collected: Row[] = [];
+    for (const l of this.listings) for (const page of l.pages) for (const row of page ?? []) collected.push(row);
+    const rows = finalizeRows(collected, config.output);
+    this.report('done', 99);
+    return { rows, pagesScraped: this.pagesScraped, itemsFound: this.itemsFound, warnings: this.warnings, engine: 'lightweight' };
+  }
+
+  private categorySelector(): string {
+    const c = this.config.categories!;
+    return c.container ? `${c.container} ${c.link_selector}` : c.link_selector;
+  }
+
+  private discoverCategories($: CheerioAPI, pageUrl: string): Array<{ name: string; url: string }> {
+    const c = this.config.categories!;
+    const base = documentBase($, pageUrl);
+    const links = c.container ? $(c.container).find(c.link_selector) : $(c.link_selector);
+    const out: Array<{ name: string; url: string }> = [];
+    const urls = new Set<string>();
+    links.each((_, el) => {
+      if (out.length >= c.max_categories) return false;
+      const $el = $(el);
+      const url = absoluteUrl($el.attr(c.link_attribute), base);
+      if (!url || !/^https?:/.test(url) || urls.has(pageKey(url))) return undefined;
+      urls.add(pageKey(url));
+      const nameEl = c.name_selector ? $el.find(c.name_selector).first() : $el;
+      const name = (nameEl.length ? nameEl : $el).text().replace(/\s+/g, ' ').trim();
+      out.push({ name, url });
+      return undefined;
+    });
+    return out;
+  }
+
+  /** Fetches a page, counting it against the page limit; a 4xx/5xx answer or a non-HTML body throws. */
+  private async fetchPage(url: string): Promise<FetchedPage> {
+    this.pagesStarted++;
+    const page = await this.fetcher.fetch(url, { signal: this.options.signal });
+    if (page.status >= 400) {
+      throw new CodedError('target_failed', `${url} answered HTTP ${page.status}`, [{ url, status: page.status }]);
+    }
+    if (!HTML_TYPES.test(page.contentType)) {
+      throw new CodedError('target_failed', `${url} is ${page.contentType}, not an HTML page`, [{ url, content_type: page.contentType }]);
+    }
+    this.pagesScraped++;
+    return page;
+  }
+
+  private budgetLeft(): boolean {
+    if (this.pagesStarted < this.maxPages) return true;
+    if (!this.stopped) this.warnings.push(`stopped at the page limit of ${this.maxPages} pages per run`);
+    this.stopped = true;
+    return false;
+  }
+
+  private totalItems(): number {
+    let n = 0;
+    for (const l of this.listings) n += l.items;
+    return n;
+  }
+
+  private async listingPage(listing: Listing, url: string, index: number, isTarget: boolean): Promise<void> {
+    const { config } = this;
+    this.seen.add(pageKey(url));
+    let page: FetchedPage;
+    try {
+      page = await this.fetchPage(url);
+    } catch (err) {
+      if (isTarget && index === 0) throw err;
+      if (err instanceof CodedError && err.code === 'target_forbidden') throw err;
+      if (this.options.signal?.aborted) throw err;
+      this.warnings.push(`listing page ${url}: ${(err as Error).message}`);
+      listing.done = true;
+      return;
+    }
+    this.seen.add(pageKey(page.url));
+    const $ = loadHtml(page.text);
+    let rows = extractItems($, config.extract, this.fields, page.url);
+    const p = config.pagination;
+    const maxItems = p?.stop_condition.max_items;
+    if (maxItems !== undefined && listing.items + rows.length > maxItems) rows = rows.slice(0, Math.max(0, maxItems - listing.items));
+    if (this.totalItemCap !== undefined) {
+      const room = this.totalItemCap - this.totalItems();
+      if (rows.length > room) rows = rows.slice(0, Math.max(0, room));
+    }
+    if (listing.meta._category_url !== undefined) rows = rows.map((r) => ({ ...r, ...listing.meta }));
+    listing.pages[index] = rows;
+    this.listingDone++;
+    listing.items += rows.length;
+    this.itemsFound += rows.length;
+
+    // The next listing page first, so the chain keeps moving while this page's details are fetched.
+    const next = this.nextPageUrl($, page, index, rows.length);
+    const capped = (maxItems !== undefined && listing.items >= maxItems)
+      || (this.totalItemCap !== undefined && this.totalItems() >= this.totalItemCap);
+    if (next && !capped && !this.stopped) {
+      if (this.seen.has(pageKey(next))) {
+        listing.done = true;
+      } else if (this.budgetLeft()) {
+        const wait = p!.wait_after;
+        this.seen.add(pageKey(next));
+        this.pool.push(0, async () => {
+          await sleep(wait, this.options.signal);
+          await this.listingPage(listing, next, index + 1, false);
+        });
+      }
+    } else {
+      listing.done = true;
+    }
+    if (listing.done) {
+      // This listing ended before max_pages: plan no more of its pages.
+      const planned = p ? p.max_pages : 1;
+      this.listingPlanned = Math.max(this.listingDone, this.listingPlanned - (planned - (index + 1)));
+    }
+    if (this.detailFields.length && this.linkField) {
+      rows.forEach((row, i) => this.pool.push(1, () => this.detailFor(listing, index, i, row)));
+    }
+    this.report(`page ${index + 1}${listing.meta._category ? ` of category "${listing.meta._category}"` : ''}: ${rows.length} items`);
+  }
+
+  /** The next listing page's URL, or null at the end of the listing. */
+  private nextPageUrl($: CheerioAPI, page: FetchedPage, index: number, itemsOnPage: number): string | null {
+    const p = this.config.pagination;
+    if (!p || index + 1 >= p.max_pages) return null;
+    if (p.type === 'url') {
+      // An empty page ends a numbered listing: there is nothing after it.
+      if (itemsOnPage === 0) return null;
+      const pattern = p.url_pattern!.replaceAll('{page}', String(index + 2));
+      return absoluteUrl(pattern, this.config.target.url);
+    }
+    // click: the control must be a link for the lightweight engine to follow it.
+    const control = $(p.selector!).first();
+    if (!control.length) return null;
+    if (control.is('[disabled], .disabled, [aria-disabled="true"]')) return null;
+    const href = control.attr('href') ?? control.find('a[href]').first().attr('href') ?? control.closest('a[href]').attr('href');
+    if (href === undefined || /^\s*(#|javascript:)/i.test(href)) {
+      const tag = (control.get(0) as { tagName?: string } | undefined)?.tagName ?? 'element';
+      throw new BrowserRequiredError(
+        `pagination.selector "${p.selector}" matches a <${tag}> that is not a link; clicking it needs the browser engine, which is not available yet`,
+        [{ path: 'pagination.selector', reason: `matches <${tag}> without href on ${page.url}` }],
+      );
+    }
+    return absoluteUrl(href, documentBase($, page.url));
+  }
+
+  private async detailFor(listing: Listing, pageIndex: number, rowIndex: number, row: Row): Promise<void> {
+    const url = row[this.linkField!];
+    if (typeof url !== 'string' || !/^https?:/.test(url)) {
+      this.mergeDetail(listing, pageIndex, rowIndex, null);
+      return;
+    }
+    const key = pageKey(url);
+    let pending = this.details.get(key);
+    if (!pending) {
+      if (!this.budgetLeft()) {
+        this.mergeDetail(listing, pageIndex, rowIndex, null);
+        return;
+      }
+      pending = this.fetchDetail(url);
+      this.details.set(key, pending);
+    }
+    this.mergeDetail(listing, pageIndex, rowIndex, await pending);
+  }
+
+  private async fetchDetail(url: string): Promise<Row | null> {
+    try {
+      const page = await this.fetchPage(url);
+      return extractDetail(loadHtml(page.text), this.detailFields, page.url);
+    } catch (err) {
+      if (this.options.signal?.aborted) throw err;
+      this.warnings.push(`detail page ${url}: ${(err as Error).message}`);
+      return null;
+    } finally {
+      this.report('');
+    }
+  }
+
+  private mergeDetail(listing: Listing, pageIndex: number, rowIndex: number, detail: Row | null): void {
+    const rows = listing.pages[pageIndex]!;
+    const merged: Row = { ...rows[rowIndex]! };
+    for (const f of this.detailFields) {
+      const name = f.spec.name;
+      merged[name] = detail ? detail[name] : 'default' in f.spec ? f.spec.default : null;
+    }
+    // Category metadata stays last, after the detail fields.
+    if (listing.meta._category_url !== undefined) Object.assign(merged, listing.meta);
+    rows[rowIndex] = merged;
+  }
+
+  private report(message: string, force?: number): void {
+    if (!this.options.onProgress) return;
+    // Detail pages per listing page are estimated from the listing pages seen so far.
+    const detailsPerPage = this.detailFields.length && this.listingDone ? this.itemsFound / this.listingDone : 0;
+    const expected = Math.max(this.extraPages + this.listingPlanned * (1 + detailsPerPage), this.pagesStarted, 1);
+    const ratio = force !== undefined ? force : Math.floor((99 * this.pagesScraped) / expected);
+    this.lastProgress = Math.max(this.lastProgress, Math.min(99, ratio));
+    this.options.onProgress({
+      progress: this.lastProgress,
+      pagesScraped: this.pagesScraped,
+      itemsFound: this.itemsFound,
+      message: message || `${this.pagesScraped} pages, ${this.itemsFound} items`,
+    });
+  }
+}

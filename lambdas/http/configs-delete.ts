@@ -1,0 +1,8 @@
+/** DELETE /api/v1/configs/{id}/: 204; 404 when absent or another account's. Jobs that ran it keep their YAML. */
+import { deleteConfig } from '../core/configs.ts';
+import { apiHandler, noContent, uuidParam } from './middleware.ts';
+
+export const handler = apiHandler({}, async (event, { svc, account }) => {
+  await deleteConfig(svc, account.id, uuidParam(event, 'Config'));
+  return noContent();
+});

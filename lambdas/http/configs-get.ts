@@ -1,0 +1,6 @@
+/** GET /api/v1/configs/{id}/ (SPEC.md): one config with its yaml_content; 404 when absent or another account's. */
+import { configView, getConfig } from '../core/configs.ts';
+import { apiHandler, json, uuidParam } from './middleware.ts';
+
+export const handler = apiHandler({}, async (event, { svc, account }) =>
+  json(200, configView(await getConfig(svc, account.id, uuidParam(event, 'Config')))));

@@ -1,0 +1,5 @@
+/** GET /api/v1/me/ (SPEC.md): the caller's account and subscription. */
+import { accountView } from '../core/accounts.ts';
+import { apiHandler, json } from './middleware.ts';
+
+export const handler = apiHandler({}, async (_event, { svc, account }) => json(200, await accountView(svc, account)));

@@ -1,0 +1,192 @@
+/**
+ * The middy middlewares every API handler is built from, one concern each (the AWS Powertools way):
+ * services, errors (the one place codes become status codes), the caller's account, the JSON body.
+ * Handlers take an API Gateway REST (v1) proxy event and return a proxy result, the same locally
+ * (bin/local.ts builds the event) and on Lambda.
+ */
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
+import { CodedError, isCodedError } from '../errors.ts';
+import type { AccountRecord } from '../core/ports.ts';
+import { services, type Services } from '../core/services.ts';
+
+export type ApiEvent = APIGatewayProxyEvent;
+export type ApiResult = APIGatewayProxyResult;
+
+/** What the middlewares hand to a handler, besides the event. */
+export interface ApiContext extends Context {
+  svc: Services;
+  /** The caller (routes with auth). */
+  account: AccountRecord;
+  /** The parsed and validated JSON body (routes with a body schema). */
+  body: unknown;
+}
+
+/**
+ * Status code of each error code (the closed list is in docs/errors.md). A code missing here is a
+ * programming error and answers 500.
+ */
+export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+  invalid_request: 400,
+  invalid_json: 400,
+  invalid_config: 400,
+  invalid_url: 400,
+  invalid_cursor: 400,
+  browser_required: 400,
+  target_forbidden: 400,
+  unauthorized: 401,
+  invalid_credentials: 401,
+  plan_required: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  email_taken: 409,
+  job_not_finished: 409,
+  payload_too_large: 413,
+  rate_limited: 429,
+  quota_exceeded: 429,
+  internal_error: 500,
+  plan_unknown: 500,
+  queue_unavailable: 503,
+};
+
+/** Largest JSON body accepted, in bytes (docs/limits.md). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const BASE_HEADERS = {
+  'Content-Type': 'application/json; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'Access-Control-Allow-Origin': '*',
+};
+
+/** A JSON response. */
+export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResult {
+  return { statusCode, headers: { ...BASE_HEADERS, ...headers }, body: body === undefined ? '' : JSON.stringify(body) };
+}
+
+/** An empty response (204). */
+export function noContent(): ApiResult {
+  return { statusCode: 204, headers: { 'Access-Control-Allow-Origin': '*' }, body: '' };
+}
+
+/** The error body of ARCHITECTURE.md: `{error, code, details}`. */
+export function errorResult(code: string, message: string, details: unknown[] = [], headers?: Record<string, string>): ApiResult {
+  return json(STATUS_BY_CODE[code] ?? 500, { error: message, code, details }, headers);
+}
+
+/** Installs the process's services in the context (cold start builds them once). */
+function withServices(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
+  return {
+    before: async (request) => {
+      request.context.svc = await services();
+    },
+  };
+}
+
+/** Maps thrown errors to `{error, code, details}` responses; anything uncoded is a 500 that is logged. */
+function errors(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
+  return {
+    onError: async (request) => {
+      const err = request.error as unknown;
+      if (isCodedError(err) && STATUS_BY_CODE[err.code]) {
+        request.response = errorResult(err.code, err.message, err.details, err.headers);
+        return;
+      }
+      if ((err as Error | null)?.name === 'BadCursorError') {
+        request.response = errorResult('invalid_cursor', 'The cursor is not one this service returned');
+        return;
+      }
+      const requestId = request.event?.requestContext?.requestId ?? request.context?.awsRequestId ?? 'unknown';
+      console.error(JSON.stringify({ level: 'error', message: 'unhandled error', requestId, error: (err as Error)?.stack ?? String(err) }));
+      request.response = errorResult('internal_error', `Internal error; quote request id ${requestId} when reporting it`);
+    },
+  };
+}
+
+/**
+ * Loads the caller's account from the authorizer's context (`requestContext.authorizer.accountId`,
+ * set by API Gateway from lambdas/authorizer, or by bin/local.ts which runs the same authorizer).
+ */
+function account(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
+  return {
+    before: async (request) => {
+      const id = Number(request.event.requestContext?.authorizer?.accountId);
+      const acc = Number.isInteger(id) && id > 0 ? await request.context.svc.store.getAccount(id) : null;
+      if (!acc) throw new CodedError('unauthorized', 'Missing or invalid API key: send Authorization: Bearer sai_…');
+      request.context.account = acc;
+    },
+  };
+}
+
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: false });
+
+function bodyProblems(errors: ErrorObject[]): Array<{ path: string; message: string }> {
+  return errors.map((e) => {
+    const path = e.instancePath.slice(1).replace(/\//g, '.');
+    if (e.keyword === 'required') return { path: (e.params as { missingProperty: string }).missingProperty, message: 'is required' };
+    if (e.keyword === 'additionalProperties') return { path: [path, (e.params as { additionalProperty: string }).additionalProperty].filter(Boolean).join('.'), message: 'is not a known field' };
+    return { path: path || '(body)', message: e.message ?? 'is invalid' };
+  });
+}
+
+/** Parses the JSON body (base64 too) and validates it against the route's schema. */
+function jsonBody(validate: ValidateFunction): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
+  return {
+    before: async (request) => {
+      const e = request.event;
+      const raw = e.body == null ? '' : e.isBase64Encoded ? Buffer.from(e.body, 'base64').toString('utf8') : e.body;
+      if (Buffer.byteLength(raw) > MAX_BODY_BYTES) {
+        throw new CodedError('payload_too_large', `The request body is too large (size: ${Buffer.byteLength(raw)} bytes, limit: ${MAX_BODY_BYTES} bytes)`);
+      }
+      let body: unknown;
+      try {
+        body = raw.trim() === '' ? {} : JSON.parse(raw);
+      } catch (err) {
+        const ct = e.headers?.['content-type'] ?? e.headers?.['Content-Type'];
+        throw new CodedError('invalid_json', `The request body is not valid JSON (${(err as Error).message})${ct && !/json/i.test(ct) ? `; send it with Content-Type: application/json, not ${ct}` : ''}`);
+      }
+      if (!validate(body)) {
+        const problems = bodyProblems(validate.errors ?? []);
+        throw new CodedError('invalid_request', `Invalid request body: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);
+      }
+      request.context.body = body;
+    },
+  };
+}
+
+/** Options of {@link apiHandler}. */
+export interface HandlerOptions<B> {
+  /** Whether the route needs an API key. @default true */
+  auth?: boolean;
+  /** JSON Schema of the body; routes without one ignore the body. */
+  body?: JSONSchemaType<B> | Record<string, unknown>;
+}
+
+/**
+ * Builds a route's Lambda handler: services, error mapping, the caller's account and the body, around
+ * a function that does the route's work.
+ *
+ * **Example usage:**
+ * ```ts
+ * export const handler = apiHandler({ auth: true }, async (event, { svc, account }) =>
+ *   json(200, await accountView(svc, account)));
+ * ```
+ */
+export function apiHandler<B = unknown>(
+  options: HandlerOptions<B>,
+  fn: (event: ApiEvent, context: ApiContext & { body: B }) => Promise<ApiResult>,
+) {
+  const h = middy<ApiEvent, ApiResult, Error, ApiContext>().use(withServices()).use(errors());
+  if (options.auth ?? true) h.use(account());
+  if (options.body) h.use(jsonBody(ajv.compile(options.body)));
+  return h.handler(fn as (event: ApiEvent, context: ApiContext) => Promise<ApiResult>);
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The `{id}` path parameter as a UUID. @throws CodedError `not_found` for anything else (no such resource). */
+export function uuidParam(event: ApiEvent, what: string): string {
+  const id = event.pathParameters?.id ?? '';
+  if (!UUID_RE.test(id)) throw new CodedError('not_found', `${what} ${id} not found`);
+  return id.toLowerCase();
+}

@@ -1,0 +1,315 @@
+/**
+ * Fetching pages through the outbound guard: the HTTP client of the lightweight engine and the tools.
+ *
+ * Built on undici (one keep-alive Agent per Fetcher). What it adds on top, each a documented default
+ * (docs/limits.md):
+ * - every connection goes through {@link OutboundGuard}: IP literals are checked before the socket
+ *   opens, host names through the socket's `lookup`; redirects are followed here, hop by hop, so each
+ *   hop is checked the same way;
+ * - a time limit per request (headers and body), a body size cap (compressed and decompressed);
+ * - retries with exponential back-off and jitter on 429, 5xx and network errors, honouring Retry-After;
+ * - a per-host concurrency limit (undici's `connections` per origin: requests beyond it wait their turn);
+ * - the charset from the Content-Type header, else a byte-order mark, else a `<meta>` declaration,
+ *   else UTF-8 (the WHATWG encoding sniffing order, prescan of the first 4 KiB).
+ */
+import zlib from 'node:zlib';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { CodedError } from '../errors.ts';
+import { OutboundGuard, TargetForbiddenError } from './guard.ts';
+import net from 'node:net';
+
+/** Options of a {@link Fetcher}. */
+export interface FetcherOptions {
+  /** Milliseconds a single attempt may take, headers and body. @default 30000 */
+  timeoutMs?: number;
+  /** Largest body accepted, in bytes, after decompression. @default 10485760 (10 MiB) */
+  maxBytes?: number;
+  /** Redirects followed per request. @default 10 */
+  maxRedirects?: number;
+  /** Retries after the first attempt on 429, 5xx and network errors. @default 3 */
+  retries?: number;
+  /** First back-off delay in ms; doubles per retry, with jitter. @default 500 */
+  retryBaseMs?: number;
+  /** Longest wait for one retry in ms, Retry-After included. @default 10000 */
+  retryMaxMs?: number;
+  /** Concurrent connections per origin. @default 4 */
+  perHostConcurrency?: number;
+  /** The User-Agent header. */
+  userAgent?: string;
+}
+
+/** A fetched page. */
+export interface FetchedPage {
+  /** The URL asked for. */
+  requestedUrl: string;
+  /** The final URL after redirects: the base for relative links (with `<base href>` on top). */
+  url: string;
+  status: number;
+  /** Response headers, lower-case names. */
+  headers: Record<string, string>;
+  /** The MIME type without parameters, lower case ('' when absent). */
+  contentType: string;
+  /** The body, decompressed. */
+  body: Buffer;
+  /** The body decoded with the detected charset. */
+  text: string;
+  /** The charset used to decode `text`. */
+  charset: string;
+  /** Retries spent on this request. */
+  retries: number;
+}
+
+/** Per-request options. */
+export interface FetchRequestOptions {
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+  method?: 'GET' | 'HEAD';
+}
+
+export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; scrape-ai/0.1; +https://github.com/scrape-ai/scrape-ai)';
+
+const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED']);
+
+/** A fetch that failed for good; code `fetch_failed` (or `response_too_large`). */
+export class FetchError extends CodedError {
+  readonly status?: number;
+  constructor(code: string, message: string, url: string, status?: number) {
+    super(code, message, [{ url, ...(status ? { status } : {}) }]);
+    this.name = 'FetchError';
+    if (status !== undefined) this.status = status;
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
+    const onAbort = () => { clearTimeout(t); reject(signal!.reason); };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Parses Retry-After (seconds or an HTTP date) to milliseconds; undefined when absent or unreadable. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? undefined : Math.max(0, t - now);
+}
+
+function isLabel(label: string): boolean {
+  try {
+    new TextDecoder(label);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Finds the charset of an HTML body: Content-Type header, byte-order mark, `<meta charset>` or
+ * `<meta http-equiv="Content-Type" content="…charset=…">` in the first 4 KiB, else utf-8.
+ */
+export function detectCharset(body: Buffer, contentTypeHeader: string | undefined): string {
+  const fromHeader = /charset\s*=\s*["']?([\w.:-]+)/i.exec(contentTypeHeader ?? '')?.[1];
+  if (fromHeader && isLabel(fromHeader)) return fromHeader.toLowerCase();
+  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return 'utf-8';
+  if (body[0] === 0xfe && body[1] === 0xff) return 'utf-16be';
+  if (body[0] === 0xff && body[1] === 0xfe) return 'utf-16le';
+  const head = body.subarray(0, 4096).toString('latin1');
+  const meta = /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(head)?.[1];
+  if (meta && isLabel(meta)) {
+    // A page that declares UTF-16 in a meta tag is read as UTF-8 (HTML spec, prescan rule).
+    return /^utf-16/i.test(meta) ? 'utf-8' : meta.toLowerCase();
+  }
+  return 'utf-8';
+}
+
+function decompress(body: Buffer, encoding: string | undefined, maxBytes: number, url: string): Buffer {
+  const enc = (encoding ?? '').trim().toLowerCase();
+  if (!enc || enc === 'identity') return body;
+  const opts = { maxOutputLength: maxBytes };
+  try {
+    if (enc === 'gzip' || enc === 'x-gzip') return zlib.gunzipSync(body, { ...opts, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    if (enc === 'deflate') {
+      try { return zlib.inflateSync(body, opts); } catch { return zlib.inflateRawSync(body, opts); }
+    }
+    if (enc === 'br') return zlib.brotliDecompressSync(body, opts);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || /maxOutputLength|too large/i.test((err as Error).message)) {
+      throw new FetchError('response_too_large', `Response of ${url} is larger than ${maxBytes} bytes once decompressed`, url);
+    }
+    throw new FetchError('fetch_failed', `Could not decompress the ${enc} response of ${url}: ${(err as Error).message}`, url);
+  }
+  return body;
+}
+
+/**
+ * An HTTP client for pages, safe by construction: it cannot reach an address the guard refuses.
+ *
+ * **Example usage:**
+ * ```ts
+ * const fetcher = new Fetcher(OutboundGuard.fromEnv(), { perHostConcurrency: 8 });
+ * const page = await fetcher.fetch('https://books.toscrape.com/');
+ * console.log(page.status, page.url, page.text.length);
+ * await fetcher.close();
+ * ```
+ */
+export class Fetcher {
+  readonly guard: OutboundGuard;
+  private readonly agent: Agent;
+  private readonly o: Required<FetcherOptions>;
+
+  constructor(guard: OutboundGuard, options: FetcherOptions = {}) {
+    this.guard = guard;
+    this.o = {
+      timeoutMs: options.timeoutMs ?? 30_000,
+      maxBytes: options.maxBytes ?? 10 * 1024 * 1024,
+      maxRedirects: options.maxRedirects ?? 10,
+      retries: options.retries ?? 3,
+      retryBaseMs: options.retryBaseMs ?? 500,
+      retryMaxMs: options.retryMaxMs ?? 10_000,
+      perHostConcurrency: options.perHostConcurrency ?? 4,
+      userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+    };
+    const connector = buildConnector({ lookup: guard.lookup, timeout: Math.min(this.o.timeoutMs, 10_000) } as buildConnector.BuildOptions);
+    this.agent = new Agent({
+      connections: this.o.perHostConcurrency,
+      keepAliveTimeout: 4_000,
+      headersTimeout: this.o.timeoutMs,
+      bodyTimeout: this.o.timeoutMs,
+      // Second line of defence: a connection to an IP literal never calls lookup, so check it here too.
+      connect: (opts, callback) => {
+        const host = opts.hostname.replace(/^\[|\]$/g, '');
+        if (net.isIP(host)) {
+          try {
+            guard.checkUrl(`${opts.protocol}//${opts.hostname}/`);
+          } catch (err) {
+            callback(err as Error, null);
+            return;
+          }
+        }
+        connector(opts, callback);
+      },
+    });
+  }
+
+  /**
+   * Fetches a URL, following redirects and retrying transient failures.
+   * Non-2xx final responses are returned, not thrown (the caller decides what a 404 means).
+   * @throws TargetForbiddenError when the URL or a redirect hop is refused by the guard.
+   * @throws FetchError `fetch_failed` after the last retry, `response_too_large` past {@link FetcherOptions.maxBytes}.
+   * @throws the signal's reason when aborted.
+   */
+  async fetch(url: string, options: FetchRequestOptions = {}): Promise<FetchedPage> {
+    let attempt = 0;
+    for (;;) {
+      try {
+        const page = await this.fetchOnce(url, options);
+        if ((page.status === 429 || page.status >= 500) && attempt < this.o.retries) {
+          const wait = Math.min(this.o.retryMaxMs, retryAfterMs(page.headers['retry-after']) ?? this.backoff(attempt));
+          attempt++;
+          await sleep(wait, options.signal);
+          continue;
+        }
+        page.retries = attempt;
+        return page;
+      } catch (err) {
+        if (options.signal?.aborted) throw options.signal.reason;
+        const code = (err as NodeJS.ErrnoException).code ?? '';
+        const transient = RETRYABLE_CODES.has(code) || (err as Error).name === 'TimeoutError';
+        if (!transient || attempt >= this.o.retries) {
+          if (err instanceof CodedError && !(err as { syscall?: unknown }).syscall) throw err;
+          throw new FetchError('fetch_failed', `Could not fetch ${url}: ${(err as Error).message}${attempt ? ` (after ${attempt} retries)` : ''}`, url);
+        }
+        await sleep(this.backoff(attempt), options.signal);
+        attempt++;
+      }
+    }
+  }
+
+  private backoff(attempt: number): number {
+    const base = this.o.retryBaseMs * 2 ** attempt;
+    return Math.min(this.o.retryMaxMs, base / 2 + Math.random() * base / 2);
+  }
+
+  private async fetchOnce(startUrl: string, options: FetchRequestOptions): Promise<FetchedPage> {
+    let url = this.guard.checkUrl(startUrl);
+    const timeout = AbortSignal.timeout(this.o.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    for (let hop = 0; ; hop++) {
+      const res: Dispatcher.ResponseData = await this.agent.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: options.method ?? 'GET',
+        headers: {
+          'user-agent': this.o.userAgent,
+          accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+          'accept-encoding': 'gzip, deflate, br',
+          'accept-language': 'en-US,en;q=0.9',
+          ...options.headers,
+        },
+        signal,
+      });
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
+      const location = headers.location;
+      if (res.statusCode >= 300 && res.statusCode < 400 && location) {
+        await res.body.dump();
+        if (hop >= this.o.maxRedirects) {
+          throw new FetchError('fetch_failed', `Too many redirects (more than ${this.o.maxRedirects}) starting at ${startUrl}`, startUrl);
+        }
+        let next: URL;
+        try {
+          next = new URL(location, url);
+        } catch {
+          throw new FetchError('fetch_failed', `Bad redirect Location "${location}" from ${url.href}`, url.href);
+        }
+        url = this.guard.checkUrl(next);
+        continue;
+      }
+      const declared = Number(headers['content-length']);
+      if (declared > this.o.maxBytes) {
+        res.body.destroy();
+        throw new FetchError('response_too_large', `Response of ${url.href} is ${declared} bytes, limit ${this.o.maxBytes} bytes`, url.href);
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > this.o.maxBytes) {
+          res.body.destroy();
+          throw new FetchError('response_too_large', `Response of ${url.href} exceeds the limit of ${this.o.maxBytes} bytes`, url.href);
+        }
+        chunks.push(chunk as Buffer);
+      }
+      const body = decompress(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), headers['content-encoding'], this.o.maxBytes, url.href);
+      const charset = detectCharset(body, headers['content-type']);
+      let text: string;
+      try {
+        text = new TextDecoder(charset).decode(body);
+      } catch {
+        text = body.toString('utf8');
+      }
+      return {
+        requestedUrl: startUrl,
+        url: url.href,
+        status: res.statusCode,
+        headers,
+        contentType: (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase(),
+        body,
+        text,
+        charset,
+        retries: 0,
+      };
+    }
+  }
+
+  /** Closes idle connections; pending requests are aborted. */
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+export { TargetForbiddenError };
