@@ -1,0 +1,80 @@
+/**
+ * `npm run accounts -- <command>`: manage accounts of the local service's DATA_DIR (it may run meanwhile).
+ *
+ *   create --email E --password P --plan PLAN [--first-name F] [--last-name L] [--json]
+ *   list [--json]
+ *   set-plan --email E --plan PLAN [--json]
+ *
+ * With --json, stdout carries one JSON value and nothing else (`create`: {"id","email","plan","api_key"}).
+ */
+import { Command, CommanderError } from 'commander';
+import { isCodedError } from '../lambdas/errors.ts';
+import { createAccount, setPlan } from '../lambdas/core/accounts.ts';
+import { createLocalServices, settingsFromEnv } from '../lambdas/adapters/local/runtime.ts';
+
+function open() {
+  return createLocalServices(settingsFromEnv());
+}
+
+const program = new Command('accounts')
+  .description('Manage scrape-ai accounts in DATA_DIR (default ./data)')
+  .exitOverride()
+  .showHelpAfterError();
+
+program.command('create')
+  .description('create an account and print its API key')
+  .requiredOption('--email <email>', 'email address (the login)')
+  .requiredOption('--password <password>', 'password, at least 8 characters')
+  .requiredOption('--plan <plan>', 'plan name (see lambdas/core/plans.json)')
+  .option('--first-name <name>', 'first name', '')
+  .option('--last-name <name>', 'last name', '')
+  .option('--json', 'print {"id","email","plan","api_key"} as JSON only')
+  .action(async (o: { email: string; password: string; plan: string; firstName: string; lastName: string; json?: boolean }) => {
+    const local = open();
+    try {
+      const { account, apiKey } = await createAccount(local.services, { email: o.email, password: o.password, plan: o.plan, first_name: o.firstName, last_name: o.lastName });
+      if (o.json) process.stdout.write(JSON.stringify({ id: account.id, email: account.email, plan: account.plan, api_key: apiKey }) + '\n');
+      else console.log(`created account ${account.id} ${account.email} on plan ${account.plan}\napi key: ${apiKey}`);
+    } finally {
+      local.close();
+    }
+  });
+
+program.command('list')
+  .description('list accounts (never keys or passwords)')
+  .option('--json', 'print a JSON array')
+  .action(async (o: { json?: boolean }) => {
+    const local = open();
+    try {
+      const accounts = (await local.store.listAccounts()).map((a) => ({ id: a.id, email: a.email, plan: a.plan, created_at: a.created_at }));
+      if (o.json) process.stdout.write(JSON.stringify(accounts) + '\n');
+      else if (!accounts.length) console.log('no accounts');
+      else for (const a of accounts) console.log(`${String(a.id).padStart(4)}  ${a.email.padEnd(32)}  ${a.plan.padEnd(8)}  ${a.created_at}`);
+    } finally {
+      local.close();
+    }
+  });
+
+program.command('set-plan')
+  .description('move an account to another plan')
+  .requiredOption('--email <email>', 'the account')
+  .requiredOption('--plan <plan>', 'the new plan')
+  .option('--json', 'print {"id","email","plan"} as JSON')
+  .action(async (o: { email: string; plan: string; json?: boolean }) => {
+    const local = open();
+    try {
+      const a = await setPlan(local.services, o.email, o.plan);
+      if (o.json) process.stdout.write(JSON.stringify({ id: a.id, email: a.email, plan: a.plan }) + '\n');
+      else console.log(`account ${a.id} ${a.email} is now on plan ${a.plan}`);
+    } finally {
+      local.close();
+    }
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) process.exit(err.exitCode);
+  console.error(`accounts: ${isCodedError(err) ? err.message : (err as Error).stack ?? String(err)}`);
+  process.exit(1);
+}
