@@ -1,0 +1,88 @@
+// Makes sure the peer crawlers and the static server are on the machine:
+//   - nginx and Scrapy from Debian (apt-get, when running as root; else print the command and fail),
+//   - Crawlee from npm into bench/.peers/node_modules (kept out of the project's dependencies).
+import { spawnSync } from 'node:child_process';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PEERS_DIR } from './paths.ts';
+
+export const PYTHON = '/usr/bin/python3';
+const APT_PACKAGES = ['nginx', 'python3-scrapy'];
+const POLICY_RC = '/usr/sbin/policy-rc.d';
+
+export function findNginx(): string | undefined {
+  for (const p of ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx']) {
+    if (existsSync(p)) return p;
+  }
+  const r = spawnSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' });
+  const p = r.stdout.trim();
+  return r.status === 0 && p ? p : undefined;
+}
+
+export function hasScrapy(): boolean {
+  if (!existsSync(PYTHON)) return false;
+  return spawnSync(PYTHON, ['-c', 'import scrapy'], { stdio: 'ignore' }).status === 0;
+}
+
+export function scrapyVersion(): string {
+  const r = spawnSync(PYTHON, ['-c', 'import scrapy, twisted; print(scrapy.__version__, twisted.__version__)'], {
+    encoding: 'utf8',
+  });
+  const [s, t] = r.stdout.trim().split(' ');
+  return `Scrapy ${s} (Twisted ${t})`;
+}
+
+export function nginxVersion(nginx: string): string {
+  const r = spawnSync(nginx, ['-v'], { encoding: 'utf8' });
+  return (r.stderr || r.stdout).trim().replace(/^nginx version:\s*/, '');
+}
+
+const CRAWLEE_ENTRY = join(PEERS_DIR, 'node_modules', '@crawlee', 'cheerio', 'package.json');
+
+export function hasCrawlee(): boolean {
+  return existsSync(CRAWLEE_ENTRY);
+}
+
+function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): void {
+  console.log(`$ ${cmd} ${args.join(' ')}`);
+  const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
+  if (r.error) throw new Error(`${cmd} failed: ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}`);
+}
+
+/** nginx and Scrapy from Debian. Installs them with apt-get when missing and running as root. */
+export function ensureSystemPackages(): { nginx: string } {
+  const missing: string[] = [];
+  if (!findNginx()) missing.push('nginx');
+  if (!hasScrapy()) missing.push('python3-scrapy');
+  if (missing.length > 0) {
+    const command = `apt-get update && apt-get install -y --no-install-recommends ${missing.join(' ')}`;
+    if (process.getuid?.() !== 0) {
+      throw new Error(`missing ${missing.join(', ')}: install with\n  sudo sh -c '${command}'\nthen run the bench again`);
+    }
+    console.log(`installing ${missing.join(', ')} from Debian (${APT_PACKAGES.join(', ')} are needed by the bench)`);
+    // Keep the package's postinst from starting a system nginx on port 80: the bench runs its own.
+    const ownPolicy = !existsSync(POLICY_RC);
+    if (ownPolicy) writeFileSync(POLICY_RC, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+    try {
+      const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+      run('apt-get', ['update'], { env });
+      run('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { env });
+    } finally {
+      if (ownPolicy) rmSync(POLICY_RC, { force: true });
+    }
+  }
+  const nginx = findNginx();
+  if (!nginx) throw new Error('nginx still not found after installing it');
+  if (!hasScrapy()) throw new Error(`${PYTHON} -c 'import scrapy' still fails after installing python3-scrapy`);
+  return { nginx };
+}
+
+/** Crawlee into bench/.peers/node_modules, from bench/.peers/package.json. */
+export function ensureCrawlee(): void {
+  if (hasCrawlee()) return;
+  console.log('installing @crawlee/cheerio into bench/.peers (first run)');
+  const lock = existsSync(join(PEERS_DIR, 'package-lock.json'));
+  run('npm', [lock ? 'ci' : 'install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: PEERS_DIR });
+  if (!hasCrawlee()) throw new Error(`@crawlee/cheerio not found in ${PEERS_DIR}/node_modules after npm install`);
+}

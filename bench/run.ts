@@ -1,0 +1,39 @@
+// Entry point of `npm run bench -- <name> [options]`: runs bench/<name>.ts, whose main(args) returns the exit code.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BENCH_DIR } from './paths.ts';
+
+const BENCHES: Record<string, string> = {
+  engine:
+    'our engine vs Scrapy, Crawlee CheerioCrawler and a minimal undici + cheerio loop on a local listing site ' +
+    '(options: --concurrency N (8), --runs N (1), --only a,b, --regenerate, --timeout S)',
+  site: 'only generate the local listing site into .bench/site (options: --force)',
+};
+
+function usage(): void {
+  console.log('usage: npm run bench -- <name> [options]\n');
+  for (const [name, what] of Object.entries(BENCHES)) console.log(`  ${name.padEnd(8)} ${what}`);
+}
+
+const [name, ...args] = process.argv.slice(2);
+if (!name || name === '-h' || name === '--help' || name === 'help') {
+  usage();
+  process.exit(name ? 0 : 2);
+}
+if (!Object.hasOwn(BENCHES, name) || !existsSync(join(BENCH_DIR, `${name}.ts`))) {
+  console.error(`unknown benchmark: ${name}\n`);
+  usage();
+  process.exit(2);
+}
+const mod = (await import(pathToFileURL(join(BENCH_DIR, `${name}.ts`)).href)) as {
+  main(args: string[]): Promise<number>;
+};
+try {
+  process.exitCode = await mod.main(args);
+} catch (err) {
+  // The message is enough for expected failures (a missing package, a wrong row); BENCH_DEBUG=1 adds the stack.
+  const detail = err instanceof Error ? (process.env.BENCH_DEBUG ? (err.stack ?? err.message) : err.message) : String(err);
+  console.error(`bench ${name} failed: ${detail}`);
+  process.exitCode = 1;
+}
