@@ -26,9 +26,11 @@ export function configListItem(c: ConfigRecord): Record<string, unknown> {
 
 /**
  * Validates and stores a config.
- * @throws ConfigError `invalid_config` when yaml_content is not a valid config (nothing is stored).
+ * @throws CodedError `invalid_request` for a blank name; ConfigError `invalid_config` when yaml_content is
+ *   not a valid config. Nothing is stored when it throws.
  */
 export async function createConfig(svc: Services, accountId: number, input: NewConfig): Promise<ConfigRecord> {
+  if (!input.name.trim()) throw new CodedError('invalid_request', 'name must not be blank', [{ path: 'name', message: 'is blank' }]);
   parseConfig(input.yaml_content);
   const record: ConfigRecord = {
     id: randomUUID(),

@@ -8,7 +8,7 @@ export const handler = apiHandler<NewConfig>({
     required: ['name', 'target_url', 'yaml_content'],
     additionalProperties: false,
     properties: {
-      name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
+      name: { type: 'string', minLength: 1, maxLength: 200 },
       target_url: { type: 'string', minLength: 1, maxLength: 2048, pattern: '^https?://\\S+$' },
       yaml_content: { type: 'string', minLength: 1 },
       prompt: { type: ['string', 'null'], maxLength: 10000 },
