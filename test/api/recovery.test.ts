@@ -1,0 +1,100 @@
+/**
+ * Crash recovery over real HTTP: kill the service (SIGKILL) with jobs in flight, start it again on the
+ * same DATA_DIR, and every job ends `completed` (with the right rows, no duplicates) or `failed` with a
+ * reason. Also the queue's maximum receives: a job whose deliveries all die ends `failed` (dead letter).
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
+import { allQuotes } from '../fixtures/site/quotes.ts';
+import { client, createAccount, startService, tempDataDir, type TestService } from '../helpers/service.ts';
+
+const slowQuotes = (site: string, pages: number, delayMs = 250) => `target: { url: "${site}/slow/${delayMs}/quotes/" }
+extract:
+  container: div.quote
+  fields:
+    - { name: text, selector: span.text }
+pagination: { type: click, selector: "li.next a", max_pages: ${pages} }
+`;
+
+async function waitUntil(fn: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await fn())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('recovery after a crash', () => {
+  let site: FixtureSite;
+  const services: TestService[] = [];
+  before(async () => { site = await startFixtureSite(); });
+  after(async () => {
+    for (const s of services) await s.stop();
+    await site?.close();
+  });
+
+  it('every job in flight at a SIGKILL ends completed or failed with a reason after a restart', async () => {
+    const dataDir = tempDataDir();
+    const first = await startService({ DATA_DIR: dataDir, SAI_WORKERS: '2' });
+    services.push(first);
+    const acc = await createAccount(dataDir, { plan: 'pro' });
+    let api = client(first.url, acc.api_key);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await api.post('/api/v1/run/', { yaml_content: slowQuotes(site.url, 6) });
+      assert.equal(r.status, 202);
+      ids.push(r.body.id);
+    }
+    // Two running (2 workers), two pending, some progress made.
+    await waitUntil(async () => {
+      const list = await api.get('/api/v1/jobs/');
+      return list.body.results.filter((j: { status: string; progress: number }) => j.status === 'running' && j.progress > 0).length >= 1;
+    }, 20_000, 'a job to make progress');
+    const before = (await api.get('/api/v1/jobs/')).body.results as Array<{ id: string; status: string; progress: number }>;
+    assert.ok(before.some((j) => j.status === 'running'), JSON.stringify(before));
+    assert.ok(before.every((j) => j.status !== 'completed'), 'the crash hits jobs mid-way');
+    await first.kill();
+
+    const second = await startService({ DATA_DIR: dataDir, SAI_WORKERS: '2' });
+    services.push(second);
+    assert.match(second.output(), /recovered: \d+ job message\(s\) in flight/);
+    api = client(second.url, acc.api_key);
+    const expected = allQuotes().slice(0, 60).map((q) => q.text);
+    for (const id of ids) {
+      const { job, progressSeen } = await api.waitForJob(id, 60_000);
+      assert.ok(job.status === 'completed' || (job.status === 'failed' && job.status_message.length > 0), JSON.stringify(job));
+      assert.equal(job.status, 'completed', `with a healthy site every job completes: ${job.status_message}`);
+      const prior = before.find((j) => j.id === id)!;
+      assert.ok(progressSeen[0]! >= prior.progress, `progress did not go down across the restart (${prior.progress} -> ${progressSeen[0]})`);
+      const rows = (await api.get(`/api/v1/jobs/${id}/results/`)).body[0].data as Array<{ text: string }>;
+      assert.deepEqual(rows.map((r) => r.text), expected, 'a re-run job has exactly its rows, once');
+    }
+  });
+
+  it('a job whose deliveries all die ends failed once the queue gives up (SAI_MAX_RECEIVES)', async () => {
+    const dataDir = tempDataDir();
+    const env = { DATA_DIR: dataDir, SAI_WORKERS: '1', SAI_MAX_RECEIVES: '2' };
+    let svc = await startService(env);
+    services.push(svc);
+    const acc = await createAccount(dataDir, { plan: 'pro' });
+    let api = client(svc.url, acc.api_key);
+    const r = await api.post('/api/v1/run/', { yaml_content: slowQuotes(site.url, 10, 251) });
+    assert.equal(r.status, 202);
+    // Kill the service during each delivery: the worker never finishes the job.
+    // Each delivery fetches the first listing page once: the site's hit count tells attempts apart.
+    const firstPage = '/slow/251/quotes/';
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      await waitUntil(async () => (site.hits.get(firstPage) ?? 0) >= attempt, 20_000, `attempt ${attempt} to fetch its first page`);
+      await svc.kill();
+      svc = await startService(env);
+      services.push(svc);
+      api = client(svc.url, acc.api_key);
+    }
+    const { job } = await api.waitForJob(r.body.id, 20_000);
+    assert.equal(job.status, 'failed');
+    assert.match(job.status_message, /worker_lost: the job was attempted 2 time\(s\)/);
+    assert.ok(job.completed_at);
+    assert.equal(site.hits.get(firstPage), 2, 'no third attempt');
+  });
+});
