@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { Fingerprint, type Row } from './contenders/common.ts';
-import { NOT_AVAILABLE_EXIT, engineAvailable } from './contenders/ours.ts';
 import { PYTHON, ensureCrawlee, ensureSystemPackages, nginxVersion, scrapyVersion } from './deps.ts';
 import { type Nginx, startNginx } from './nginx.ts';
 import { BENCH_DIR, OUT_DIR, PEERS_DIR, ROOT, SITE_DIR } from './paths.ts';
@@ -40,7 +39,7 @@ interface Reported {
 interface RunResult {
   name: Name;
   run: number;
-  status: 'ok' | 'invalid' | 'failed' | 'not available';
+  status: 'ok' | 'invalid' | 'failed';
   errors: string[];
   reported?: Reported;
   /** Requests nginx served during the run. */
@@ -169,11 +168,6 @@ async function runOne(name: Name, run: number, opts: Options, nginx: Nginx, mani
   const out = await runChild(cmd, args, opts.timeoutSeconds);
   const requests = (await nginx.requests()) - before - 1; // the second status request counts itself
   const res: RunResult = { name, run, status: 'ok', errors: [], requests, wallSeconds: out.wall };
-  if (name === 'ours' && out.code === NOT_AVAILABLE_EXIT && /not available/.test(out.stderr)) {
-    res.status = 'not available';
-    res.errors.push(out.stderr.trim());
-    return res;
-  }
   const line = out.stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
   if (out.code !== 0 || !line) {
     res.status = 'failed';
@@ -257,7 +251,6 @@ export async function main(argv: string[]): Promise<number> {
   );
   // Other work on the 2 cores skews every figure; say so rather than report it as the engines' speed.
   if (env.loadAverage1m > 0.5) console.log(`WARNING: load average ${env.loadAverage1m} before the bench: something else is using the CPU, figures will be low and noisy`);
-  if (opts.only.includes('ours') && !engineAvailable()) console.log('ours: not available yet (lambdas/engine/run.ts or config.ts missing); running the others');
 
   const nginx = await startNginx({ nginx: nginxBin, root: SITE_DIR });
   let interrupted = false;
@@ -277,11 +270,6 @@ export async function main(argv: string[]): Promise<number> {
     console.log(`concurrency ${opts.concurrency}, ${opts.runs} run${opts.runs > 1 ? 's' : ''} each, order ${opts.only.join(', ')}\n`);
     for (let run = 1; run <= opts.runs; run++) {
       for (const name of opts.only) {
-        if (name === 'ours' && !engineAvailable()) {
-          if (run === 1) all.push({ name, run, status: 'not available', errors: ['lambdas/engine/run.ts or config.ts missing'] });
-          continue;
-        }
-        if (all.some((r) => r.name === name && r.status === 'not available')) continue;
         const r = await runOne(name, run, opts, nginx, manifest);
         all.push(r);
         const rep = r.reported;
@@ -289,7 +277,7 @@ export async function main(argv: string[]): Promise<number> {
           ? `${rep.seconds.toFixed(2)} s, ${r.pagesPerSecond!.toFixed(0)} pages/s, ${rep.peak_rss_mb.toFixed(1)} MB peak RSS, ${rep.rows} rows, ${r.requests} requests`
           : r.status;
         console.log(`  run ${run} ${name.padEnd(8)} ${what}${r.status === 'invalid' || r.status === 'failed' ? `  ${r.status.toUpperCase()}` : ''}`);
-        for (const e of r.status === 'not available' ? [] : r.errors) console.log(`      ${e.replace(/\n/g, '\n      ')}`);
+        for (const e of r.errors) console.log(`      ${e.replace(/\n/g, '\n      ')}`);
       }
     }
   } finally {
@@ -311,7 +299,7 @@ export async function main(argv: string[]): Promise<number> {
     lines.push(
       rep
         ? [name, String(r.requests), String(rep.rows), rep.seconds.toFixed(2), r.pagesPerSecond!.toFixed(0), rep.peak_rss_mb.toFixed(1), r.wallSeconds!.toFixed(2), r.status === 'ok' ? 'ok' : r.status.toUpperCase()]
-        : [name, '-', '-', '-', '-', '-', '-', r.status === 'not available' ? 'not available yet' : r.status.toUpperCase()],
+        : [name, '-', '-', '-', '-', '-', '-', r.status.toUpperCase()],
     );
   }
   console.log(`\n${table(lines)}`);
@@ -339,7 +327,7 @@ export async function main(argv: string[]): Promise<number> {
     console.log(missed.length ? `\nMISSED ${missed.length} of ${targets.length} targets: ${missed.map((t) => t.target).join(', ')}` : `\nall ${targets.length} targets PASS`);
     if (ours.status !== 'ok') console.log('(ours produced wrong rows: its figures do not count)');
   } else if (opts.only.includes('ours')) {
-    console.log(`\nours: ${ours?.status === 'not available' || !ours ? 'not available yet' : ours.status}; no ratios`);
+    console.log(`\nours: ${!ours ? 'not run' : ours.status}; no ratios`);
   }
 
   const errors = [...chosen.values()].filter((r) => r.status === 'failed' || r.status === 'invalid');

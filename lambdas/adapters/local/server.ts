@@ -22,7 +22,7 @@ import { handler as authorize } from '../../authorizer/handler.ts';
 import { handler as deadLetterHandler } from '../../workers/dead-letter.ts';
 import { installServices } from '../../core/services.ts';
 import { UNFINISHED } from '../../core/jobs.ts';
-import { createLocalServices, toSqsEvent, type LocalServices, type LocalSettings } from './runtime.ts';
+import { createLocalServices, JOB_WORKER_RESOURCE_LIMITS, toSqsEvent, type LocalServices, type LocalSettings } from './runtime.ts';
 import type { WorkerReport } from './worker-thread.ts';
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<ApiResult>;
@@ -228,7 +228,7 @@ class WorkerSlot {
       workerData: this.settings,
       name: `job-worker-${this.index}`,
       // A run that allocates without bound ends this thread, not the service.
-      resourceLimits: { maxOldGenerationSizeMb: 1024 },
+      resourceLimits: { ...JOB_WORKER_RESOURCE_LIMITS },
     });
     w.on('message', (m: WorkerReport) => {
       if (m.type === 'holding') this.holding = m.receipt;
