@@ -8,6 +8,9 @@ const BENCHES: Record<string, string> = {
   engine:
     'our engine vs Scrapy, Crawlee CheerioCrawler and a minimal undici + cheerio loop on a local listing site ' +
     '(options: --concurrency N (8), --runs N (1), --only a,b, --regenerate, --timeout S)',
+  polls:
+    'status-poll latency while a 1,050-page job runs: the local service (jobs in worker threads) vs the same crawl ' +
+    'on the HTTP thread (options: --polls-idle N (300), --concurrency N (8))',
   site: 'only generate the local listing site into .bench/site (options: --force)',
 };
 
