@@ -13,7 +13,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
-import { Fingerprint, type Row } from './contenders/common.ts';
+import { Fingerprint, type ContenderResult as Reported, type Row } from './contenders/common.ts';
 import { PYTHON, ensureCrawlee, ensureSystemPackages, nginxVersion, scrapyVersion } from './deps.ts';
 import { type Nginx, startNginx } from './nginx.ts';
 import { BENCH_DIR, OUT_DIR, PEERS_DIR, ROOT, SITE_DIR } from './paths.ts';
@@ -25,16 +25,6 @@ type Name = (typeof ALL)[number];
 const TARGETS = { scrapy: 4, crawlee: 3, minimal: 0.8, rssMb: 250 };
 const SAMPLE_BOOK = 537;
 
-interface Reported {
-  name: string;
-  pages: number;
-  rows: number;
-  seconds: number;
-  peak_rss_mb: number;
-  fingerprint: string;
-  sample: Row | null;
-  notes?: string[];
-}
 
 interface RunResult {
   name: Name;

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { statementCache } from './statements.ts';
 import { BroadcastChannel } from 'node:worker_threads';
 import type { JobQueue, QueueMessage, QueueName } from '../../core/ports.ts';
 import { immediate } from './sqlite-store.ts';
@@ -56,7 +57,7 @@ export class LocalQueue implements JobQueue {
   private readonly db: DatabaseSync;
   private readonly maxReceives: number;
   private readonly now: () => number;
-  private readonly stmts = new Map<string, StatementSync>();
+  private readonly q: (sql: string) => StatementSync;
   private channel: BroadcastChannel | null = null;
 
   constructor(db: DatabaseSync, options: LocalQueueOptions = {}) {
@@ -64,15 +65,7 @@ export class LocalQueue implements JobQueue {
     this.maxReceives = options.maxReceives ?? 3;
     this.now = options.now ?? Date.now;
     db.exec(SCHEMA);
-  }
-
-  private q(sql: string): StatementSync {
-    let s = this.stmts.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.stmts.set(sql, s);
-    }
-    return s;
+    this.q = statementCache(db);
   }
 
   /** SendMessage. Wakes idle consumers in every thread. */

@@ -14,6 +14,7 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import fs from 'node:fs';
 import path from 'node:path';
+import { statementCache } from './statements.ts';
 import { ConflictError, type AccountRecord, type ConfigRecord, type JobRecord, type JobStatus, type JobUpdate, type Page, type Store } from '../../core/ports.ts';
 
 const SCHEMA_VERSION = 1;
@@ -136,11 +137,12 @@ export class BadCursorError extends Error {
  */
 export class SqliteStore implements Store {
   readonly db: DatabaseSync;
-  private readonly stmts = new Map<string, StatementSync>();
+  private readonly q: (sql: string) => StatementSync;
 
   /** @param file the database file (created with its schema when absent), or `:memory:`. */
   constructor(file: string) {
     this.db = file === ':memory:' ? new DatabaseSync(':memory:') : openDatabase(file);
+    this.q = statementCache(this.db);
     immediate(this.db, () => {
       this.db.exec(SCHEMA);
       const v = this.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string } | undefined;
@@ -149,15 +151,6 @@ export class SqliteStore implements Store {
       }
       this.db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`).run(String(SCHEMA_VERSION));
     });
-  }
-
-  private q(sql: string): StatementSync {
-    let s = this.stmts.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.stmts.set(sql, s);
-    }
-    return s;
   }
 
   close(): void {
