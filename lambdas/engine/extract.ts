@@ -44,8 +44,12 @@ export function loadHtml(html: string): CheerioAPI {
   return load(html);
 }
 
-/** The document's base URL: the first `<base href>` resolved against the page URL, else the page URL. */
-export function documentBase($: CheerioAPI, pageUrl: string): string {
+/**
+ * The document's base URL: the first `<base href>` resolved against the page URL, else the page URL.
+ * @param html the page's source, when at hand: a page without `<base` skips the document search.
+ */
+export function documentBase($: CheerioAPI, pageUrl: string, html?: string): string {
+  if (html !== undefined && !/<base[\s>]/i.test(html)) return pageUrl;
   const href = $('base[href]').first().attr('href');
   if (!href) return pageUrl;
   try {
@@ -179,9 +183,9 @@ function tableRows($: CheerioAPI, table: Cheerio<Element>, fields: readonly Comp
  * (`list`), one row (`single`: the first container match, or the whole document without a container),
  * or a row per body row of each matched table (`table`).
  * @param pageUrl the page's final URL (the base for links unless the page has `<base href>`).
+ * @param base the document base when the caller has it already (see {@link documentBase}).
  */
-export function extractItems($: CheerioAPI, extract: ScrapeConfig['extract'], fields: readonly CompiledField[], pageUrl: string): Row[] {
-  const base = documentBase($, pageUrl);
+export function extractItems($: CheerioAPI, extract: ScrapeConfig['extract'], fields: readonly CompiledField[], pageUrl: string, base = documentBase($, pageUrl)): Row[] {
   switch (extract.type) {
     case 'single': {
       const root = extract.container ? $(extract.container).first() : $.root();
@@ -205,6 +209,6 @@ export function extractItems($: CheerioAPI, extract: ScrapeConfig['extract'], fi
 }
 
 /** Extracts detail fields from a whole detail page: selectors apply to the document. */
-export function extractDetail($: CheerioAPI, fields: readonly CompiledField[], pageUrl: string): Row {
-  return extractRecord($, $.root(), fields, documentBase($, pageUrl));
+export function extractDetail($: CheerioAPI, fields: readonly CompiledField[], pageUrl: string, base = documentBase($, pageUrl)): Row {
+  return extractRecord($, $.root(), fields, base);
 }

@@ -311,7 +311,8 @@ class Crawl {
     }
     this.seen.add(pageKey(page.url));
     const $ = loadHtml(page.text);
-    let rows = extractItems($, config.extract, this.fields, page.url);
+    const base = documentBase($, page.url, page.text);
+    let rows = extractItems($, config.extract, this.fields, page.url, base);
     const p = config.pagination;
     const maxItems = p?.stop_condition.max_items;
     if (maxItems !== undefined && listing.items + rows.length > maxItems) rows = rows.slice(0, Math.max(0, maxItems - listing.items));
@@ -326,7 +327,7 @@ class Crawl {
     this.itemsFound += rows.length;
 
     // The next listing page first, so the chain keeps moving while this page's details are fetched.
-    const next = this.nextPageUrl($, page, index, rows.length);
+    const next = this.nextPageUrl($, page, base, index, rows.length);
     const capped = (maxItems !== undefined && listing.items >= maxItems)
       || (this.totalItemCap !== undefined && this.totalItems() >= this.totalItemCap);
     if (next && !capped && !this.stopped) {
@@ -355,7 +356,7 @@ class Crawl {
   }
 
   /** The next listing page's URL, or null at the end of the listing. */
-  private nextPageUrl($: CheerioAPI, page: FetchedPage, index: number, itemsOnPage: number): string | null {
+  private nextPageUrl($: CheerioAPI, page: FetchedPage, base: string, index: number, itemsOnPage: number): string | null {
     const p = this.config.pagination;
     if (!p || index + 1 >= p.max_pages) return null;
     if (p.type === 'url') {
@@ -376,7 +377,7 @@ class Crawl {
         [{ path: 'pagination.selector', reason: `matches <${tag}> without href on ${page.url}` }],
       );
     }
-    return absoluteUrl(href, documentBase($, page.url));
+    return absoluteUrl(href, base);
   }
 
   private async detailFor(listing: Listing, pageIndex: number, rowIndex: number, row: Row): Promise<void> {
@@ -401,7 +402,8 @@ class Crawl {
   private async fetchDetail(url: string): Promise<Row | null> {
     try {
       const page = await this.fetchPage(url);
-      return extractDetail(loadHtml(page.text), this.detailFields, page.url);
+      const $ = loadHtml(page.text);
+      return extractDetail($, this.detailFields, page.url, documentBase($, page.url, page.text));
     } catch (err) {
       if (this.options.signal?.aborted) throw err;
       this.warnings.push(`detail page ${url}: ${(err as Error).message}`);
