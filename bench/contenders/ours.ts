@@ -11,9 +11,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { parseConfig } from '../../lambdas/engine/config.ts';
-import { runConfig } from '../../lambdas/engine/run.ts';
-import { JOB_WORKER_RESOURCE_LIMITS } from '../../lambdas/adapters/local/runtime.ts';
+import type * as ConfigModule from '../../lambdas/engine/config.ts';
+import type * as RunModule from '../../lambdas/engine/run.ts';
+import { JOB_WORKER_RESOURCE_LIMITS } from '../../lambdas/adapters/local/limits.ts';
 import { BENCH_DIR } from '../paths.ts';
 import { Fingerprint, contenderArgs, report, type Row } from './common.ts';
 
@@ -24,6 +24,9 @@ interface Outcome { rows: Record<string, unknown>[]; pagesScraped: number; items
 
 /** The worker thread: one run, timed from the first fetch to the last row. */
 async function runInWorker(job: Job): Promise<Outcome> {
+  // Loaded here, not at the top: the main thread only waits, as the service's HTTP thread does not run engines.
+  const { parseConfig } = (await import('../../lambdas/engine/config.ts')) as typeof ConfigModule;
+  const { runConfig } = (await import('../../lambdas/engine/run.ts')) as typeof RunModule;
   const start = new URL(job.start);
   const yamlText = readFileSync(join(BENCH_DIR, 'configs', 'books.yaml'), 'utf8').replaceAll('127.0.0.1:PORT', start.host);
   const config = parseConfig(yamlText);

@@ -22,7 +22,8 @@ import { handler as authorize } from '../../authorizer/handler.ts';
 import { handler as deadLetterHandler } from '../../workers/dead-letter.ts';
 import { installServices } from '../../core/services.ts';
 import { UNFINISHED } from '../../core/jobs.ts';
-import { createLocalServices, JOB_WORKER_RESOURCE_LIMITS, toSqsEvent, type LocalServices, type LocalSettings } from './runtime.ts';
+import { JOB_WORKER_RESOURCE_LIMITS } from './limits.ts';
+import { createLocalServices, toSqsEvent, type LocalServices, type LocalSettings } from './runtime.ts';
 import type { WorkerReport } from './worker-thread.ts';
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<ApiResult>;
