@@ -76,12 +76,17 @@ export async function login(svc: Services, email: string, password: string): Pro
   const account = await svc.store.getAccountByEmail(email.trim());
   const ok = await verifyPassword(password, account?.password_hash ?? null);
   if (!account || !ok) throw new CodedError('invalid_credentials', 'Invalid email or password');
-  let key: string;
+  let key: string | null = null;
   if (account.api_key_sealed) {
-    key = svc.sealer.open(account.api_key_sealed, account.id);
-  } else {
-    key = await issueKey(svc, account);
+    try {
+      key = svc.sealer.open(account.api_key_sealed, account.id);
+    } catch (err) {
+      // SAI_SECRET changed since the key was sealed: the key cannot be shown again, so a new one is
+      // issued (the old one stops working). docs/security.md.
+      console.warn(JSON.stringify({ level: 'warn', message: 'sealed API key cannot be opened; issuing a new key', accountId: account.id, error: (err as Error).message }));
+    }
   }
+  key ??= await issueKey(svc, account);
   return { api_key: key, email: account.email, plan: account.plan };
 }
 

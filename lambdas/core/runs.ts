@@ -43,7 +43,7 @@ export async function startRun(svc: Services, account: AccountRecord, req: RunRe
   let configId: string | null = null;
   let yaml: string;
   if (hasId) {
-    const saved = await svc.store.getConfig(account.id, req.config_id!);
+    const saved = await svc.store.getConfig(account.id, req.config_id!.toLowerCase());
     if (!saved) throw new CodedError('not_found', `Config ${req.config_id} not found`);
     configId = saved.id;
     yaml = saved.yaml_content;
