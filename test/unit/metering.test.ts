@@ -1,0 +1,89 @@
+/** Metering with a controlled clock: hourly windows, Retry-After, monthly resets, both variants, refunds. */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { meter, refund, subscriptionView } from '../../lambdas/core/metering.ts';
+import { KeySealer } from '../../lambdas/core/crypto.ts';
+import { loadPlans, type Billing } from '../../lambdas/core/plans.ts';
+import type { AccountRecord } from '../../lambdas/core/ports.ts';
+import type { Services } from '../../lambdas/core/services.ts';
+import { SqliteStore } from '../../lambdas/adapters/local/sqlite-store.ts';
+import { OutboundGuard } from '../../lambdas/net/guard.ts';
+
+function setup(billing: Billing, plan: string) {
+  let now = new Date('2026-11-30T23:59:30.000Z');
+  const store = new SqliteStore(':memory:');
+  const svc: Services = {
+    store, queue: { send: async () => {} }, blobs: { put: async () => {}, get: async () => null, delete: async () => {} },
+    clock: { now: () => now }, sealer: new KeySealer('x'), plans: loadPlans(billing), guard: new OutboundGuard(),
+    maxReceives: 3, jobTimeoutMs: 1000, maxPagesPerJob: 10, jobConcurrency: 1,
+  };
+  return {
+    svc,
+    setNow: (iso: string) => { now = new Date(iso); },
+    account: async (): Promise<AccountRecord> => store.createAccount({ email: `${plan}-${Math.random()}@x.test`, first_name: '', last_name: '', plan, password_hash: 'h', api_key_digest: null, api_key_sealed: null }),
+  };
+}
+
+describe('metering', () => {
+  it('free (variant B): 10 calls per hour, Retry-After to the end of the hour, tools cost 0.1 credit', async () => {
+    const { svc, setNow, account } = setup('credits', 'free');
+    const a = await account();
+    setNow('2026-11-22T14:59:30.000Z');
+    for (let i = 0; i < 10; i++) await meter(svc, a, 'tool');
+    assert.equal((await subscriptionView(svc, a)).credits_remaining, 4, '10 x 0.1 = exactly 1 credit');
+    await assert.rejects(meter(svc, a, 'tool'), (e: Error & { code?: string; headers?: Record<string, string> }) => {
+      assert.equal(e.code, 'rate_limited');
+      assert.equal(e.headers?.['Retry-After'], '30');
+      return true;
+    });
+    setNow('2026-11-22T15:00:00.000Z');
+    await meter(svc, a, 'tool');
+    assert.equal((await subscriptionView(svc, a)).credits_remaining, 3.9);
+  });
+
+  it('free (variant B) cannot run on the server; the refusal costs nothing', async () => {
+    const { svc, account } = setup('credits', 'free');
+    const a = await account();
+    await assert.rejects(meter(svc, a, 'run'), { code: 'plan_required' });
+    assert.equal((await subscriptionView(svc, a)).credits_remaining, 5);
+  });
+
+  it('growth (variant B): credits run out within the month and come back on the 1st (UTC)', async () => {
+    const { svc, setNow, account } = setup('credits', 'growth');
+    const a = await account();
+    setNow('2026-11-10T10:00:00.000Z');
+    for (let i = 0; i < 75; i++) {
+      setNow(`2026-11-${String(10 + Math.floor(i / 20)).padStart(2, '0')}T10:00:00.000Z`);
+      await meter(svc, a, 'run');
+    }
+    await assert.rejects(meter(svc, a, 'run'), (e: Error & { code?: string; details?: Array<Record<string, unknown>> }) => {
+      assert.equal(e.code, 'quota_exceeded');
+      assert.deepEqual(e.details?.[0], { unit: 'credits', remaining: 0, limit: 75, cost: 1, resets_at: '2026-12-01T00:00:00.000Z' });
+      return true;
+    });
+    setNow('2026-12-01T00:00:01.000Z');
+    const charge = await meter(svc, a, 'run');
+    assert.equal((await subscriptionView(svc, a)).credits_remaining, 74);
+    await refund(svc, a, charge);
+    assert.equal((await subscriptionView(svc, a)).credits_remaining, 75);
+  });
+
+  it('variant A counts scrapes and generations separately, tools are free, no hourly limit', async () => {
+    const { svc, setNow, account } = setup('scrapes', 'pro');
+    const a = await account();
+    setNow('2026-11-22T12:00:00.000Z');
+    await meter(svc, a, 'run');
+    await meter(svc, a, 'generate');
+    await meter(svc, a, 'generate');
+    for (let i = 0; i < 50; i++) assert.equal(await meter(svc, a, 'tool'), null);
+    assert.deepEqual(await subscriptionView(svc, a), { plan: 'pro', yaml_generations_remaining: 98, monthly_scrapes_remaining: 99, has_api_access: true, has_server_execution: true });
+  });
+
+  it('variant A free: 3 scrapes but no server execution; generations still metered', async () => {
+    const { svc, account } = setup('scrapes', 'free');
+    const a = await account();
+    await assert.rejects(meter(svc, a, 'run'), { code: 'plan_required' });
+    for (let i = 0; i < 3; i++) await meter(svc, a, 'generate');
+    await assert.rejects(meter(svc, a, 'generate'), (e: Error & { code?: string; message: string }) => e.code === 'quota_exceeded' && /YAML generations/.test(e.message));
+  });
+});
