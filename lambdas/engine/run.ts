@@ -194,11 +194,15 @@ class Crawl {
   private extraPages = 0;
   private lastProgress = 0;
   private stopped = false;
+  /** Aborted by the caller's signal, or by the run itself when it fails, to stop the fetches still in flight. */
+  private readonly controller = new AbortController();
+  private readonly signal: AbortSignal;
 
   constructor(config: ScrapeConfig, fetcher: Fetcher, concurrency: number, options: RunOptions) {
     this.config = config;
     this.fetcher = fetcher;
     this.options = options;
+    this.signal = options.signal ? AbortSignal.any([options.signal, this.controller.signal]) : this.controller.signal;
     this.fields = compileFields(config.extract.fields);
     this.detailFields = config.detail_fields ? compileFields(config.detail_fields.fields) : [];
     this.linkField = config.extract.fields.find((f) => f.type === 'link' && !f.multiple)?.name;
@@ -209,6 +213,16 @@ class Crawl {
   }
 
   async run(): Promise<RunResult> {
+    try {
+      return await this.crawl();
+    } catch (err) {
+      // One failure ends the run: the pages still in flight are not waited for.
+      this.controller.abort(err);
+      throw err;
+    }
+  }
+
+  private async crawl(): Promise<RunResult> {
     const { config } = this;
     const perListingPages = config.pagination ? config.pagination.max_pages : 1;
     if (config.categories) {
@@ -227,7 +241,7 @@ class Crawl {
         this.pool.push(0, () => this.listingPage(listing, c.url, 0, false));
         // Categories are crawled one after the other; wait_after spaces them out.
         await this.pool.drain();
-        await sleep(config.categories.wait_after, this.options.signal);
+        await sleep(config.categories.wait_after, this.signal);
       }
     } else {
       this.listingPlanned = perListingPages;
@@ -271,7 +285,7 @@ class Crawl {
   /** Fetches a page, counting it against the page limit; a 4xx/5xx answer or a non-HTML body throws. */
   private async fetchPage(url: string): Promise<FetchedPage> {
     this.pagesStarted++;
-    const page = await this.fetcher.fetch(url, { signal: this.options.signal });
+    const page = await this.fetcher.fetch(url, { signal: this.signal });
     if (page.status >= 400) {
       throw new CodedError('target_failed', `${url} answered HTTP ${page.status}`, [{ url, status: page.status }]);
     }
@@ -304,7 +318,7 @@ class Crawl {
     } catch (err) {
       if (isTarget && index === 0) throw err;
       if (err instanceof CodedError && err.code === 'target_forbidden') throw err;
-      if (this.options.signal?.aborted) throw err;
+      if (this.signal?.aborted) throw err;
       this.warnings.push(`listing page ${url}: ${(err as Error).message}`);
       listing.done = true;
       return;
@@ -337,7 +351,7 @@ class Crawl {
         const wait = p!.wait_after;
         this.seen.add(pageKey(next));
         this.pool.push(0, async () => {
-          await sleep(wait, this.options.signal);
+          await sleep(wait, this.signal);
           await this.listingPage(listing, next, index + 1, false);
         });
       }
@@ -405,7 +419,7 @@ class Crawl {
       const $ = loadHtml(page.text);
       return extractDetail($, this.detailFields, page.url, documentBase($, page.url, page.text));
     } catch (err) {
-      if (this.options.signal?.aborted) throw err;
+      if (this.signal?.aborted) throw err;
       this.warnings.push(`detail page ${url}: ${(err as Error).message}`);
       return null;
     } finally {

@@ -237,18 +237,38 @@ detail_fields:
   });
 });
 
-describe('a click control that is not a link', () => {
+describe('pages made for edge cases', () => {
   let server: http.Server;
   let url: string;
   before(async () => {
-    server = http.createServer((_req, res) => {
+    server = http.createServer((req, res) => {
       res.setHeader('content-type', 'text/html; charset=utf-8');
+      if (req.url === '/hang') return; // never answers
+      if (req.url === '/to-private') {
+        res.writeHead(302, { location: 'http://10.0.0.1/' });
+        res.end();
+        return;
+      }
+      if (req.url === '/listing') {
+        res.end('<html><body>' + [1, 2, 3].map((i) => `<div class="item"><a href="/hang?${i}">item ${i}</a></div>`).join('') + '<a class="next" href="/to-private">next</a></body></html>');
+        return;
+      }
       res.end('<html><body><div class="item">one</div><button class="more">Load more</button></body></html>');
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
   });
-  after(() => new Promise<void>((r) => server.close(() => r())));
+  after(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+
+  it('a failing run stops the fetches still in flight instead of waiting for them', async () => {
+    const t0 = performance.now();
+    await assert.rejects(run(`target: { url: "${url}listing" }
+extract: { container: div.item, fields: [{ name: u, selector: a, type: link }] }
+detail_fields: { fields: [{ name: h, selector: h1 }] }
+pagination: { type: click, selector: a.next, max_pages: 2 }
+`, { concurrency: 4 }), { code: 'target_forbidden' });
+    assert.ok(performance.now() - t0 < 3000, `took ${(performance.now() - t0).toFixed(0)} ms; the hanging detail pages were not awaited`);
+  });
 
   it('fails with browser_required naming the selector and the element', async () => {
     await assert.rejects(
