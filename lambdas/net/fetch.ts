@@ -9,7 +9,7 @@
  * - a time limit per request (headers and body), a body size cap (compressed and decompressed);
  * - retries with exponential back-off and jitter on 429, 5xx and network errors, honouring Retry-After;
  * - a per-host concurrency limit (undici's `connections` per origin: requests beyond it wait their turn);
- * - the charset from the Content-Type header, else a byte-order mark, else a `<meta>` declaration,
+ * - the charset from a byte-order mark, else the Content-Type header, else a `<meta>` declaration,
  *   else UTF-8 (the WHATWG encoding sniffing order, prescan of the first 4 KiB).
  */
 import zlib from 'node:zlib';
@@ -108,15 +108,17 @@ function isLabel(label: string): boolean {
 }
 
 /**
- * Finds the charset of an HTML body: Content-Type header, byte-order mark, `<meta charset>` or
+ * Finds the charset of an HTML body: byte-order mark, Content-Type header, `<meta charset>` or
  * `<meta http-equiv="Content-Type" content="…charset=…">` in the first 4 KiB, else utf-8.
  */
 export function detectCharset(body: Buffer, contentTypeHeader: string | undefined): string {
-  const fromHeader = /charset\s*=\s*["']?([\w.:-]+)/i.exec(contentTypeHeader ?? '')?.[1];
-  if (fromHeader && isLabel(fromHeader)) return fromHeader.toLowerCase();
+  // A BOM outranks the header (HTML encoding sniffing, step 1), as in browsers: a UTF-8 page with a
+  // BOM served as latin1 reads as UTF-8, not as "ï»¿" followed by mojibake.
   if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return 'utf-8';
   if (body[0] === 0xfe && body[1] === 0xff) return 'utf-16be';
   if (body[0] === 0xff && body[1] === 0xfe) return 'utf-16le';
+  const fromHeader = /charset\s*=\s*["']?([\w.:-]+)/i.exec(contentTypeHeader ?? '')?.[1];
+  if (fromHeader && isLabel(fromHeader)) return fromHeader.toLowerCase();
   const head = body.subarray(0, 4096).toString('latin1');
   const meta = /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(head)?.[1];
   if (meta && isLabel(meta)) {
@@ -128,12 +130,19 @@ export function detectCharset(body: Buffer, contentTypeHeader: string | undefine
 
 function decompress(body: Buffer, encoding: string | undefined, maxBytes: number, url: string): Buffer {
   const enc = (encoding ?? '').trim().toLowerCase();
-  if (!enc || enc === 'identity') return body;
+  // An empty body (HEAD, 204, 304) carries the encoding header of the resource but no stream to inflate.
+  if (!enc || enc === 'identity' || body.length === 0) return body;
   const opts = { maxOutputLength: maxBytes };
   try {
     if (enc === 'gzip' || enc === 'x-gzip') return zlib.gunzipSync(body, { ...opts, finishFlush: zlib.constants.Z_SYNC_FLUSH });
     if (enc === 'deflate') {
-      try { return zlib.inflateSync(body, opts); } catch { return zlib.inflateRawSync(body, opts); }
+      try {
+        return zlib.inflateSync(body, opts);
+      } catch (err) {
+        // Raw deflate (no zlib header) is the fallback for a bad header only: an overrun must stay one.
+        if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw err;
+        return zlib.inflateRawSync(body, opts);
+      }
     }
     if (enc === 'br') return zlib.brotliDecompressSync(body, opts);
   } catch (err) {
@@ -184,7 +193,8 @@ export class Fetcher {
         const host = opts.hostname.replace(/^\[|\]$/g, '');
         if (net.isIP(host)) {
           try {
-            guard.checkUrl(`${opts.protocol}//${opts.hostname}/`);
+            // undici hands IPv6 hosts over without brackets; put them back so the URL parses.
+            guard.checkUrl(`${opts.protocol}//${net.isIPv6(host) ? `[${host}]` : host}/`);
           } catch (err) {
             callback(err as Error, null);
             return;

@@ -8,10 +8,11 @@
  * - host names are resolved by {@link OutboundGuard.lookup}, which the HTTP client uses as the socket's
  *   `lookup`: the checked address is the one the socket connects to (no second resolution, so no
  *   DNS-rebinding window), and every redirect hop opens its connection through the same path;
- * - IPv4-mapped IPv6 (`::ffff:127.0.0.1`), NAT64, 6to4 and Teredo forms are unwrapped or refused.
+ * - IPv4-mapped IPv6 (`::ffff:127.0.0.1`), NAT64, 6to4, Teredo and IPv4-compatible (`::127.0.0.1`)
+ *   forms are unwrapped or refused.
  *
- * Only globally routable unicast addresses pass (ipaddr.js range `unicast`), unless an allowlist entry
- * (SAI_OUTBOUND_ALLOW: CIDRs or host names) permits them. Only http and https pass.
+ * Only globally routable unicast addresses pass (ipaddr.js range `unicast`; for IPv6, within 2000::/3),
+ * unless an allowlist entry (SAI_OUTBOUND_ALLOW: CIDRs or host names) permits them. Only http and https pass.
  */
 import dns from 'node:dns';
 import net from 'node:net';
@@ -55,9 +56,15 @@ function rangeLabel(range: string, address: string): string {
     loopback: 'loopback', private: 'private', linkLocal: 'link-local', uniqueLocal: 'unique local',
     unspecified: 'unspecified', broadcast: 'broadcast', multicast: 'multicast', carrierGradeNat: 'carrier-grade NAT',
     reserved: 'reserved', rfc6052: 'NAT64', '6to4': '6to4', teredo: 'Teredo', rfc6145: 'IPv4-translated', ipv4Mapped: 'IPv4-mapped',
+    ipv4Compatible: 'IPv4-compatible (deprecated)', notGlobalUnicast: 'reserved (outside 2000::/3)',
   };
   return labels[range] ?? range;
 }
+
+/** IPv6 global unicast (RFC 4291): ipaddr.js calls every address outside its special ranges `unicast`. */
+const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+/** The deprecated IPv4-compatible form (`::10.0.0.1`, RFC 4291 2.5.5.1); `::` and `::1` have their own ranges. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
 /** Parses SAI_OUTBOUND_ALLOW: comma-separated CIDRs, addresses or host names; blanks ignored. */
 export function parseAllowList(value: string | undefined): string[] {
@@ -130,7 +137,12 @@ export class OutboundGuard {
     for (const [net, bits] of this.cidrs) {
       if (net.kind() === addr.kind() && addr.match(net, bits)) return null;
     }
-    const range = addr.range();
+    let range: string = addr.range();
+    // Outside 2000::/3 nothing is assigned as global unicast, and `::10.0.0.1` (IPv4-compatible) still
+    // reaches the embedded IPv4 address through some stacks' automatic tunnels: refuse both.
+    if (range === 'unicast' && addr.kind() === 'ipv6' && !addr.match(IPV6_GLOBAL_UNICAST)) {
+      range = addr.match(IPV4_COMPATIBLE) ? 'ipv4Compatible' : 'notGlobalUnicast';
+    }
     if (range === 'unicast') return null;
     return `${addr.toString()} is a ${rangeLabel(range, addr.toString())} address`;
   }
