@@ -94,6 +94,8 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
   if (!value) return undefined;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  // An HTTP date has a weekday and a month name; "-1" or "soon" is not one (Date.parse reads "-1" as a year).
+  if (!/[a-z]{3}/i.test(value)) return undefined;
   const t = Date.parse(value);
   return Number.isNaN(t) ? undefined : Math.max(0, t - now);
 }
@@ -246,6 +248,7 @@ export class Fetcher {
 
   private async fetchOnce(startUrl: string, options: FetchRequestOptions): Promise<FetchedPage> {
     let url = this.guard.checkUrl(startUrl);
+    const origin = url.origin;
     const timeout = AbortSignal.timeout(this.o.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     for (let hop = 0; ; hop++) {
@@ -258,7 +261,8 @@ export class Fetcher {
           accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
           'accept-encoding': 'gzip, deflate, br',
           'accept-language': 'en-US,en;q=0.9',
-          ...options.headers,
+          // The caller's headers (credentials, say) go to the origin it named, not to where a redirect leads.
+          ...(url.origin === origin ? options.headers : {}),
         },
         signal,
       });

@@ -117,21 +117,28 @@ export class OutboundGuard {
     return new OutboundGuard({ allow: parseAllowList(env.SAI_OUTBOUND_ALLOW) });
   }
 
+  /** Allowlisted by name (IP literals are matched by the CIDR entries only). */
   private hostAllowed(hostname: string): boolean {
     const h = hostname.toLowerCase().replace(/\.$/, '');
     return this.hosts.has(h) || this.suffixes.some((s) => h.endsWith(s));
   }
 
   /**
-   * Why an address is refused, or `null` when it may be connected to.
+   * Why an address is refused, as `"10.0.0.1 is a private address"`, or `null` when it may be connected to.
    * @param address an IPv4 or IPv6 address (no brackets).
    */
   refusal(address: string): string | null {
+    const c = this.classify(address);
+    return c && `${c.address} is ${c.kind}`;
+  }
+
+  /** The refused address (IPv4-mapped forms unwrapped) and its kind ("a private address"), or null. */
+  private classify(address: string): { address: string; kind: string } | null {
     let addr: ipaddr.IPv4 | ipaddr.IPv6;
     try {
       addr = ipaddr.parse(address);
     } catch {
-      return `"${address}" is not an IP address`;
+      return { address: `"${address}"`, kind: 'not an IP address' };
     }
     if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
     for (const [net, bits] of this.cidrs) {
@@ -144,7 +151,8 @@ export class OutboundGuard {
       range = addr.match(IPV4_COMPATIBLE) ? 'ipv4Compatible' : 'notGlobalUnicast';
     }
     if (range === 'unicast') return null;
-    return `${addr.toString()} is a ${rangeLabel(range, addr.toString())} address`;
+    const label = rangeLabel(range, addr.toString());
+    return { address: addr.toString(), kind: `${/^[aeiou]/i.test(label) ? 'an' : 'a'} ${label} address` };
   }
 
   /**
@@ -164,7 +172,7 @@ export class OutboundGuard {
       throw new TargetForbiddenError(`Refused ${url.href}: only http and https URLs are fetched (got ${url.protocol.replace(':', '')})`, url.href);
     }
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (net.isIP(host) && !this.hostAllowed(host)) {
+    if (net.isIP(host)) {
       const why = this.refusal(host);
       if (why) throw new TargetForbiddenError(`Refused ${url.href}: ${why}. ${this.hint()}`, url.href);
     }
@@ -183,7 +191,7 @@ export class OutboundGuard {
   async resolveChecked(hostname: string): Promise<ResolvedAddress[]> {
     const host = hostname.replace(/^\[|\]$/g, '');
     if (net.isIP(host)) {
-      const why = this.hostAllowed(host) ? null : this.refusal(host);
+      const why = this.refusal(host);
       if (why) throw new TargetForbiddenError(`Refused ${host}: ${why}. ${this.hint()}`);
       return [{ address: host, family: net.isIP(host) }];
     }
@@ -191,8 +199,8 @@ export class OutboundGuard {
     if (!addresses.length) throw new CodedError('dns_failed', `${host} does not resolve`);
     if (!this.hostAllowed(host)) {
       for (const a of addresses) {
-        const why = this.refusal(a.address);
-        if (why) throw new TargetForbiddenError(`Refused ${host}: it resolves to ${why}. ${this.hint()}`);
+        const c = this.classify(a.address);
+        if (c) throw new TargetForbiddenError(`Refused ${host}: its address ${c.address} is ${c.kind}. ${this.hint()}`, host);
       }
     }
     return addresses;

@@ -436,3 +436,35 @@ describe('request details', () => {
     assert.equal(retryAfterMs(undefined), undefined);
   });
 });
+
+describe('headers across redirects and odd Retry-After values', () => {
+  it('per-request headers reach the origin named, not another origin a redirect leads to', async () => {
+    const seen: Array<string | undefined> = [];
+    const other = await listen((req, res) => { seen.push(req.headers['x-token'] as string | undefined); res.end('<p>other</p>'); });
+    const first = await listen((req, res) => {
+      seen.push(req.headers['x-token'] as string | undefined);
+      if (req.url === '/same') { res.writeHead(302, { location: '/final' }); res.end(); return; }
+      if (req.url === '/final') { res.end('<p>same</p>'); return; }
+      res.writeHead(302, { location: `${other.url.replace('127.0.0.1', 'localhost')}/x` });
+      res.end();
+    });
+    const f = new Fetcher(new OutboundGuard({ allow: ['127.0.0.0/8', 'localhost'] }), { retries: 0 });
+    try {
+      await f.fetch(`${first.url}/same`, { headers: { 'x-token': 't1' } });
+      assert.deepEqual(seen, ['t1', 't1'], 'same origin: kept on every hop');
+      seen.length = 0;
+      await f.fetch(`${first.url}/away`, { headers: { 'x-token': 't2' } });
+      assert.deepEqual(seen, ['t2', undefined], 'dropped at the hop to another origin');
+    } finally {
+      await f.close();
+      await first.close();
+      await other.close();
+    }
+  });
+
+  it('retryAfterMs ignores values that are neither seconds nor an HTTP date', () => {
+    assert.equal(retryAfterMs('-1'), undefined);
+    assert.equal(retryAfterMs('1.5'), undefined);
+    assert.equal(retryAfterMs('120'), 120_000);
+  });
+});
