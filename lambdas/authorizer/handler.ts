@@ -24,5 +24,7 @@ export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<AP
     principalId: String(account.id),
     policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: arn }] },
     context: { accountId: account.id, email: account.email, plan: account.plan },
+    // API Gateway counts this account's calls against its own API key in its plan's usage plan.
+    ...(account.usage_key_value ? { usageIdentifierKey: account.usage_key_value } : {}),
   };
 }

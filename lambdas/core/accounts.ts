@@ -49,22 +49,32 @@ export async function createAccount(svc: Services, input: NewAccount): Promise<{
     throw err;
   });
   const apiKey = await issueKey(svc, account);
-  return { account: { ...account, api_key_digest: apiKeyDigest(apiKey) }, apiKey };
+  const usage = await assignUsageKey(svc, account, plan);
+  return { account: { ...account, ...usage, api_key_digest: apiKeyDigest(apiKey) }, apiKey };
+}
+
+/** Puts the account's usage key in its plan's usage plan (cloud only); the ids are stored on the account. */
+async function assignUsageKey(svc: Services, account: AccountRecord, plan: string): Promise<Pick<AccountRecord, 'usage_key_id' | 'usage_key_value'>> {
+  if (!svc.usageKeys) return { usage_key_id: account.usage_key_id, usage_key_value: account.usage_key_value };
+  const key = await svc.usageKeys.assign(account.id, plan, account.usage_key_id);
+  await svc.store.updateAccount(account.id, { usage_key_id: key.id, usage_key_value: key.value });
+  return { usage_key_id: key.id, usage_key_value: key.value };
 }
 
 /** Gives an account a new API key (the old one stops working). @returns the new key. */
 export async function issueKey(svc: Services, account: AccountRecord): Promise<string> {
   const key = generateApiKey();
-  await svc.store.updateAccount(account.id, { api_key_digest: apiKeyDigest(key), api_key_sealed: svc.sealer.seal(key, account.id) });
+  await svc.store.updateAccount(account.id, { api_key_digest: apiKeyDigest(key), api_key_sealed: (await svc.sealer()).seal(key, account.id) });
   return key;
 }
 
-/** Moves an account to another plan. @throws CodedError `invalid_request` / `not_found`. */
+/** Moves an account to another plan (and its usage key to that plan's usage plan). @throws CodedError `invalid_request` / `not_found`. */
 export async function setPlan(svc: Services, email: string, plan: string): Promise<AccountRecord> {
   if (!svc.plans.plans[plan]) throw new CodedError('invalid_request', `Unknown plan "${plan}"; plans: ${Object.keys(svc.plans.plans).join(', ')}`);
   const account = await svc.store.getAccountByEmail(email);
   if (!account) throw new CodedError('not_found', `No account with the email ${email}`);
-  return (await svc.store.updateAccount(account.id, { plan }))!;
+  const updated = (await svc.store.updateAccount(account.id, { plan }))!;
+  return { ...updated, ...(await assignUsageKey(svc, updated, plan)) };
 }
 
 /**
@@ -79,7 +89,7 @@ export async function login(svc: Services, email: string, password: string): Pro
   let key: string | null = null;
   if (account.api_key_sealed) {
     try {
-      key = svc.sealer.open(account.api_key_sealed, account.id);
+      key = (await svc.sealer()).open(account.api_key_sealed, account.id);
     } catch (err) {
       // SAI_SECRET changed since the key was sealed: the key cannot be shown again, so a new one is
       // issued (the old one stops working). docs/security.md.

@@ -26,8 +26,29 @@ export interface AccountRecord {
   api_key_digest: string | null;
   /** The API key sealed with AES-256-GCM, so login can return it. Null until a key exists. */
   api_key_sealed: string | null;
+  /** Id of the account's API Gateway API key (its usage-plan identity in the cloud); null locally. */
+  usage_key_id: string | null;
+  /** Value of that key, returned by the authorizer as `usageIdentifierKey`; never a credential of the caller. */
+  usage_key_value: string | null;
   /** ISO 8601 UTC. */
   created_at: string;
+}
+
+/** The account fields that change after creation. */
+export type AccountPatch = Partial<Pick<AccountRecord, 'plan' | 'api_key_digest' | 'api_key_sealed' | 'password_hash' | 'first_name' | 'last_name' | 'usage_key_id' | 'usage_key_value'>>;
+
+/**
+ * Per-account usage identities of the API gateway: in the cloud, an API Gateway API key per account in
+ * the usage plan of its plan, so that throttling and quotas apply per account (the authorizer returns the
+ * key as `usageIdentifierKey`). The local service has none.
+ */
+export interface UsageKeys {
+  /**
+   * Makes sure the account has a key and that the key is in `plan`'s usage plan only (creating the key,
+   * or moving it from another plan's usage plan).
+   * @returns the key's id and value, to store on the account.
+   */
+  assign(accountId: number, plan: string, currentKeyId: string | null): Promise<{ id: string; value: string }>;
 }
 
 /** A stored config (SPEC.md, Config). */
@@ -99,13 +120,13 @@ export class ConflictError extends Error {
 /** Persistent state: accounts, configs, jobs, usage counters. */
 export interface Store {
   /** @throws ConflictError when the email (compared case-insensitively) exists. */
-  createAccount(a: Omit<AccountRecord, 'id' | 'created_at'>): Promise<AccountRecord>;
+  createAccount(a: Omit<AccountRecord, 'id' | 'created_at' | 'usage_key_id' | 'usage_key_value'>): Promise<AccountRecord>;
   getAccount(id: number): Promise<AccountRecord | null>;
   getAccountByEmail(email: string): Promise<AccountRecord | null>;
   getAccountByKeyDigest(digest: string): Promise<AccountRecord | null>;
   listAccounts(): Promise<AccountRecord[]>;
   /** @returns the updated account, or null when absent. */
-  updateAccount(id: number, patch: Partial<Pick<AccountRecord, 'plan' | 'api_key_digest' | 'api_key_sealed' | 'password_hash' | 'first_name' | 'last_name'>>): Promise<AccountRecord | null>;
+  updateAccount(id: number, patch: AccountPatch): Promise<AccountRecord | null>;
 
   createConfig(c: ConfigRecord): Promise<void>;
   /** Another account's config is null, exactly like an absent one. */

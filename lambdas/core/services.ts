@@ -7,16 +7,19 @@
 import type { OutboundGuard } from '../net/guard.ts';
 import type { KeySealer } from './crypto.ts';
 import type { PlanCatalog } from './plans.ts';
-import type { BlobStore, Clock, JobQueue, Store } from './ports.ts';
+import type { BlobStore, Clock, JobQueue, Store, UsageKeys } from './ports.ts';
 
 export interface Services {
   store: Store;
   queue: JobQueue;
   blobs: BlobStore;
   clock: Clock;
-  sealer: KeySealer;
+  /** The API-key sealer; async and lazy, so only the functions that seal or open keys read the secret. */
+  sealer: () => Promise<KeySealer>;
   plans: PlanCatalog;
   guard: OutboundGuard;
+  /** Per-account API Gateway usage keys (cloud); null locally. */
+  usageKeys: UsageKeys | null;
   /** Deliveries of a job message before it goes to the dead-letter queue (SQS maxReceiveCount). */
   maxReceives: number;
   /** Wall-clock limit of one run job, ms. */

@@ -13,9 +13,10 @@ import { SqliteStore } from '../../lambdas/adapters/local/sqlite-store.ts';
 import { OutboundGuard } from '../../lambdas/net/guard.ts';
 
 function services(file: string, secret = 'test secret one'): Services & { store: SqliteStore } {
+  const sealer = new KeySealer(secret);
   return {
     store: new SqliteStore(file), queue: { send: async () => {} }, blobs: { put: async () => {}, get: async () => null, delete: async () => {} },
-    clock: systemClock, sealer: new KeySealer(secret), plans: loadPlans('credits'), guard: new OutboundGuard(),
+    clock: systemClock, sealer: async () => sealer, plans: loadPlans('credits'), guard: new OutboundGuard(), usageKeys: null,
     maxReceives: 3, jobTimeoutMs: 1000, maxPagesPerJob: 10, jobConcurrency: 1,
   };
 }
@@ -62,8 +63,9 @@ describe('accounts', () => {
     const a = await createAccount(one, { email: 'c@example.com', password: 'long enough', plan: 'pro' });
     const b = await createAccount(one, { email: 'd@example.com', password: 'long enough', plan: 'pro' });
     const sealedA = (await one.store.getAccount(a.account.id))!.api_key_sealed!;
-    assert.throws(() => one.sealer.open(sealedA, b.account.id), 'bound to the account id');
-    assert.equal(one.sealer.open(sealedA, a.account.id), a.apiKey);
+    const sealer = await one.sealer();
+    assert.throws(() => sealer.open(sealedA, b.account.id), 'bound to the account id');
+    assert.equal(sealer.open(sealedA, a.account.id), a.apiKey);
 
     const two = services(file, 'a different secret');
     const r = await login(two, 'c@example.com', 'long enough');

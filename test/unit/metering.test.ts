@@ -14,7 +14,7 @@ function setup(billing: Billing, plan: string) {
   const store = new SqliteStore(':memory:');
   const svc: Services = {
     store, queue: { send: async () => {} }, blobs: { put: async () => {}, get: async () => null, delete: async () => {} },
-    clock: { now: () => now }, sealer: new KeySealer('x'), plans: loadPlans(billing), guard: new OutboundGuard(),
+    clock: { now: () => now }, sealer: async () => new KeySealer('x'), plans: loadPlans(billing), guard: new OutboundGuard(), usageKeys: null,
     maxReceives: 3, jobTimeoutMs: 1000, maxPagesPerJob: 10, jobConcurrency: 1,
   };
   return {

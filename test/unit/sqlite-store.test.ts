@@ -28,3 +28,28 @@ storeContract('SQLite (node:sqlite, WAL)', {
     fs.rmSync(dir, { recursive: true, force: true });
   },
 });
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { DatabaseSync } from 'node:sqlite';
+
+describe('SQLite schema migrations', () => {
+  it('upgrades a version 1 file in place, keeping its accounts', async () => {
+    const v1 = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sai-migrate-')), 'v1.db');
+    const db = new DatabaseSync(v1);
+    db.exec(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      INSERT INTO meta VALUES ('schema_version', '1');
+      CREATE TABLE accounts (id INTEGER PRIMARY KEY AUTOINCREMENT, email TEXT NOT NULL, email_lower TEXT NOT NULL UNIQUE,
+        first_name TEXT NOT NULL DEFAULT '', last_name TEXT NOT NULL DEFAULT '', plan TEXT NOT NULL, password_hash TEXT NOT NULL,
+        api_key_digest TEXT UNIQUE, api_key_sealed TEXT, created_at TEXT NOT NULL);
+      INSERT INTO accounts (email, email_lower, plan, password_hash, created_at) VALUES ('Old@x.test', 'old@x.test', 'pro', 'h', '2026-01-01T00:00:00.000Z');`);
+    db.close();
+    const upgraded = new SqliteStore(v1);
+    const a = await upgraded.getAccountByEmail('old@x.test');
+    assert.equal(a?.plan, 'pro');
+    assert.equal(a?.usage_key_id, null);
+    assert.equal((await upgraded.updateAccount(a!.id, { usage_key_id: 'k1', usage_key_value: 'v1' }))?.usage_key_value, 'v1');
+    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '2');
+    upgraded.close();
+  });
+});

@@ -113,15 +113,17 @@ export function databaseFile(dataDir: string): string {
 /** Opens the local adapters for one thread. */
 export function createLocalServices(s: LocalSettings): LocalServices {
   const store = new SqliteStore(databaseFile(s.dataDir));
+  const sealer = new KeySealer(s.secret);
   const queue = new LocalQueue(store.db, { maxReceives: s.maxReceives });
   const services: Services = {
     store,
     queue,
     blobs: new FileBlobStore(path.join(s.dataDir, 'blobs')),
     clock: systemClock,
-    sealer: new KeySealer(s.secret),
+    sealer: async () => sealer,
     plans: loadPlans(s.billing, s.plansFile),
     guard: new OutboundGuard({ allow: s.outboundAllow }),
+    usageKeys: null,
     maxReceives: s.maxReceives,
     jobTimeoutMs: s.jobTimeoutMs,
     maxPagesPerJob: s.maxPagesPerJob,

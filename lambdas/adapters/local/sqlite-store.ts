@@ -15,9 +15,9 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlit
 import fs from 'node:fs';
 import path from 'node:path';
 import { statementCache } from './statements.ts';
-import { ConflictError, type AccountRecord, type ConfigRecord, type JobRecord, type JobStatus, type JobUpdate, type Page, type Store } from '../../core/ports.ts';
+import { ConflictError, type AccountPatch, type AccountRecord, type ConfigRecord, type JobRecord, type JobStatus, type JobUpdate, type Page, type Store } from '../../core/ports.ts';
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -31,6 +31,8 @@ CREATE TABLE IF NOT EXISTS accounts (
   password_hash TEXT NOT NULL,
   api_key_digest TEXT UNIQUE,
   api_key_sealed TEXT,
+  usage_key_id TEXT,
+  usage_key_value TEXT,
   created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS configs (
@@ -74,6 +76,12 @@ CREATE TABLE IF NOT EXISTS counters (
   PRIMARY KEY (account_id, name)
 );
 `;
+
+/** Changes from one schema version to the next, applied in order to older files. */
+const MIGRATIONS: Record<number, string> = {
+  // 1 -> 2: per-account API Gateway usage keys.
+  2: 'ALTER TABLE accounts ADD COLUMN usage_key_id TEXT; ALTER TABLE accounts ADD COLUMN usage_key_value TEXT;',
+};
 
 /** Opens a SQLite database file with the settings every connection of this service uses. */
 export function openDatabase(file: string): DatabaseSync {
@@ -149,6 +157,7 @@ export class SqliteStore implements Store {
       if (v && Number(v.value) > SCHEMA_VERSION) {
         throw new Error(`The database ${file} has schema version ${v.value}, newer than this code (${SCHEMA_VERSION}); upgrade scrape-ai`);
       }
+      for (let next = (v ? Number(v.value) : SCHEMA_VERSION) + 1; next <= SCHEMA_VERSION; next++) this.db.exec(MIGRATIONS[next]!);
       this.db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`).run(String(SCHEMA_VERSION));
     });
   }
@@ -157,7 +166,7 @@ export class SqliteStore implements Store {
     this.db.close();
   }
 
-  async createAccount(a: Omit<AccountRecord, 'id' | 'created_at'>): Promise<AccountRecord> {
+  async createAccount(a: Omit<AccountRecord, 'id' | 'created_at' | 'usage_key_id' | 'usage_key_value'>): Promise<AccountRecord> {
     const created_at = new Date().toISOString();
     try {
       const r = this.q(`INSERT INTO accounts (email, email_lower, first_name, last_name, plan, password_hash, api_key_digest, api_key_sealed, created_at)
@@ -186,7 +195,7 @@ export class SqliteStore implements Store {
     return (this.q('SELECT * FROM accounts ORDER BY id').all() as SqlRow[]).map((r) => toAccount(r)!);
   }
 
-  async updateAccount(id: number, patch: Partial<Pick<AccountRecord, 'plan' | 'api_key_digest' | 'api_key_sealed' | 'password_hash' | 'first_name' | 'last_name'>>): Promise<AccountRecord | null> {
+  async updateAccount(id: number, patch: AccountPatch): Promise<AccountRecord | null> {
     const keys = Object.keys(patch) as Array<keyof typeof patch>;
     if (!keys.length) return this.getAccount(id);
     const sql = `UPDATE accounts SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ? RETURNING *`;
