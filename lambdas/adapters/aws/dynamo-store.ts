@@ -1,0 +1,395 @@
+/**
+ * {@link Store} on one DynamoDB table (single-table design; keys and items in docs/dynamodb.md).
+ *
+ * Every race the contract names is a conditional write: email uniqueness (a guard item written in the
+ * same transaction as the account), job transitions (`#status IN (...)`), progress that only goes up
+ * (`progress <= :p`, retried without progress when a higher value is stored), and metering (the counter
+ * is raised only while it stays within the limit). The same contract suite runs against this store on
+ * DynamoDB Local and against the SQLite store.
+ */
+import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand,
+  type QueryCommandInput, type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import {
+  ConflictError, type AccountPatch, type AccountRecord, type ConfigRecord, type JobRecord, type JobStatus, type JobUpdate, type Page, type Store,
+} from '../../core/ports.ts';
+import { GSI1, GSI2, KEYS } from './table.ts';
+
+const FINISHED: readonly JobStatus[] = ['completed', 'failed'];
+
+type Item = Record<string, unknown>;
+
+/** Thrown for a list cursor that this store did not make; the HTTP layer answers 400 `invalid_cursor`. */
+export class BadCursorError extends Error {
+  override name = 'BadCursorError';
+}
+
+const accountKey = (id: number) => ({ [KEYS.pk]: `ACCOUNT#${id}`, [KEYS.sk]: 'ACCOUNT' });
+const emailKey = (email: string) => ({ [KEYS.pk]: `EMAIL#${email.toLowerCase()}`, [KEYS.sk]: 'EMAIL' });
+const apiKeyKey = (digest: string) => ({ [KEYS.pk]: `APIKEY#${digest}`, [KEYS.sk]: 'APIKEY' });
+const configKey = (accountId: number, id: string) => ({ [KEYS.pk]: `ACCOUNT#${accountId}`, [KEYS.sk]: `CONFIG#${id}` });
+const jobKey = (id: string) => ({ [KEYS.pk]: `JOB#${id}`, [KEYS.sk]: 'JOB' });
+const counterKey = (accountId: number, name: string) => ({ [KEYS.pk]: `ACCOUNT#${accountId}`, [KEYS.sk]: `COUNTER#${name}` });
+const jobsOf = (accountId: number) => `ACCOUNT#${accountId}#JOBS`;
+
+const ACCOUNT_FIELDS = ['id', 'email', 'first_name', 'last_name', 'plan', 'password_hash', 'api_key_digest', 'api_key_sealed', 'usage_key_id', 'usage_key_value', 'created_at'] as const;
+const JOB_FIELDS = ['id', 'account_id', 'job_type', 'status', 'progress', 'status_message', 'items_found', 'pages_scraped', 'api_discovered', 'target_url',
+  'config_id', 'yaml_content', 'created_at', 'updated_at', 'started_at', 'completed_at', 'attempts', 'row_count', 'results_key'] as const;
+
+function pick<T>(item: Item | undefined, fields: readonly string[]): T | null {
+  if (!item) return null;
+  const out: Item = {};
+  for (const f of fields) out[f] = item[f] ?? null;
+  return out as T;
+}
+
+const toAccount = (item: Item | undefined) => pick<AccountRecord>(item, ACCOUNT_FIELDS);
+const toJob = (item: Item | undefined) => pick<JobRecord>(item, JOB_FIELDS);
+
+function isConditionFailure(err: unknown): boolean {
+  return err instanceof ConditionalCheckFailedException || (err as { name?: string }).name === 'ConditionalCheckFailedException';
+}
+
+/** The index keys of an unfinished job (GSI2); a finished job has none, so the index stays small. */
+function statusIndex(status: JobStatus, createdAt: string, id: string): Item {
+  return FINISHED.includes(status) ? {} : { [KEYS.gsi2pk]: `STATUS#${status}`, [KEYS.gsi2sk]: `${createdAt}#${id}` };
+}
+
+export interface DynamoStoreOptions {
+  tableName: string;
+  /** A client (tests point one at DynamoDB Local); by default one from the environment. */
+  client?: DynamoDBClient;
+  /** Days a job is kept before DynamoDB's TTL deletes it; unset keeps jobs for ever. */
+  jobRetentionDays?: number;
+}
+
+/**
+ * **Example usage:**
+ * ```ts
+ * const store = new DynamoStore({ tableName: process.env.TABLE_NAME! });
+ * const job = await store.getJob(accountId, jobId);
+ * ```
+ */
+export class DynamoStore implements Store {
+  readonly tableName: string;
+  private readonly doc: DynamoDBDocumentClient;
+  private readonly retentionDays: number | undefined;
+
+  constructor(o: DynamoStoreOptions) {
+    this.tableName = o.tableName;
+    this.doc = DynamoDBDocumentClient.from(o.client ?? new DynamoDBClient({}), {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+    this.retentionDays = o.jobRetentionDays;
+  }
+
+  private async get(key: Item): Promise<Item | undefined> {
+    return (await this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;
+  }
+
+  private async queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
+    const out: Item[] = [];
+    let start: Item | undefined;
+    do {
+      const r = await this.doc.send(new QueryCommand({ ...input, TableName: this.tableName, ExclusiveStartKey: start }));
+      out.push(...(r.Items ?? []));
+      start = r.LastEvaluatedKey;
+    } while (start);
+    return out;
+  }
+
+  async createAccount(a: Omit<AccountRecord, 'id' | 'created_at' | 'usage_key_id' | 'usage_key_value'>): Promise<AccountRecord> {
+    if (await this.get(emailKey(a.email))) throw new ConflictError(`email ${a.email} exists`);
+    // SPEC.md wants integer user ids: a sequence item hands them out atomically.
+    const seq = await this.doc.send(new UpdateCommand({
+      TableName: this.tableName, Key: { [KEYS.pk]: 'SEQUENCE', [KEYS.sk]: 'ACCOUNT' },
+      UpdateExpression: 'ADD #v :one', ExpressionAttributeNames: { '#v': 'value' }, ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'UPDATED_NEW',
+    }));
+    const id = Number(seq.Attributes!.value);
+    const account: AccountRecord = { ...a, id, usage_key_id: null, usage_key_value: null, created_at: new Date().toISOString() };
+    const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
+      { Put: { TableName: this.tableName, Item: { ...emailKey(a.email), account_id: id }, ConditionExpression: 'attribute_not_exists(PK)' } },
+      { Put: { TableName: this.tableName, Item: { ...accountKey(id), ...account, [KEYS.gsi1pk]: 'ACCOUNTS', [KEYS.gsi1sk]: String(id).padStart(12, '0') }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    ];
+    if (a.api_key_digest) items.push({ Put: { TableName: this.tableName, Item: { ...apiKeyKey(a.api_key_digest), account_id: id }, ConditionExpression: 'attribute_not_exists(PK)' } });
+    try {
+      await this.doc.send(new TransactWriteCommand({ TransactItems: items }));
+    } catch (err) {
+      if (err instanceof TransactionCanceledException && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
+        throw new ConflictError(`email ${a.email} exists`);
+      }
+      throw err;
+    }
+    return account;
+  }
+
+  async getAccount(id: number): Promise<AccountRecord | null> {
+    return toAccount(await this.get(accountKey(id)));
+  }
+
+  async getAccountByEmail(email: string): Promise<AccountRecord | null> {
+    const guard = await this.get(emailKey(email));
+    return guard ? this.getAccount(Number(guard.account_id)) : null;
+  }
+
+  async getAccountByKeyDigest(digest: string): Promise<AccountRecord | null> {
+    const guard = await this.get(apiKeyKey(digest));
+    if (!guard) return null;
+    const account = await this.getAccount(Number(guard.account_id));
+    // A stale guard (a key replaced concurrently) never resolves to the account.
+    return account && account.api_key_digest === digest ? account : null;
+  }
+
+  async listAccounts(): Promise<AccountRecord[]> {
+    const items = await this.queryAll({ IndexName: GSI1, KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': KEYS.gsi1pk }, ExpressionAttributeValues: { ':pk': 'ACCOUNTS' } });
+    return items.map((i) => toAccount(i)!);
+  }
+
+  async updateAccount(id: number, patch: AccountPatch): Promise<AccountRecord | null> {
+    const keys = Object.keys(patch) as Array<keyof AccountPatch>;
+    const current = await this.getAccount(id);
+    if (!current) return null;
+    if (!keys.length) return current;
+    const names: Record<string, string> = {};
+    const values: Item = {};
+    const sets = keys.map((k, i) => {
+      names[`#f${i}`] = k;
+      values[`:v${i}`] = patch[k] ?? null;
+      return `#f${i} = :v${i}`;
+    });
+    const update = {
+      TableName: this.tableName, Key: accountKey(id), UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+    };
+    const newDigest = patch.api_key_digest;
+    if (newDigest !== undefined && newDigest !== current.api_key_digest) {
+      // The look-up item moves with the key, in the same transaction.
+      const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [{ Update: update }];
+      if (newDigest) items.push({ Put: { TableName: this.tableName, Item: { ...apiKeyKey(newDigest), account_id: id }, ConditionExpression: 'attribute_not_exists(PK)' } });
+      if (current.api_key_digest) items.push({ Delete: { TableName: this.tableName, Key: apiKeyKey(current.api_key_digest) } });
+      await this.doc.send(new TransactWriteCommand({ TransactItems: items }));
+      return this.getAccount(id);
+    }
+    try {
+      const r = await this.doc.send(new UpdateCommand({ ...update, ReturnValues: 'ALL_NEW' }));
+      return toAccount(r.Attributes);
+    } catch (err) {
+      if (isConditionFailure(err)) return null;
+      throw err;
+    }
+  }
+
+  async createConfig(c: ConfigRecord): Promise<void> {
+    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...configKey(c.account_id, c.id), ...c }, ConditionExpression: 'attribute_not_exists(PK)' }));
+  }
+
+  async getConfig(accountId: number, id: string): Promise<ConfigRecord | null> {
+    return pick<ConfigRecord>(await this.get(configKey(accountId, id)), ['id', 'account_id', 'name', 'target_url', 'yaml_content', 'prompt', 'created_at']);
+  }
+
+  async listConfigs(accountId: number): Promise<ConfigRecord[]> {
+    const items = await this.queryAll({
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': KEYS.pk, '#sk': KEYS.sk },
+      ExpressionAttributeValues: { ':pk': `ACCOUNT#${accountId}`, ':prefix': 'CONFIG#' },
+    });
+    return items
+      .map((i) => pick<ConfigRecord>(i, ['id', 'account_id', 'name', 'target_url', 'yaml_content', 'prompt', 'created_at'])!)
+      .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1));
+  }
+
+  async deleteConfig(accountId: number, id: string): Promise<boolean> {
+    try {
+      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: configKey(accountId, id), ConditionExpression: 'attribute_exists(PK)' }));
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  async createJob(j: JobRecord): Promise<void> {
+    const ttl = this.retentionDays ? { [KEYS.ttl]: Math.floor(Date.parse(j.created_at) / 1000) + this.retentionDays * 86400 } : {};
+    // Absent rather than NULL, so that `if_not_exists(started_at, …)` sees an unset value.
+    const set = Object.fromEntries(Object.entries(j).filter(([, v]) => v !== null));
+    await this.doc.send(new PutCommand({
+      TableName: this.tableName,
+      Item: { ...jobKey(j.id), ...set, [KEYS.gsi1pk]: jobsOf(j.account_id), [KEYS.gsi1sk]: `${j.created_at}#${j.id}`, ...statusIndex(j.status, j.created_at, j.id), ...ttl },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    }));
+  }
+
+  async getJob(accountId: number, id: string): Promise<JobRecord | null> {
+    const job = await this.getJobById(id);
+    return job && job.account_id === accountId ? job : null;
+  }
+
+  async getJobById(id: string): Promise<JobRecord | null> {
+    return toJob(await this.get(jobKey(id)));
+  }
+
+  async listJobs(accountId: number, limit: number, cursor?: string): Promise<Page<JobRecord>> {
+    let start: Item | undefined;
+    if (cursor) {
+      try {
+        const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
+        if (typeof createdAt !== 'string' || typeof id !== 'string') throw new Error('shape');
+        start = { ...jobKey(id), [KEYS.gsi1pk]: jobsOf(accountId), [KEYS.gsi1sk]: `${createdAt}#${id}` };
+      } catch {
+        throw new BadCursorError('invalid cursor');
+      }
+    }
+    // One more than asked, so that the last page says so (DynamoDB's own LastEvaluatedKey cannot).
+    const items: Item[] = [];
+    while (items.length < limit + 1) {
+      const r = await this.doc.send(new QueryCommand({
+        TableName: this.tableName, IndexName: GSI1, ScanIndexForward: false, Limit: limit + 1 - items.length, ExclusiveStartKey: start,
+        KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': KEYS.gsi1pk }, ExpressionAttributeValues: { ':pk': jobsOf(accountId) },
+      }));
+      items.push(...(r.Items ?? []));
+      start = r.LastEvaluatedKey;
+      if (!start) break;
+    }
+    const page = items.slice(0, limit).map((i) => toJob(i)!);
+    const last = page[page.length - 1];
+    return { items: page, next_cursor: items.length > limit && last ? Buffer.from(JSON.stringify([last.created_at, last.id])).toString('base64url') : null };
+  }
+
+  async countJobs(accountId: number): Promise<number> {
+    let n = 0;
+    let start: Item | undefined;
+    do {
+      const r = await this.doc.send(new QueryCommand({
+        TableName: this.tableName, IndexName: GSI1, Select: 'COUNT', ExclusiveStartKey: start,
+        KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': KEYS.gsi1pk }, ExpressionAttributeValues: { ':pk': jobsOf(accountId) },
+      }));
+      n += r.Count ?? 0;
+      start = r.LastEvaluatedKey;
+    } while (start);
+    return n;
+  }
+
+  async updateJob(id: string, fromStatuses: readonly JobStatus[], u: JobUpdate): Promise<JobRecord | null> {
+    const withProgress = await this.tryUpdateJob(id, fromStatuses, u, true);
+    if (withProgress !== 'condition_failed') return withProgress;
+    if (u.progress === undefined) return null;
+    // The status condition held but a higher progress is stored: apply the rest, keep the progress.
+    const rest = await this.tryUpdateJob(id, fromStatuses, { ...u, progress: undefined }, false);
+    return rest === 'condition_failed' ? null : rest;
+  }
+
+  private async tryUpdateJob(id: string, fromStatuses: readonly JobStatus[], u: JobUpdate, raiseProgress: boolean): Promise<JobRecord | null | 'condition_failed'> {
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Item = { ':now': new Date().toISOString() };
+    const sets: string[] = ['updated_at = :now'];
+    const removes: string[] = [];
+    const plain = ['status_message', 'items_found', 'pages_scraped', 'completed_at', 'row_count', 'results_key', 'api_discovered'] as const;
+    plain.forEach((k, i) => {
+      if (u[k] === undefined) return;
+      names[`#p${i}`] = k;
+      values[`:p${i}`] = u[k];
+      sets.push(`#p${i} = :p${i}`);
+    });
+    if (u.started_at !== undefined) {
+      values[':started'] = u.started_at;
+      sets.push('started_at = if_not_exists(started_at, :started)');
+    }
+    if (u.status !== undefined) {
+      values[':newStatus'] = u.status;
+      sets.push('#status = :newStatus');
+      if (FINISHED.includes(u.status)) removes.push(KEYS.gsi2pk, KEYS.gsi2sk);
+      else {
+        values[':gsi2pk'] = `STATUS#${u.status}`;
+        sets.push(`${KEYS.gsi2pk} = :gsi2pk`);
+      }
+    }
+    let progressCondition = '';
+    if (u.progress !== undefined && raiseProgress) {
+      values[':progress'] = Math.max(0, Math.min(100, Math.round(u.progress)));
+      sets.push('progress = :progress');
+      progressCondition = ' AND progress <= :progress';
+    }
+    if (u.increment_attempts) {
+      values[':one'] = 1;
+      sets.push('attempts = attempts + :one');
+    }
+    fromStatuses.forEach((s, i) => { values[`:from${i}`] = s; });
+    const condition = `#status IN (${fromStatuses.map((_, i) => `:from${i}`).join(', ')})${progressCondition}`;
+    try {
+      const r = await this.doc.send(new UpdateCommand({
+        TableName: this.tableName,
+        Key: jobKey(id),
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        ConditionExpression: `attribute_exists(PK) AND ${condition}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }));
+      return toJob(r.Attributes);
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+      // The document client does not unmarshall the item returned with a failed condition.
+      const raw = (err as ConditionalCheckFailedException).Item;
+      const old = raw ? unmarshall(raw) : undefined;
+      // Distinguish "wrong status" (null) from "progress lower than stored" (retry without progress).
+      if (!old || !fromStatuses.includes(old.status as JobStatus)) return null;
+      return progressCondition ? 'condition_failed' : null;
+    }
+  }
+
+  async listJobsByStatus(statuses: readonly JobStatus[]): Promise<JobRecord[]> {
+    const out: JobRecord[] = [];
+    for (const s of statuses) {
+      if (FINISHED.includes(s)) throw new Error(`listJobsByStatus indexes unfinished jobs only, not "${s}"`);
+      const items = await this.queryAll({ IndexName: GSI2, KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': KEYS.gsi2pk }, ExpressionAttributeValues: { ':pk': `STATUS#${s}` } });
+      out.push(...items.map((i) => toJob(i)!));
+    }
+    return out.sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
+  }
+
+  async consume(accountId: number, counter: string, amount: number, limit: number, expiresAt?: string): Promise<{ ok: boolean; used: number }> {
+    if (amount > limit) return { ok: false, used: await this.getCounter(accountId, counter) };
+    const ttl = expiresAt ? Math.floor(Date.parse(expiresAt) / 1000) : undefined;
+    try {
+      const r = await this.doc.send(new UpdateCommand({
+        TableName: this.tableName,
+        Key: counterKey(accountId, counter),
+        UpdateExpression: `SET #v = if_not_exists(#v, :zero) + :amt${ttl ? ', #ttl = :ttl' : ''}`,
+        // Only while the total stays within the limit: concurrent callers cannot both take the last unit.
+        ConditionExpression: 'attribute_not_exists(#v) OR #v <= :max',
+        ExpressionAttributeNames: { '#v': 'value', ...(ttl ? { '#ttl': KEYS.ttl } : {}) },
+        ExpressionAttributeValues: { ':zero': 0, ':amt': amount, ':max': limit - amount, ...(ttl ? { ':ttl': ttl } : {}) },
+        ReturnValues: 'UPDATED_NEW',
+      }));
+      return { ok: true, used: Number(r.Attributes!.value) };
+    } catch (err) {
+      if (isConditionFailure(err)) return { ok: false, used: await this.getCounter(accountId, counter) };
+      throw err;
+    }
+  }
+
+  async refund(accountId: number, counter: string, amount: number): Promise<void> {
+    try {
+      await this.doc.send(new UpdateCommand({
+        TableName: this.tableName, Key: counterKey(accountId, counter), UpdateExpression: 'SET #v = #v - :amt',
+        ConditionExpression: '#v >= :amt', ExpressionAttributeNames: { '#v': 'value' }, ExpressionAttributeValues: { ':amt': amount },
+      }));
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+      // Less than the amount is left (or nothing): never below zero.
+      await this.doc.send(new UpdateCommand({
+        TableName: this.tableName, Key: counterKey(accountId, counter), UpdateExpression: 'SET #v = :zero',
+        ConditionExpression: 'attribute_exists(#v)', ExpressionAttributeNames: { '#v': 'value' }, ExpressionAttributeValues: { ':zero': 0 },
+      })).catch((e: unknown) => { if (!isConditionFailure(e)) throw e; });
+    }
+  }
+
+  async getCounter(accountId: number, counter: string): Promise<number> {
+    const item = await this.get(counterKey(accountId, counter));
+    return item ? Number(item.value) : 0;
+  }
+}
