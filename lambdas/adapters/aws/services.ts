@@ -1,0 +1,82 @@
+/**
+ * The cloud wiring: the domain's ports on DynamoDB, SQS, S3, Secrets Manager and API Gateway, from the
+ * environment each Lambda gets from the stack (lib/). Nothing is read before it is needed: the sealing
+ * secret only by the functions that seal or open keys (login), usage keys only where USAGE_PLAN_IDS is set.
+ *
+ * Environment: STAGE, TABLE_NAME, RUN_QUEUE_URL, GENERATE_QUEUE_URL, BUCKET_NAME, SEALING_SECRET_ARN,
+ * SAI_BILLING, SAI_OUTBOUND_ALLOW, JOB_TIMEOUT_MS, MAX_PAGES, JOB_CONCURRENCY, MAX_RECEIVES,
+ * JOB_RETENTION_DAYS, USAGE_PLAN_IDS (JSON: plan name to usage plan id).
+ */
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { KeySealer } from '../../core/crypto.ts';
+import { billingFromEnv, loadPlans } from '../../core/plans.ts';
+import { systemClock } from '../../core/ports.ts';
+import type { Services } from '../../core/services.ts';
+import { OutboundGuard, parseAllowList } from '../../net/guard.ts';
+import { DynamoStore } from './dynamo-store.ts';
+import { S3BlobStore } from './s3-blobs.ts';
+import { SqsQueue } from './sqs-queue.ts';
+import { ApiGatewayUsageKeys } from './usage-keys.ts';
+
+/** Clients to use instead of the default ones (tests point them at DynamoDB Local and mocks). */
+export interface AwsClients {
+  dynamodb?: DynamoDBClient;
+  s3?: S3Client;
+  sqs?: SQSClient;
+  secrets?: SecretsManagerClient;
+  apigateway?: APIGatewayClient;
+}
+
+function required(env: NodeJS.ProcessEnv, name: string): string {
+  const v = env[name];
+  if (!v) throw new Error(`${name} is not set; the stack sets it on every function`);
+  return v;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, def: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return def;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${v}"`);
+  return n;
+}
+
+/**
+ * Builds the services of a Lambda from its environment.
+ * @throws Error naming a missing or invalid variable.
+ */
+export function createAwsServices(env: NodeJS.ProcessEnv = process.env, clients: AwsClients = {}): Services {
+  const billing = billingFromEnv(env);
+  let sealer: Promise<KeySealer> | null = null;
+  const usagePlans = env.USAGE_PLAN_IDS ? (JSON.parse(env.USAGE_PLAN_IDS) as Record<string, string>) : null;
+  const retention = env.JOB_RETENTION_DAYS ? int(env, 'JOB_RETENTION_DAYS', 0) : undefined;
+  return {
+    store: new DynamoStore({ tableName: required(env, 'TABLE_NAME'), ...(clients.dynamodb ? { client: clients.dynamodb } : {}), ...(retention ? { jobRetentionDays: retention } : {}) }),
+    queue: new SqsQueue({
+      urls: { ...(env.RUN_QUEUE_URL ? { run: env.RUN_QUEUE_URL } : {}), ...(env.GENERATE_QUEUE_URL ? { generate: env.GENERATE_QUEUE_URL } : {}) },
+      ...(clients.sqs ? { client: clients.sqs } : {}),
+    }),
+    blobs: new S3BlobStore({ bucket: env.BUCKET_NAME ?? '', ...(clients.s3 ? { client: clients.s3 } : {}) }),
+    clock: systemClock,
+    sealer: () => sealer ??= (async () => {
+      const client = clients.secrets ?? new SecretsManagerClient({});
+      const r = await client.send(new GetSecretValueCommand({ SecretId: required(env, 'SEALING_SECRET_ARN') }));
+      if (!r.SecretString) throw new Error('the sealing secret has no string value');
+      return new KeySealer(r.SecretString);
+    })().catch((err: unknown) => {
+      sealer = null; // a throttled or failed read is retried by the next call
+      throw err;
+    }),
+    plans: loadPlans(billing),
+    guard: new OutboundGuard({ allow: parseAllowList(env.SAI_OUTBOUND_ALLOW) }),
+    usageKeys: usagePlans ? new ApiGatewayUsageKeys({ usagePlanIds: usagePlans, namePrefix: `scrape-ai-${env.STAGE ?? 'dev'}`, ...(clients.apigateway ? { client: clients.apigateway } : {}) }) : null,
+    maxReceives: int(env, 'MAX_RECEIVES', 3),
+    jobTimeoutMs: int(env, 'JOB_TIMEOUT_MS', 14 * 60_000),
+    maxPagesPerJob: int(env, 'MAX_PAGES', 1000),
+    jobConcurrency: int(env, 'JOB_CONCURRENCY', 4),
+  };
+}
