@@ -1,0 +1,193 @@
+/**
+ * End to end in the cloud shape: the Lambda handlers driven exactly as API Gateway (proxy events, the
+ * TOKEN authorizer first) and SQS (event source mapping batches) would drive them, on the DynamoDB store
+ * against DynamoDB Local, with S3 and SQS stand-ins. Login, create config, run, worker, status, results;
+ * then the worker's batch semantics: partial failures, redelivery, the last attempt, dead letters.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SecretsManagerClient, GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { createAwsServices } from '../../lambdas/adapters/aws/services.ts';
+import { installServices, type Services } from '../../lambdas/core/services.ts';
+import { createAccount } from '../../lambdas/core/accounts.ts';
+import { handler as authorizer } from '../../lambdas/authorizer/handler.ts';
+import { handler as login } from '../../lambdas/http/login.ts';
+import { handler as createConfig } from '../../lambdas/http/configs-create.ts';
+import { handler as run } from '../../lambdas/http/run.ts';
+import { handler as status } from '../../lambdas/http/job-status.ts';
+import { handler as results } from '../../lambdas/http/job-results.ts';
+import { handler as me } from '../../lambdas/http/me.ts';
+import { handler as runWorker } from '../../lambdas/workers/run.ts';
+import { handler as deadLetter } from '../../lambdas/workers/dead-letter.ts';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
+import { bookDetails } from '../fixtures/site/books.ts';
+import { startDynamoLocal, type DynamoLocal } from '../helpers/dynamodb-local.ts';
+import { lambdaContext, memoryS3, memorySqs, proxyEvent, sqsEvent, sqsRecord, tokenEvent } from '../helpers/aws-events.ts';
+
+type ApiHandler = typeof login;
+const call = async (h: ApiHandler, e: APIGatewayProxyEvent) => {
+  const r = (await h(e, lambdaContext() as Parameters<ApiHandler>[1], { signal: new AbortController().signal }))!;
+  return { status: r.statusCode, body: r.body ? JSON.parse(r.body) : null, headers: r.headers ?? {} };
+};
+
+describe('the Lambda handlers in the cloud shape', () => {
+  let ddb: DynamoLocal;
+  let site: FixtureSite;
+  let s3: ReturnType<typeof memoryS3>;
+  let sqs: ReturnType<typeof memorySqs>;
+  let secrets: ReturnType<typeof mockClient>;
+  let svc: Services;
+  const RUN_QUEUE = 'https://sqs.us-east-1.amazonaws.com/123456789012/scrape-ai-test-run';
+
+  before(async () => {
+    [ddb, site] = await Promise.all([startDynamoLocal(), startFixtureSite()]);
+    const table = await ddb.createTable();
+    s3 = memoryS3();
+    sqs = memorySqs();
+    secrets = mockClient(SecretsManagerClient);
+    secrets.on(GetSecretValueCommand).resolves({ SecretString: 'sealing secret of the test stage' });
+    svc = createAwsServices({
+      STAGE: 'test', TABLE_NAME: table, RUN_QUEUE_URL: RUN_QUEUE, BUCKET_NAME: 'results', SEALING_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:x',
+      SAI_OUTBOUND_ALLOW: '127.0.0.0/8', MAX_RECEIVES: '3', JOB_RETENTION_DAYS: '30',
+    }, {
+      dynamodb: ddb.client(), s3: new S3Client({ region: 'us-east-1' }), sqs: new SQSClient({ region: 'us-east-1' }), secrets: new SecretsManagerClient({ region: 'us-east-1' }),
+    });
+    installServices(svc);
+  });
+  after(async () => {
+    s3?.restore();
+    sqs?.restore();
+    secrets?.restore();
+    await site?.close();
+    await ddb?.stop();
+  });
+
+  /** What API Gateway does for a method with the TOKEN authorizer: authorize, then call with the context. */
+  async function authorized(key: string, h: ApiHandler, method: string, resource: string, path: string, o: Parameters<typeof proxyEvent>[3] = {}) {
+    const auth = await authorizer(tokenEvent(`Bearer ${key}`, method, path));
+    assert.equal(auth.policyDocument.Statement[0]!.Effect, 'Allow');
+    return call(h, proxyEvent(method, resource, path, { ...o, authorizer: { principalId: auth.principalId, ...auth.context } }));
+  }
+
+  it('login, create config, run, worker, status, results', async () => {
+    const { account } = await createAccount(svc, { email: 'cloud@example.com', password: 'cloud password', plan: 'growth' });
+    const l = await call(login, proxyEvent('POST', '/api/v1/auth/login/', '/api/v1/auth/login/', { body: { email: 'cloud@example.com', password: 'cloud password' } }));
+    assert.equal(l.status, 200);
+    const key = l.body.api_key as string;
+    assert.match(key, /^sai_/);
+    await assert.rejects(authorizer(tokenEvent('Bearer sai_' + 'x'.repeat(40), 'GET', '/api/v1/me/')), /Unauthorized/);
+
+    const m = await authorized(key, me, 'GET', '/api/v1/me/', '/api/v1/me/');
+    assert.equal(m.body.user.id, account.id);
+    assert.equal(m.body.subscription.credits_remaining, 75);
+
+    const yaml = `target: { url: "${site.url}/books/" }
+extract:
+  container: article.product_pod
+  fields:
+    - { name: title, selector: h3 a, type: attribute, attribute: title }
+    - { name: url, selector: h3 a, type: link }
+    - { name: price, selector: p.price_color, transform: [strip_currency, to_number] }
+detail_fields:
+  fields:
+    - { name: upc, selector: "table tr:first-child td" }
+`;
+    const c = await authorized(key, createConfig, 'POST', '/api/v1/configs/', '/api/v1/configs/', { body: { name: 'books', target_url: `${site.url}/books/`, yaml_content: yaml } });
+    assert.equal(c.status, 201);
+    const r = await authorized(key, run, 'POST', '/api/v1/run/', '/api/v1/run/', { body: { config_id: c.body.id } });
+    assert.equal(r.status, 202);
+    assert.deepEqual(r.body, { id: r.body.id, status: 'pending', progress: 0, job_type: 'run' });
+    assert.equal(sqs.sent.length, 1);
+    assert.equal(sqs.sent[0]!.url, RUN_QUEUE);
+    assert.deepEqual(JSON.parse(sqs.sent[0]!.body), { job_id: r.body.id });
+
+    const statusPath = `/api/v1/jobs/${r.body.id}/status/`;
+    const pending = await authorized(key, status, 'GET', '/api/v1/jobs/{id}/status/', statusPath, { params: { id: r.body.id } });
+    assert.equal(pending.body.status, 'pending');
+
+    const batch = await runWorker(sqsEvent(sqsRecord(sqs.sent[0]!.body)));
+    assert.deepEqual(batch, { batchItemFailures: [] });
+
+    const done = await authorized(key, status, 'GET', '/api/v1/jobs/{id}/status/', statusPath, { params: { id: r.body.id } });
+    assert.equal(done.body.status, 'completed', done.body.status_message);
+    assert.equal(done.body.progress, 100);
+    assert.equal(done.body.results.row_count, 20);
+    assert.equal(done.body.pages_scraped, 21);
+    assert.ok(s3.objects.has(`results/results/${account.id}/${r.body.id}.json`), 'rows are in S3, not in the job item');
+
+    const res = await authorized(key, results, 'GET', '/api/v1/jobs/{id}/results/', `/api/v1/jobs/${r.body.id}/results/`, { params: { id: r.body.id } });
+    assert.equal(res.status, 200);
+    const books = bookDetails();
+    assert.deepEqual(res.body[0].data.map((x: { upc: string }) => x.upc), books.map((b) => b.upc));
+    assert.equal(res.body[0].data[0].price, books[0]!.price);
+  });
+
+  it('worker batches: a transient failure is reported for redelivery, other records complete', async () => {
+    const { apiKey } = await createAccount(svc, { email: 'batch@example.com', password: 'cloud password', plan: 'pro' });
+    const start = async (path: string) => (await authorized(apiKey, run, 'POST', '/api/v1/run/', '/api/v1/run/', {
+      body: { yaml_content: `target: { url: "${site.url}${path}" }\nextract: { container: div.quote, fields: [{ name: t, selector: span.text }] }\n` },
+    })).body.id as string;
+    const ok = await start('/quotes/');
+    const gone = await start('/status/404/');
+    const flaky = await start('/quotes/page/2/');
+    const messages = sqs.sent.slice(-3);
+    // The third record's rows cannot be stored (S3 fails once): a transient, unexpected error.
+    const records = messages.map((m) => sqsRecord(m.body));
+    s3.state.failPuts = 0;
+    const first = await runWorker(sqsEvent(records[0]!, records[1]!));
+    assert.deepEqual(first.batchItemFailures, []);
+    s3.state.failPuts = 1;
+    const second = await runWorker(sqsEvent(records[2]!));
+    assert.deepEqual(second.batchItemFailures, [{ itemIdentifier: records[2]!.messageId }], 'reported for redelivery');
+    const job = async (id: string) => (await authorized(apiKey, status, 'GET', '/api/v1/jobs/{id}/status/', `/api/v1/jobs/${id}/status/`, { params: { id } })).body;
+    assert.equal((await job(ok)).status, 'completed');
+    assert.equal((await job(gone)).status, 'failed');
+    assert.match((await job(gone)).status_message, /^target_failed: .*404/);
+    const between = await job(flaky);
+    assert.equal(between.status, 'running');
+    assert.match(between.status_message, /Attempt 1 failed .* it will be retried/);
+
+    // Redelivery (receive count 2) succeeds, and a duplicate delivery of a finished job is a no-op.
+    const redelivered = await runWorker(sqsEvent(sqsRecord(messages[2]!.body, 2)));
+    assert.deepEqual(redelivered.batchItemFailures, []);
+    const after = await job(flaky);
+    assert.equal(after.status, 'completed');
+    assert.equal(after.results.row_count, 10);
+    const duplicate = await runWorker(sqsEvent(sqsRecord(messages[0]!.body, 4)));
+    assert.deepEqual(duplicate.batchItemFailures, []);
+    assert.equal((await job(ok)).completed_at, (await job(ok)).completed_at);
+  });
+
+  it('the last delivery ends the job failed; the dead-letter consumer fails jobs the queue gave up on', async () => {
+    const { apiKey } = await createAccount(svc, { email: 'dlq@example.com', password: 'cloud password', plan: 'pro' });
+    const start = async () => (await authorized(apiKey, run, 'POST', '/api/v1/run/', '/api/v1/run/', {
+      body: { yaml_content: `target: { url: "${site.url}/quotes/" }\nextract: { container: div.quote, fields: [{ name: t, selector: span.text }] }\n` },
+    })).body.id as string;
+    const job = async (id: string) => (await authorized(apiKey, status, 'GET', '/api/v1/jobs/{id}/status/', `/api/v1/jobs/${id}/status/`, { params: { id } })).body;
+
+    const last = await start();
+    s3.state.failPuts = 1;
+    const r = await runWorker(sqsEvent(sqsRecord(sqs.sent.at(-1)!.body, 3)));
+    assert.deepEqual(r.batchItemFailures, [], 'nothing left to retry');
+    const failed = await job(last);
+    assert.equal(failed.status, 'failed');
+    assert.match(failed.status_message, /Gave up after 3 attempts; last error: We encountered an internal error/);
+
+    const lost = await start();
+    // The worker died on every delivery (never answered): SQS moves the message to the dead-letter queue.
+    await deadLetter(sqsEvent(sqsRecord(sqs.sent.at(-1)!.body, 3, 'scrape-ai-test-run-dlq')));
+    const dead = await job(lost);
+    assert.equal(dead.status, 'failed');
+    assert.match(dead.status_message, /^worker_lost: the job was attempted 3 time\(s\)/);
+    assert.ok(dead.completed_at);
+  });
+
+  it('unreadable records are dropped, not retried for ever', async () => {
+    const r = await runWorker(sqsEvent(sqsRecord('not json'), sqsRecord('{"job_id":"00000000-0000-4000-8000-000000000000"}')));
+    assert.deepEqual(r.batchItemFailures, []);
+  });
+});
