@@ -18,20 +18,36 @@ export interface RouteDef {
   auth: boolean;
   /** Whether the call starts work (counted by the rate limit and the quota). */
   startsWork: boolean;
+  /** What the route's Lambda may touch (lib/ grants exactly this, nothing more). */
+  access: Access;
   summary: string;
 }
 
+/** The data a function needs: its IAM policy is built from this (least privilege). */
+export interface Access {
+  table: 'read' | 'write';
+  /** Queues it sends to. */
+  queues?: readonly ('run' | 'generate')[];
+  /** `read`: GetObject; `write`: PutObject. */
+  bucket?: 'read' | 'write';
+  /** Reads the API-key sealing secret. */
+  secret?: boolean;
+}
+
+const READ: Access = { table: 'read' };
+const WRITE: Access = { table: 'write' };
+
 export const routes: readonly RouteDef[] = [
-  { method: 'POST', path: '/api/v1/auth/login/', handler: 'http/login.ts', auth: false, startsWork: false, summary: 'Exchange email and password for the API key' },
-  { method: 'GET', path: '/api/v1/me/', handler: 'http/me.ts', auth: true, startsWork: false, summary: 'Account and subscription' },
-  { method: 'GET', path: '/api/v1/configs/', handler: 'http/configs-list.ts', auth: true, startsWork: false, summary: 'List configs' },
-  { method: 'POST', path: '/api/v1/configs/', handler: 'http/configs-create.ts', auth: true, startsWork: false, summary: 'Create a config' },
-  { method: 'GET', path: '/api/v1/configs/{id}/', handler: 'http/configs-get.ts', auth: true, startsWork: false, summary: 'Read one config with its YAML' },
-  { method: 'DELETE', path: '/api/v1/configs/{id}/', handler: 'http/configs-delete.ts', auth: true, startsWork: false, summary: 'Delete a config' },
-  { method: 'POST', path: '/api/v1/run/', handler: 'http/run.ts', auth: true, startsWork: true, summary: 'Start a run job' },
-  { method: 'GET', path: '/api/v1/jobs/', handler: 'http/jobs-list.ts', auth: true, startsWork: false, summary: 'List jobs' },
-  { method: 'GET', path: '/api/v1/jobs/{id}/status/', handler: 'http/job-status.ts', auth: true, startsWork: false, summary: 'Job status and progress' },
-  { method: 'GET', path: '/api/v1/jobs/{id}/results/', handler: 'http/job-results.ts', auth: true, startsWork: false, summary: 'Scraped rows' },
+  { method: 'POST', path: '/api/v1/auth/login/', handler: 'http/login.ts', auth: false, startsWork: false, access: { table: 'write', secret: true }, summary: 'Exchange email and password for the API key' },
+  { method: 'GET', path: '/api/v1/me/', handler: 'http/me.ts', auth: true, startsWork: false, access: READ, summary: 'Account and subscription' },
+  { method: 'GET', path: '/api/v1/configs/', handler: 'http/configs-list.ts', auth: true, startsWork: false, access: READ, summary: 'List configs' },
+  { method: 'POST', path: '/api/v1/configs/', handler: 'http/configs-create.ts', auth: true, startsWork: false, access: WRITE, summary: 'Create a config' },
+  { method: 'GET', path: '/api/v1/configs/{id}/', handler: 'http/configs-get.ts', auth: true, startsWork: false, access: READ, summary: 'Read one config with its YAML' },
+  { method: 'DELETE', path: '/api/v1/configs/{id}/', handler: 'http/configs-delete.ts', auth: true, startsWork: false, access: WRITE, summary: 'Delete a config' },
+  { method: 'POST', path: '/api/v1/run/', handler: 'http/run.ts', auth: true, startsWork: true, access: { table: 'write', queues: ['run'] }, summary: 'Start a run job' },
+  { method: 'GET', path: '/api/v1/jobs/', handler: 'http/jobs-list.ts', auth: true, startsWork: false, access: READ, summary: 'List jobs' },
+  { method: 'GET', path: '/api/v1/jobs/{id}/status/', handler: 'http/job-status.ts', auth: true, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'Job status and progress' },
+  { method: 'GET', path: '/api/v1/jobs/{id}/results/', handler: 'http/job-results.ts', auth: true, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'Scraped rows' },
 ];
 
 /** A compiled matcher for a route path: `/api/v1/jobs/{id}/status/` -> regex with named groups. */

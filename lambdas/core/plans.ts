@@ -25,6 +25,8 @@ export interface Plan {
   monthly_scrapes?: number;
   /** Variant A. */
   yaml_generations_per_month?: number;
+  /** The API Gateway usage plan of this plan (cloud): per-account throttle and monthly request quota over all calls. */
+  gateway?: { rate_per_second: number; burst: number; requests_per_month: number };
 }
 
 /** The plans and operation costs of one variant. */

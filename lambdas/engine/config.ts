@@ -423,3 +423,25 @@ export function browserFeatures(c: ScrapeConfig): Array<{ path: string; reason: 
   if (c.pagination?.type === 'scroll_infinite') out.push({ path: 'pagination.type', reason: 'scroll_infinite pagination scrolls a rendered page' });
   return out;
 }
+
+/** Thrown when a config needs a browser; code `browser_required`. */
+export class BrowserRequiredError extends CodedError {
+  constructor(message: string, details: unknown[] = []) {
+    super('browser_required', message, details);
+    this.name = 'BrowserRequiredError';
+  }
+}
+
+/**
+ * Refuses configs the lightweight engine cannot run, before any fetch.
+ * @throws BrowserRequiredError listing each feature that needs a browser with its config path.
+ */
+export function assertLightweight(config: ScrapeConfig): void {
+  const features = browserFeatures(config);
+  if (features.length) {
+    throw new BrowserRequiredError(
+      `This config needs a browser (${features.map((f) => `${f.path}: ${f.reason}`).join('; ')}); the browser engine is not available yet, use the lightweight features only`,
+      features,
+    );
+  }
+}

@@ -11,9 +11,11 @@ import type { CheerioAPI } from 'cheerio/slim';
 import { CodedError } from '../errors.ts';
 import { Fetcher, type FetchedPage } from '../net/fetch.ts';
 import { OutboundGuard, type GuardOptions } from '../net/guard.ts';
-import { browserFeatures, type ScrapeConfig } from './config.ts';
+import { assertLightweight, BrowserRequiredError, type ScrapeConfig } from './config.ts';
 import { absoluteUrl, compileFields, documentBase, extractDetail, extractItems, loadHtml, type CompiledField, type Row } from './extract.ts';
 import { finalizeRows } from './output.ts';
+
+export { assertLightweight, BrowserRequiredError };
 
 /** Progress of a run, reported as it goes. */
 export interface RunProgress {
@@ -54,28 +56,6 @@ export interface RunResult {
 export const DEFAULT_MAX_PAGES = 1000;
 
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml|text\/plain|application\/xml|text\/xml|)$/;
-
-/** Thrown when a config needs a browser; code `browser_required`. */
-export class BrowserRequiredError extends CodedError {
-  constructor(message: string, details: unknown[] = []) {
-    super('browser_required', message, details);
-    this.name = 'BrowserRequiredError';
-  }
-}
-
-/**
- * Refuses configs the lightweight engine cannot run, before any fetch.
- * @throws BrowserRequiredError listing each feature that needs a browser with its config path.
- */
-export function assertLightweight(config: ScrapeConfig): void {
-  const features = browserFeatures(config);
-  if (features.length) {
-    throw new BrowserRequiredError(
-      `This config needs a browser (${features.map((f) => `${f.path}: ${f.reason}`).join('; ')}); the browser engine is not available yet, use the lightweight features only`,
-      features,
-    );
-  }
-}
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (ms <= 0) return Promise.resolve();

@@ -4,7 +4,8 @@
  * `{"job_id": "…"}`; a record that should be delivered again is reported in `batchItemFailures`.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { executeRun, type RunMessage } from '../core/runs.ts';
+import { executeRun } from '../core/run-worker.ts';
+import type { RunMessage } from '../core/runs.ts';
 import { services } from '../core/services.ts';
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {

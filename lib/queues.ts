@@ -1,0 +1,43 @@
+/**
+ * The job queues: one per job type, each with a dead-letter queue after `maxReceives` deliveries, a
+ * visibility time-out above the worker's time-out, SSE and TLS only.
+ */
+import { Duration } from 'aws-cdk-lib';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { StageConfig } from './stage.ts';
+
+export interface JobQueue {
+  queue: Queue;
+  deadLetters: Queue;
+}
+
+export class Queues extends Construct {
+  readonly run: JobQueue;
+  readonly generate: JobQueue;
+
+  constructor(scope: Construct, id: string, stage: StageConfig) {
+    super(scope, id);
+    this.run = this.jobQueue('Run', 'run', stage);
+    this.generate = this.jobQueue('Generate', 'generate', stage);
+  }
+
+  private jobQueue(id: string, name: string, stage: StageConfig): JobQueue {
+    const deadLetters = new Queue(this, `${id}DeadLetters`, {
+      queueName: `${stage.prefix}-${name}-dlq`,
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    const queue = new Queue(this, id, {
+      queueName: `${stage.prefix}-${name}`,
+      // Above the worker's time-out, so a message is never handed to a second worker while the first runs.
+      visibilityTimeout: stage.workerTimeout.plus(Duration.minutes(2)),
+      retentionPeriod: Duration.days(4),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: stage.maxReceives },
+    });
+    return { queue, deadLetters };
+  }
+}

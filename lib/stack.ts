@@ -1,0 +1,60 @@
+/**
+ * One stack per stage: data, queues, API, workers, alarms, and the outputs the README's deploy section
+ * names. Every function gets the same service environment (lambdas/adapters/aws/services.ts).
+ */
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import type { Billing } from '../lambdas/core/plans.ts';
+import { Alarms } from './alarms.ts';
+import { Api } from './api.ts';
+import { Data } from './data.ts';
+import { Queues } from './queues.ts';
+import type { StageConfig } from './stage.ts';
+import { Workers } from './workers.ts';
+
+export interface ScrapeAiStackProps extends StackProps {
+  stage: StageConfig;
+  /** SAI_BILLING of the deployment. @default 'credits' */
+  billing?: Billing;
+}
+
+export class ScrapeAiStack extends Stack {
+  readonly data: Data;
+  readonly queues: Queues;
+  readonly api: Api;
+  readonly workers: Workers;
+
+  constructor(scope: Construct, id: string, props: ScrapeAiStackProps) {
+    super(scope, id, props);
+    const { stage } = props;
+    const billing = props.billing ?? 'credits';
+    this.data = new Data(this, 'Data', stage);
+    this.queues = new Queues(this, 'Queues', stage);
+    const environment: Record<string, string> = {
+      STAGE: stage.name,
+      SAI_BILLING: billing,
+      TABLE_NAME: this.data.table.tableName,
+      BUCKET_NAME: this.data.bucket.bucketName,
+      RUN_QUEUE_URL: this.queues.run.queue.queueUrl,
+      GENERATE_QUEUE_URL: this.queues.generate.queue.queueUrl,
+      SEALING_SECRET_ARN: this.data.sealingSecret.secretArn,
+      MAX_RECEIVES: String(stage.maxReceives),
+      JOB_RETENTION_DAYS: String(stage.jobRetentionDays),
+    };
+    this.api = new Api(this, 'Api', { stage, billing, data: this.data, queues: this.queues, environment });
+    this.workers = new Workers(this, 'Workers', { stage, data: this.data, queues: this.queues, environment });
+    if (stage.alarms) {
+      new Alarms(this, 'Alarms', { stage, queues: this.queues, api: this.api.restApi, functions: [this.api.authorizerFunction, ...this.api.functions.values(), this.workers.run, this.workers.deadLetters] });
+    }
+
+    new CfnOutput(this, 'ApiUrl', { value: `${this.api.restApi.url}api/v1/`, description: 'Base URL of the API' });
+    new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
+    new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
+    new CfnOutput(this, 'RunQueueUrl', { value: this.queues.run.queue.queueUrl });
+    new CfnOutput(this, 'SealingSecretArn', { value: this.data.sealingSecret.secretArn });
+    new CfnOutput(this, 'UsagePlanIds', {
+      value: this.toJsonString(Object.fromEntries([...this.api.usagePlans].map(([name, plan]) => [name, plan.usagePlanId]))),
+      description: 'Usage plan id per plan (for USAGE_PLAN_IDS of the accounts CLI)',
+    });
+  }
+}

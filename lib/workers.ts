@@ -1,0 +1,57 @@
+/**
+ * The queue consumers: the run worker (browser engine: x86_64 with the Chromium layer, ≥1600 MB, large
+ * /tmp, 15 minutes) fed by the run queue one message at a time with partial batch failure reporting, and
+ * the dead-letter consumer that ends jobs the queues gave up on.
+ */
+import { Architecture } from 'aws-cdk-lib/aws-lambda';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Construct } from 'constructs';
+import { chromiumLayer } from './chromium-layer.ts';
+import type { Data } from './data.ts';
+import { serviceFunction } from './lambda.ts';
+import type { Queues } from './queues.ts';
+import type { StageConfig } from './stage.ts';
+
+export interface WorkersProps {
+  stage: StageConfig;
+  data: Data;
+  queues: Queues;
+  environment: Record<string, string>;
+}
+
+export class Workers extends Construct {
+  readonly run: NodejsFunction;
+  readonly deadLetters: NodejsFunction;
+
+  constructor(scope: Construct, id: string, p: WorkersProps) {
+    super(scope, id);
+    const { stage } = p;
+    this.run = serviceFunction(this, 'worker-run', {
+      entry: 'workers/run.ts',
+      stage,
+      environment: { ...p.environment, JOB_TIMEOUT_MS: String(stage.workerTimeout.toMilliseconds() - 60_000) },
+      architecture: Architecture.X86_64,
+      memoryMb: stage.workerMemoryMb,
+      ephemeralStorageMb: stage.workerEphemeralMb,
+      timeout: stage.workerTimeout,
+      layers: [chromiumLayer(this, 'Chromium')],
+      description: 'Runs run jobs from the run queue',
+    });
+    p.data.table.grantReadWriteData(this.run);
+    p.data.bucket.grantPut(this.run);
+    this.run.addEventSource(new SqsEventSource(p.queues.run.queue, {
+      batchSize: 1,
+      reportBatchItemFailures: true,
+      maxConcurrency: Math.max(2, stage.workerConcurrency),
+    }));
+
+    this.deadLetters = serviceFunction(this, 'worker-dead-letters', {
+      entry: 'workers/dead-letter.ts', stage, environment: p.environment, memoryMb: 256, description: 'Ends the jobs whose messages were dead-lettered',
+    });
+    p.data.table.grantReadWriteData(this.deadLetters);
+    for (const q of [p.queues.run, p.queues.generate]) {
+      this.deadLetters.addEventSource(new SqsEventSource(q.deadLetters, { batchSize: 10, reportBatchItemFailures: false }));
+    }
+  }
+}
