@@ -67,3 +67,17 @@ export async function jobStatusView(svc: Services, job: JobRecord): Promise<Reco
     yaml_config: { id: job.config_id, yaml_content: job.yaml_content },
   };
 }
+
+/**
+ * A message the queue gave up on (it reached the maximum receives: the worker crashed, timed out or ran
+ * out of memory each time). Ends its job `failed` with that reason.
+ */
+export async function deadLetter(svc: Services, jobId: string, receiveCount: number): Promise<void> {
+  const job = await svc.store.getJobById(jobId);
+  if (!job || FINISHED.includes(job.status)) return;
+  await svc.store.updateJob(jobId, ['pending', 'running', 'analyzing', 'generating', 'validating'], {
+    status: 'failed',
+    status_message: `worker_lost: the job was attempted ${receiveCount} time(s) and the worker stopped before finishing each time (crash, time-out or out of memory); it was moved to the dead-letter queue`,
+    completed_at: svc.clock.now().toISOString(),
+  });
+}

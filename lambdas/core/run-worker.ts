@@ -1,6 +1,5 @@
 /**
- * Run jobs, the worker side: one delivery of a run message ({@link executeRun}) and the dead-letter
- * consumer ({@link deadLetter}). Jobs go `running`, the engine runs with a progress callback, rows go to
+ * Run jobs, the worker side: one delivery of a run message ({@link executeRun}). Jobs go `running`, the engine runs with a progress callback, rows go to
  * the blob store, and the job ends `completed` or `failed` with a reason.
  */
 import { isCodedError, CodedError } from '../errors.ts';
@@ -104,18 +103,4 @@ async function fail(svc: Services, jobId: string, err: unknown): Promise<void> {
   const e = err as { code?: string; message?: string };
   const message = isCodedError(err) ? `${e.code}: ${e.message}` : e.message ?? String(err);
   await svc.store.updateJob(jobId, ['pending', 'running'], { status: 'failed', status_message: message, completed_at: svc.clock.now().toISOString() });
-}
-
-/**
- * A message the queue gave up on (it reached the maximum receives: the worker crashed, timed out or ran
- * out of memory each time). Ends its job `failed` with that reason.
- */
-export async function deadLetter(svc: Services, jobId: string, receiveCount: number): Promise<void> {
-  const job = await svc.store.getJobById(jobId);
-  if (!job || FINISHED.includes(job.status)) return;
-  await svc.store.updateJob(jobId, ['pending', 'running', 'analyzing', 'generating', 'validating'], {
-    status: 'failed',
-    status_message: `worker_lost: the job was attempted ${receiveCount} time(s) and the worker stopped before finishing each time (crash, time-out or out of memory); it was moved to the dead-letter queue`,
-    completed_at: svc.clock.now().toISOString(),
-  });
 }

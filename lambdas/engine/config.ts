@@ -6,9 +6,9 @@
  * default filled in), or a {@link ConfigError} whose details give, for each problem, the path in the
  * config (`extract.fields[2].type`), the 1-based line and column in the YAML text and the reason.
  */
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
-import { load } from 'cheerio/slim';
+import { load, type CheerioAPI } from 'cheerio/slim';
 import { CodedError } from '../errors.ts';
 import schema from './schema.json' with { type: 'json' };
 import { compilePattern, compileTransforms, type FieldValue } from './transforms.ts';
@@ -109,8 +109,12 @@ export class ConfigError extends CodedError {
 /** Largest YAML text accepted, in bytes (docs/limits.md). */
 export const MAX_CONFIG_BYTES = 256 * 1024;
 
-const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, strictRequired: false, allowUnionTypes: true });
-const validateSchema = ajv.compile(schema);
+/** The schema validator, compiled on first use (no work at import: modules that only list configs stay light). */
+let compiled: ValidateFunction | null = null;
+function validateSchema(data: unknown): data is object {
+  compiled ??= new Ajv({ allErrors: true, strict: true, strictTypes: false, strictRequired: false, allowUnionTypes: true }).compile(schema);
+  return compiled(data);
+}
 
 type Segment = string | number;
 
@@ -199,12 +203,13 @@ function schemaProblems(errors: ErrorObject[], data: unknown, doc: Document, lc:
   return [...out.values()];
 }
 
-const selectorProbe = load('');
+let probe: CheerioAPI | null = null;
 
 function checkSelector(selector: string | undefined, segments: Segment[], problems: Array<[Segment[], string]>): void {
   if (selector === undefined || selector === '') return;
   try {
-    selectorProbe(selector);
+    probe ??= load('');
+    probe(selector);
   } catch (err) {
     problems.push([segments, `invalid CSS selector "${selector}": ${(err as Error).message}`]);
   }
@@ -396,7 +401,7 @@ export function parseConfig(yamlText: string): ScrapeConfig {
     throw new ConfigError([{ path: '', line: 1, column: 1, message: `a config is a YAML mapping with target and extract; got ${describeType(data)}` }]);
   }
   if (!validateSchema(data)) {
-    throw new ConfigError(schemaProblems(validateSchema.errors ?? [], data, doc, lc));
+    throw new ConfigError(schemaProblems(compiled!.errors ?? [], data, doc, lc));
   }
   const config = normalize(data as Record<string, unknown>);
   const problems = semanticProblems(config);

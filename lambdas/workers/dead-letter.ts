@@ -3,7 +3,7 @@
  * deliveries. Their jobs end `failed` with the reason, so no job stays `running` for ever.
  */
 import type { SQSEvent } from 'aws-lambda';
-import { deadLetter } from '../core/run-worker.ts';
+import { deadLetter } from '../core/jobs.ts';
 import { services } from '../core/services.ts';
 
 export async function handler(event: SQSEvent): Promise<void> {

@@ -1,0 +1,60 @@
+/**
+ * The API Lambda bundles, built with the very esbuild options of lib/lambda.ts: they contain no browser,
+ * Chromium, crawler, SQLite or LLM code, and stay small. Sizes are printed (the README quotes them).
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { routes } from '../../lambdas/routes.ts';
+import { BUNDLING, EXTERNAL_MODULES, ROOT } from '../../lib/lambda.ts';
+
+async function bundle(entry: string): Promise<{ bytes: number; inputs: string[]; text: string }> {
+  const r = await build({
+    entryPoints: [path.join(ROOT, 'lambdas', entry)],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: BUNDLING.target,
+    minify: BUNDLING.minify,
+    external: EXTERNAL_MODULES,
+    inject: BUNDLING.inject,
+    banner: { js: BUNDLING.banner },
+    mainFields: BUNDLING.mainFields,
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    outfile: 'index.mjs',
+  });
+  const out = r.outputFiles[0]!;
+  return { bytes: out.contents.length, inputs: Object.keys((r.metafile as Metafile).inputs), text: out.text };
+}
+
+const FORBIDDEN_INPUTS = /(^|\/)(puppeteer|puppeteer-core|playwright|@sparticuz|chromium|@anthropic-ai|openai|undici|parse5|better-sqlite3)(\/|$)|lambdas\/(engine\/run|net\/fetch|adapters\/local)\b/;
+const FORBIDDEN_TEXT = /@sparticuz\/chromium|puppeteer|api\.anthropic\.com|node:sqlite/;
+
+describe('API handler bundles', () => {
+  const sizes: Record<string, number> = {};
+
+  for (const entry of [...routes.map((r) => r.handler), 'authorizer/handler.ts']) {
+    it(`${entry}: no browser, Chromium, crawler, SQLite or LLM code; under 600 KB`, async () => {
+      const b = await bundle(entry);
+      const bad = b.inputs.filter((i) => FORBIDDEN_INPUTS.test(i));
+      assert.deepEqual(bad, [], `${entry} bundles ${bad.join(', ')}`);
+      assert.doesNotMatch(b.text, FORBIDDEN_TEXT);
+      assert.ok(b.inputs.some((i) => i.endsWith('lambdas/adapters/aws/install.ts')), 'the AWS services are injected');
+      assert.ok(!b.inputs.some((i) => i.includes('node_modules/@aws-sdk/')), 'the SDK comes from the runtime');
+      assert.ok(b.bytes < 600 * 1024, `${entry}: ${b.bytes} bytes`);
+      sizes[entry] = b.bytes;
+    });
+  }
+
+  it('the run worker bundles the crawler, and still not Chromium (it comes from the layer)', async () => {
+    const b = await bundle('workers/run.ts');
+    assert.ok(b.inputs.some((i) => i.includes('lambdas/engine/run.ts')));
+    assert.ok(b.inputs.some((i) => i.includes('node_modules/undici/')));
+    assert.ok(!b.inputs.some((i) => /@sparticuz|puppeteer/.test(i)));
+    sizes['workers/run.ts'] = b.bytes;
+    console.log(`bundle sizes (minified, bytes): ${JSON.stringify(sizes)}`);
+  });
+});
