@@ -6,14 +6,38 @@
  *   set-plan --email E --plan PLAN [--json]
  *
  * With --json, stdout carries one JSON value and nothing else (`create`: {"id","email","plan","api_key"}).
+ * With --stage STAGE, the commands act on that deployed stage instead (its DynamoDB table, sealing secret
+ * and API Gateway usage plans, found by their names; AWS credentials and region from the environment).
  */
 import { Command, CommanderError } from 'commander';
 import { isCodedError } from '../lambdas/errors.ts';
 import { createAccount, setPlan } from '../lambdas/core/accounts.ts';
 import { createLocalServices, settingsFromEnv } from '../lambdas/adapters/local/runtime.ts';
+import type { Services } from '../lambdas/core/services.ts';
+import type { Store } from '../lambdas/core/ports.ts';
 
-function open() {
-  return createLocalServices(settingsFromEnv());
+/** The services of DATA_DIR, or of a deployed stage with --stage. */
+async function open(stage?: string): Promise<{ services: Services; store: Store; close(): void }> {
+  if (!stage) return createLocalServices(settingsFromEnv());
+  // Loaded only for --stage: the local CLI needs no AWS SDK.
+  const { physicalNames } = await import('../lib/stage.ts');
+  const { createAwsServices } = await import('../lambdas/adapters/aws/services.ts');
+  const { APIGatewayClient, GetUsagePlansCommand } = await import('@aws-sdk/client-api-gateway');
+  const names = physicalNames(stage);
+  const usagePlanIds: Record<string, string> = {};
+  const client = new APIGatewayClient({});
+  let position: string | undefined;
+  do {
+    const page = await client.send(new GetUsagePlansCommand({ position, limit: 500 }));
+    for (const plan of page.items ?? []) {
+      const m = plan.name?.startsWith(`${names.restApi}-`) ? plan.name.slice(names.restApi.length + 1) : null;
+      if (m && plan.id) usagePlanIds[m] = plan.id;
+    }
+    position = page.position;
+  } while (position);
+  if (!Object.keys(usagePlanIds).length) throw new Error(`no usage plans named ${names.restApi}-<plan>: is the ${stage} stage deployed in this account and region?`);
+  const services = createAwsServices({ ...process.env, STAGE: stage, TABLE_NAME: names.table, SEALING_SECRET_ARN: names.secret, USAGE_PLAN_IDS: JSON.stringify(usagePlanIds) });
+  return { services, store: services.store, close: () => client.destroy() };
 }
 
 const program = new Command('accounts')
@@ -29,8 +53,9 @@ program.command('create')
   .option('--first-name <name>', 'first name', '')
   .option('--last-name <name>', 'last name', '')
   .option('--json', 'print {"id","email","plan","api_key"} as JSON only')
-  .action(async (o: { email: string; password: string; plan: string; firstName: string; lastName: string; json?: boolean }) => {
-    const local = open();
+  .option('--stage <stage>', 'act on a deployed stage (dev, prod) instead of DATA_DIR')
+  .action(async (o: { email: string; password: string; plan: string; firstName: string; lastName: string; json?: boolean; stage?: string }) => {
+    const local = await open(o.stage);
     try {
       const { account, apiKey } = await createAccount(local.services, { email: o.email, password: o.password, plan: o.plan, first_name: o.firstName, last_name: o.lastName });
       if (o.json) process.stdout.write(JSON.stringify({ id: account.id, email: account.email, plan: account.plan, api_key: apiKey }) + '\n');
@@ -43,8 +68,9 @@ program.command('create')
 program.command('list')
   .description('list accounts (never keys or passwords)')
   .option('--json', 'print a JSON array')
-  .action(async (o: { json?: boolean }) => {
-    const local = open();
+  .option('--stage <stage>', 'act on a deployed stage (dev, prod) instead of DATA_DIR')
+  .action(async (o: { json?: boolean; stage?: string }) => {
+    const local = await open(o.stage);
     try {
       const accounts = (await local.store.listAccounts()).map((a) => ({ id: a.id, email: a.email, plan: a.plan, created_at: a.created_at }));
       if (o.json) process.stdout.write(JSON.stringify(accounts) + '\n');
@@ -60,8 +86,9 @@ program.command('set-plan')
   .requiredOption('--email <email>', 'the account')
   .requiredOption('--plan <plan>', 'the new plan')
   .option('--json', 'print {"id","email","plan"} as JSON')
-  .action(async (o: { email: string; plan: string; json?: boolean }) => {
-    const local = open();
+  .option('--stage <stage>', 'act on a deployed stage (dev, prod) instead of DATA_DIR')
+  .action(async (o: { email: string; plan: string; json?: boolean; stage?: string }) => {
+    const local = await open(o.stage);
     try {
       const a = await setPlan(local.services, o.email, o.plan);
       if (o.json) process.stdout.write(JSON.stringify({ id: a.id, email: a.email, plan: a.plan }) + '\n');
@@ -75,6 +102,6 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) process.exit(err.exitCode);
-  console.error(`accounts: ${isCodedError(err) ? err.message : (err as Error).stack ?? String(err)}`);
+  console.error(`accounts: ${isCodedError(err) || !process.env.DEBUG ? (err as Error).message : (err as Error).stack}`);
   process.exit(1);
 }

@@ -13,7 +13,11 @@ import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createAwsServices } from '../../lambdas/adapters/aws/services.ts';
 import { installServices, type Services } from '../../lambdas/core/services.ts';
-import { createAccount } from '../../lambdas/core/accounts.ts';
+import { createAccount, setPlan } from '../../lambdas/core/accounts.ts';
+import { ApiGatewayUsageKeys } from '../../lambdas/adapters/aws/usage-keys.ts';
+import {
+  APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand, DeleteUsagePlanKeyCommand, GetApiKeyCommand, NotFoundException,
+} from '@aws-sdk/client-api-gateway';
 import { handler as authorizer } from '../../lambdas/authorizer/handler.ts';
 import { handler as login } from '../../lambdas/http/login.ts';
 import { handler as createConfig } from '../../lambdas/http/configs-create.ts';
@@ -184,6 +188,33 @@ detail_fields:
     assert.equal(dead.status, 'failed');
     assert.match(dead.status_message, /^worker_lost: the job was attempted 3 time\(s\)/);
     assert.ok(dead.completed_at);
+  });
+
+  it('each account gets its own API Gateway key in its plan\'s usage plan; the authorizer returns it; set-plan moves it', async () => {
+    const apigw = mockClient(APIGatewayClient);
+    let n = 0;
+    apigw.on(CreateApiKeyCommand).callsFake(async () => ({ id: `key-${++n}`, value: `usage-value-${n}` }));
+    apigw.on(GetApiKeyCommand).callsFake(async (input: { apiKey: string }) => ({ id: input.apiKey, value: `usage-value-${input.apiKey.slice(4)}` }));
+    apigw.on(DeleteUsagePlanKeyCommand).rejects(new NotFoundException({ message: 'not in plan', $metadata: {} }));
+    apigw.on(CreateUsagePlanKeyCommand).resolves({});
+    try {
+      const withKeys: Services = { ...svc, usageKeys: new ApiGatewayUsageKeys({ usagePlanIds: { free: 'up-free', growth: 'up-growth', pro: 'up-pro' }, namePrefix: 'scrape-ai-test', client: new APIGatewayClient({ region: 'us-east-1' }) }) };
+      const a = await createAccount(withKeys, { email: 'keyed-a@example.com', password: 'cloud password', plan: 'growth' });
+      const b = await createAccount(withKeys, { email: 'keyed-b@example.com', password: 'cloud password', plan: 'growth' });
+      assert.notEqual(a.account.usage_key_value, b.account.usage_key_value, 'one key per account, not per plan');
+      const authA = await authorizer(tokenEvent(`Bearer ${a.apiKey}`, 'GET', '/api/v1/me/'));
+      assert.equal(authA.usageIdentifierKey, a.account.usage_key_value);
+      assert.deepEqual(apigw.commandCalls(CreateUsagePlanKeyCommand).map((c) => [c.args[0].input.usagePlanId, c.args[0].input.keyId]), [['up-growth', 'key-1'], ['up-growth', 'key-2']]);
+      const moved = await setPlan(withKeys, 'keyed-a@example.com', 'pro');
+      assert.equal(moved.usage_key_id, 'key-1', 'the same key, moved');
+      assert.deepEqual(apigw.commandCalls(CreateUsagePlanKeyCommand).at(-1)!.args[0].input, { usagePlanId: 'up-pro', keyId: 'key-1', keyType: 'API_KEY' });
+      assert.ok(apigw.commandCalls(DeleteUsagePlanKeyCommand).some((c) => c.args[0].input.usagePlanId === 'up-growth' && c.args[0].input.keyId === 'key-1'));
+      const stored = await svc.store.getAccountByEmail('keyed-a@example.com');
+      assert.equal(stored?.plan, 'pro');
+      assert.equal(stored?.usage_key_value, 'usage-value-1');
+    } finally {
+      apigw.restore();
+    }
   });
 
   it('unreadable records are dropped, not retried for ever', async () => {
