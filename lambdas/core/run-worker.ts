@@ -1,13 +1,23 @@
 /**
- * Run jobs, the worker side: one delivery of a run message ({@link executeRun}). Jobs go `running`, the engine runs with a progress callback, rows go to
- * the blob store, and the job ends `completed` or `failed` with a reason.
+ * Run jobs, the worker side: one delivery of a run message ({@link executeRun}). The job goes
+ * `running`; the engine is chosen (engine/choose.ts) and runs with a progress callback; rows go to the
+ * blob store (and the API capture of a browser run next to them); the job ends `completed` or `failed`
+ * with a reason.
  */
 import { isCodedError, CodedError } from '../errors.ts';
 import { parseConfig, type ScrapeConfig } from '../engine/config.ts';
-import { runConfig } from '../engine/run.ts';
+import { runConfig, type RunProgress } from '../engine/run.ts';
+import { chooseEngine } from '../engine/choose.ts';
+import { runHeavy, type CapturedResponse } from '../engine/browser/heavy.ts';
+import type { BrowserHost } from '../engine/browser/host.ts';
 import { Fetcher } from '../net/fetch.ts';
 import { FINISHED, resultsKey } from './jobs.ts';
 import type { Services } from './services.ts';
+
+/** Blob key of a browser run's captured XHR/fetch JSON answers (for the generator). */
+export function captureKey(job: { account_id: number; id: string }): string {
+  return `captures/${job.account_id}/${job.id}.json`;
+}
 
 /** Outcome of one delivery of a run message, for the queue consumer. */
 export type DeliveryOutcome = 'done' | 'retry';
@@ -22,7 +32,13 @@ const PROGRESS_WRITE_MS = 300;
  * delivery, which ends the job `failed`.
  * @param delivery SQS-style receive count of this delivery and the queue's maximum.
  */
-export async function executeRun(svc: Services, jobId: string, delivery: { receiveCount: number; maxReceives: number }): Promise<DeliveryOutcome> {
+export async function executeRun(
+  svc: Services,
+  jobId: string,
+  delivery: { receiveCount: number; maxReceives: number },
+  /** The worker's browser (one per worker, started on first use). */
+  browser: () => BrowserHost,
+): Promise<DeliveryOutcome> {
   const job = await svc.store.getJobById(jobId);
   if (!job || FINISHED.includes(job.status)) return 'done';
   const now = () => svc.clock.now().toISOString();
@@ -49,23 +65,22 @@ export async function executeRun(svc: Services, jobId: string, delivery: { recei
   let writing: Promise<unknown> = Promise.resolve();
   const fetcher = new Fetcher(svc.guard, { perHostConcurrency: svc.jobConcurrency });
   try {
-    const result = await runConfig(config, {
-      fetcher,
-      concurrency: svc.jobConcurrency,
-      maxPages: svc.maxPagesPerJob,
-      signal: controller.signal,
-      onProgress: (p) => {
-        const t = Date.now();
-        if (t - lastWrite < PROGRESS_WRITE_MS) return;
-        lastWrite = t;
-        writing = writing.then(() => svc.store.updateJob(jobId, ['running'], {
-          progress: p.progress, pages_scraped: p.pagesScraped, items_found: p.itemsFound, status_message: p.message,
-        })).catch(() => undefined);
-      },
-    });
+    const choice = await chooseEngine(config, fetcher, controller.signal);
+    const onProgress = (p: RunProgress) => {
+      const t = Date.now();
+      if (t - lastWrite < PROGRESS_WRITE_MS) return;
+      lastWrite = t;
+      writing = writing.then(() => svc.store.updateJob(jobId, ['running'], {
+        progress: p.progress, pages_scraped: p.pagesScraped, items_found: p.itemsFound, status_message: `${p.message} (${choice.engine} engine)`,
+      })).catch(() => undefined);
+    };
+    const options = { concurrency: svc.jobConcurrency, maxPages: svc.maxPagesPerJob, signal: controller.signal, onProgress };
+    const result: { rows: unknown[]; pagesScraped: number; itemsFound: number; warnings: string[]; apiDiscovered?: boolean; apiCapture?: CapturedResponse[] } =
+      choice.engine === 'heavy' ? await runHeavy(config, { ...options, host: browser() }) : await runConfig(config, { ...options, fetcher });
     await writing;
     const key = resultsKey(job);
     await svc.blobs.put(key, JSON.stringify(result.rows), 'application/json');
+    if (result.apiCapture?.length) await svc.blobs.put(captureKey(job), JSON.stringify(result.apiCapture), 'application/json');
     const warn = result.warnings.length
       ? `; ${result.warnings.length} warning(s): ${result.warnings.slice(0, 3).join(' | ')}${result.warnings.length > 3 ? ' | …' : ''}`
       : '';
@@ -76,8 +91,9 @@ export async function executeRun(svc: Services, jobId: string, delivery: { recei
       items_found: result.itemsFound,
       pages_scraped: result.pagesScraped,
       results_key: key,
+      api_discovered: result.apiDiscovered ?? false,
       completed_at: now(),
-      status_message: `Completed: ${result.rows.length} rows from ${result.pagesScraped} pages (lightweight engine: the config needs no browser)${warn}`,
+      status_message: `Completed: ${result.rows.length} rows from ${result.pagesScraped} pages (${choice.engine} engine; ${choice.reason})${warn}`,
     });
     return 'done';
   } catch (err) {

@@ -48,7 +48,8 @@ export async function startRun(svc: Services, account: AccountRecord, req: RunRe
     yaml = req.yaml_content!;
   }
   const config = parseConfig(yaml);
-  assertLightweight(config);
+  // A browser-only config is fine with engine heavy or auto; with engine lightweight it cannot run.
+  if (config.target.engine === 'lightweight') assertLightweight(config);
   svc.guard.checkUrl(config.target.url);
 
   const charge = await meter(svc, account, 'run');

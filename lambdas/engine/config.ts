@@ -190,9 +190,13 @@ function schemaProblems(errors: ErrorObject[], data: unknown, doc: Document, lc:
       case 'const':
         message = `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}; got ${describeType(value)}`;
         break;
-      case 'type':
-        message = `must be ${(e.params as { type: string }).type === 'object' ? 'a mapping' : (e.params as { type: string }).type === 'array' ? 'a list' : `a ${(e.params as { type: string }).type}`}; got ${describeType(value)}`;
+      case 'type': {
+        const type = (e.params as { type: string }).type;
+        // "an integer", not "a integer": the message goes to people as is.
+        const what = type === 'object' ? 'a mapping' : type === 'array' ? 'a list' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+        message = `must be ${what}; got ${describeType(value)}`;
         break;
+      }
       default:
         message = `${e.message ?? 'is invalid'}${value !== undefined && typeof value !== 'object' ? `; got ${describeType(value)}` : ''}`;
     }
@@ -442,10 +446,10 @@ export class BrowserRequiredError extends CodedError {
  * @throws BrowserRequiredError listing each feature that needs a browser with its config path.
  */
 export function assertLightweight(config: ScrapeConfig): void {
-  const features = browserFeatures(config);
+  const features = browserFeatures(config).filter((f) => f.path !== 'target.engine');
   if (features.length) {
     throw new BrowserRequiredError(
-      `This config needs a browser (${features.map((f) => `${f.path}: ${f.reason}`).join('; ')}); the browser engine is not available yet, use the lightweight features only`,
+      `This config needs a browser (${features.map((f) => `${f.path}: ${f.reason}`).join('; ')}) but the lightweight engine runs it; set target.engine to heavy or auto`,
       features,
     );
   }

@@ -39,9 +39,11 @@ export function compileFields(fields: readonly FieldSpec[]): CompiledField[] {
  * Parses HTML into a cheerio document with htmlparser2 (`cheerio/slim`): several times faster than
  * parse5 and forgiving enough for scraping; Crawlee's CheerioCrawler parses the same way. It also keeps
  * parse5 out of the Lambda and extension bundles.
+ * `encodeEntities: 'utf8'` makes `html` fields read as a browser's innerHTML does ("£5", "日本"), escaping
+ * only `& < > "`, instead of turning every non-ASCII character into an entity (`&#xa3;5`).
  */
 export function loadHtml(html: string): CheerioAPI {
-  return load(html);
+  return load(html, { xml: { xmlMode: false, decodeEntities: true, encodeEntities: 'utf8' } });
 }
 
 /**

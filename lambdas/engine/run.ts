@@ -126,6 +126,8 @@ class PriorityPool {
 /** One listing chain: a category (or the target) with its pages in order. */
 interface Listing {
   meta: Row;
+  /** The listing's first page: target.url, or the category's URL. A relative url_pattern resolves against it. */
+  start: string;
   /** Rows per listing page, in page order. */
   pages: Row[][];
   items: number;
@@ -174,6 +176,8 @@ class Crawl {
   private extraPages = 0;
   private lastProgress = 0;
   private stopped = false;
+  /** With categories, the page they were found on: a category linking back to it is not fetched again. */
+  private firstPage: FetchedPage | null = null;
   /** Aborted by the caller's signal, or by the run itself when it fails, to stop the fetches still in flight. */
   private readonly controller = new AbortController();
   private readonly signal: AbortSignal;
@@ -207,6 +211,8 @@ class Crawl {
     const perListingPages = config.pagination ? config.pagination.max_pages : 1;
     if (config.categories) {
       const first = await this.fetchPage(config.target.url);
+      this.firstPage = first;
+      this.seen.add(pageKey(config.target.url)).add(pageKey(first.url));
       const categories = this.discoverCategories(loadHtml(first.text), first.url);
       if (!categories.length) {
         this.warnings.push(`categories: no category links matched "${this.categorySelector()}" on ${first.url}`);
@@ -215,8 +221,9 @@ class Crawl {
       this.listingPlanned = categories.length * perListingPages;
       this.report(`found ${categories.length} categories`);
       for (const c of categories) {
-        if (this.stopped) break;
-        const listing: Listing = { meta: { _category: c.name, _category_url: c.url }, pages: [], items: 0, done: false };
+        // The page limit counts every page: a category's first page too, not only the pages after it.
+        if (this.stopped || !this.budgetLeft()) break;
+        const listing: Listing = { meta: { _category: c.name, _category_url: c.url }, start: c.url, pages: [], items: 0, done: false };
         this.listings.push(listing);
         this.pool.push(0, () => this.listingPage(listing, c.url, 0, false));
         // Categories are crawled one after the other; wait_after spaces them out.
@@ -225,7 +232,7 @@ class Crawl {
       }
     } else {
       this.listingPlanned = perListingPages;
-      const listing: Listing = { meta: {}, pages: [], items: 0, done: false };
+      const listing: Listing = { meta: {}, start: config.target.url, pages: [], items: 0, done: false };
       this.listings.push(listing);
       this.pool.push(0, () => this.listingPage(listing, config.target.url, 0, true));
       await this.pool.drain();
@@ -292,9 +299,11 @@ class Crawl {
   private async listingPage(listing: Listing, url: string, index: number, isTarget: boolean): Promise<void> {
     const { config } = this;
     this.seen.add(pageKey(url));
+    const first = this.firstPage;
+    const reuse = first && index === 0 && (pageKey(url) === pageKey(config.target.url) || pageKey(url) === pageKey(first.url)) ? first : null;
     let page: FetchedPage;
     try {
-      page = await this.fetchPage(url);
+      page = reuse ?? await this.fetchPage(url);
     } catch (err) {
       if (isTarget && index === 0) throw err;
       if (err instanceof CodedError && err.code === 'target_forbidden') throw err;
@@ -321,7 +330,7 @@ class Crawl {
     this.itemsFound += rows.length;
 
     // The next listing page first, so the chain keeps moving while this page's details are fetched.
-    const next = this.nextPageUrl($, page, base, index, rows.length);
+    const next = this.nextPageUrl($, page, base, listing, index, rows.length);
     const capped = (maxItems !== undefined && listing.items >= maxItems)
       || (this.totalItemCap !== undefined && this.totalItems() >= this.totalItemCap);
     if (next && !capped && !this.stopped) {
@@ -350,19 +359,22 @@ class Crawl {
   }
 
   /** The next listing page's URL, or null at the end of the listing. */
-  private nextPageUrl($: CheerioAPI, page: FetchedPage, base: string, index: number, itemsOnPage: number): string | null {
+  private nextPageUrl($: CheerioAPI, page: FetchedPage, base: string, listing: Listing, index: number, itemsOnPage: number): string | null {
     const p = this.config.pagination;
     if (!p || index + 1 >= p.max_pages) return null;
     if (p.type === 'url') {
       // An empty page ends a numbered listing: there is nothing after it.
       if (itemsOnPage === 0) return null;
       const pattern = p.url_pattern!.replaceAll('{page}', String(index + 2));
-      return absoluteUrl(pattern, this.config.target.url);
+      // Relative to the listing's first page, so "page/{page}/" pages each category, not the target again.
+      return absoluteUrl(pattern, listing.start);
     }
     // click: the control must be a link for the lightweight engine to follow it.
     const control = $(p.selector!).first();
     if (!control.length) return null;
-    if (control.is('[disabled], .disabled, [aria-disabled="true"]')) return null;
+    // Pagers often mark the item around the link (Bootstrap 3: <li class="next disabled"><a href="#">),
+    // so a disabled ancestor ends the listing too, instead of failing on a control that is not a link.
+    if (control.closest('[disabled], .disabled, [aria-disabled="true"]').length) return null;
     const href = control.attr('href') ?? control.find('a[href]').first().attr('href') ?? control.closest('a[href]').attr('href');
     if (href === undefined || /^\s*(#|javascript:)/i.test(href)) {
       const tag = (control.get(0) as { tagName?: string } | undefined)?.tagName ?? 'element';

@@ -161,7 +161,10 @@ export function compileTransform(spec: string): Transform {
         const text = asText(v);
         if (text === null) return null;
         const m = FIRST_NUMBER.exec(text);
-        return m ? parseNumber(m[0].replace(/[.,]$/, '')) : null;
+        if (!m) return null;
+        // A run that is no single number ("v2.0.1", "sizes 8,10,12", "12.03.2024") still starts with one:
+        // its leading integer, rather than null for a text that has digits.
+        return parseNumber(m[0].replace(/[.,]$/, '')) ?? parseNumber(/^[-+]?\d+/.exec(m[0])![0]);
       });
     case 'strip_html':
       return noArgs(onText(stripHtml));
@@ -205,7 +208,8 @@ export function compileTransform(spec: string): Transform {
       if (rest === undefined || !rest.includes('{value}')) {
         throw new TransformError(`${spec}: template needs {value} in its text, e.g. "template:https://example.com{value}"`);
       }
-      const parts = rest.split('{value}');
+      // The text is the one argument: colons in it are literal, and the documented `\:` escape is one too.
+      const parts = rest.replace(/\\:/g, ':').split('{value}');
       return onText((s) => parts.join(s));
     }
     default:

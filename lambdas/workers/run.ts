@@ -6,7 +6,27 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { executeRun } from '../core/run-worker.ts';
 import type { RunMessage } from '../core/runs.ts';
-import { services } from '../core/services.ts';
+import { services, type Services } from '../core/services.ts';
+import { BrowserHost } from '../engine/browser/host.ts';
+
+/** This worker's browser: one per worker (Lambda instance, local worker thread), launched on first use. */
+let host: BrowserHost | null = null;
+const launchListeners: Array<(pid: number) => void> = [];
+function browser(svc: Services): BrowserHost {
+  host ??= new BrowserHost({ guard: svc.guard, onLaunch: (pid) => launchListeners.forEach((fn) => fn(pid)) });
+  return host;
+}
+
+/** Subscribes to browser launches of this worker (pid of each Chromium started). */
+export function onBrowserLaunch(fn: (pid: number) => void): void {
+  launchListeners.push(fn);
+}
+
+/** Closes this worker's browser (local worker threads call it when they stop). */
+export async function closeBrowser(): Promise<void> {
+  await host?.close();
+  host = null;
+}
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   const svc = await services();
@@ -23,7 +43,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       const outcome = await executeRun(svc, jobId, {
         receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
         maxReceives: svc.maxReceives,
-      });
+      }, () => browser(svc));
       if (outcome === 'retry') failures.push({ itemIdentifier: record.messageId });
     } catch (err) {
       console.error(JSON.stringify({ level: 'error', message: 'run delivery failed', jobId, error: (err as Error).stack }));

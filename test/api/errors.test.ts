@@ -153,16 +153,16 @@ extract:
       assertError(await api.post('/api/v1/run/', { config_id: 'nope' }), 400, 'invalid_request');
     });
 
-    it('400 invalid_config and browser_required (eval, actions, scroll, heavy), nothing charged', async () => {
+    it('400 invalid_config, and browser_required for browser features with engine lightweight; nothing charged', async () => {
       const api = client(svc.url, pro.api_key);
       const before = (await api.get('/api/v1/me/')).body.subscription.credits_remaining;
       const bad = await api.post('/api/v1/run/', { yaml_content: 'target: {}\nextract: {container: x}' });
       assertError(bad, 400, 'invalid_config');
+      const light = simple(site.url).replace('target: {', 'target: { engine: lightweight,');
       const browserConfigs = [
-        `${simple(site.url)}    - { name: x, type: eval, script: "el.textContent" }\n`,
-        `${simple(site.url)}actions:\n  - { type: click, selector: button.more }\n`,
-        `${simple(site.url)}pagination: { type: scroll_infinite, max_pages: 3 }\n`,
-        simple(site.url).replace('target: {', 'target: { engine: heavy,'),
+        `${light}    - { name: x, type: eval, script: "el.textContent" }\n`,
+        `${light}actions:\n  - { type: click, selector: button.more }\n`,
+        `${light}pagination: { type: scroll_infinite, max_pages: 3 }\n`,
       ];
       for (const yaml of browserConfigs) {
         const r = await api.post('/api/v1/run/', { yaml_content: yaml });

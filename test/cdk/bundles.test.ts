@@ -49,11 +49,13 @@ describe('API handler bundles', () => {
     });
   }
 
-  it('the run worker bundles the crawler, and still not Chromium (it comes from the layer)', async () => {
+  it('the run worker bundles the crawler and puppeteer-core, but not Chromium (it comes from the layer)', async () => {
     const b = await bundle('workers/run.ts');
     assert.ok(b.inputs.some((i) => i.includes('lambdas/engine/run.ts')));
+    assert.ok(b.inputs.some((i) => i.includes('lambdas/engine/browser/heavy.ts')));
     assert.ok(b.inputs.some((i) => i.includes('node_modules/undici/')));
-    assert.ok(!b.inputs.some((i) => /@sparticuz|puppeteer/.test(i)));
+    assert.ok(b.inputs.some((i) => i.includes('node_modules/puppeteer-core/')));
+    assert.ok(!b.inputs.some((i) => /@sparticuz/.test(i)), 'the browser binary is in the layer');
     sizes['workers/run.ts'] = b.bytes;
     console.log(`bundle sizes (minified, bytes): ${JSON.stringify(sizes)}`);
   });

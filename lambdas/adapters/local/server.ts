@@ -213,6 +213,8 @@ async function dispatch(loaded: LoadedRoute[], req: http.IncomingMessage, res: h
 class WorkerSlot {
   private worker: Worker | null = null;
   private holding: string | null = null;
+  /** Chromium processes this worker started: killed when the worker dies or the service stops. */
+  private browsers = new Set<number>();
   private stopped = false;
   private readonly settings: LocalSettings;
   private readonly local: LocalServices;
@@ -234,10 +236,12 @@ class WorkerSlot {
     w.on('message', (m: WorkerReport) => {
       if (m.type === 'holding') this.holding = m.receipt;
       else if (m.type === 'idle') this.holding = null;
+      else if (m.type === 'browser') this.browsers.add(m.pid);
     });
     w.on('error', (err) => console.error(JSON.stringify({ level: 'error', message: `job worker ${this.index} crashed`, error: err.stack })));
     w.on('exit', () => {
       this.worker = null;
+      this.killBrowsers();
       // The message of a dead worker is visible again at once: the next delivery retries or dead-letters it.
       if (this.holding) this.local.queue.changeVisibility(this.holding, 0);
       this.holding = null;
@@ -249,8 +253,20 @@ class WorkerSlot {
   async stop(): Promise<void> {
     this.stopped = true;
     const w = this.worker;
-    if (!w) return;
-    await w.terminate();
+    if (w) await w.terminate();
+    this.killBrowsers();
+  }
+
+  /** Chromium runs in its own process group (puppeteer starts it detached): end the whole group. */
+  private killBrowsers(): void {
+    for (const pid of this.browsers) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+      }
+    }
+    this.browsers.clear();
   }
 }
 

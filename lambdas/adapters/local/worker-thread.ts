@@ -9,14 +9,15 @@
  */
 import { BroadcastChannel, parentPort, workerData } from 'node:worker_threads';
 import { installServices } from '../../core/services.ts';
-import { handler as runHandler } from '../../workers/run.ts';
+import { closeBrowser, handler as runHandler, onBrowserLaunch } from '../../workers/run.ts';
 import { QUEUE_CHANNEL } from './queue.ts';
 import { createLocalServices, toSqsEvent, visibilityTimeoutMs, type LocalSettings } from './runtime.ts';
 
 /** Messages this thread sends to its parent. */
-export type WorkerReport = { type: 'holding'; receipt: string; messageId: string } | { type: 'idle' } | { type: 'ready' };
+export type WorkerReport = { type: 'holding'; receipt: string; messageId: string } | { type: 'idle' } | { type: 'ready' } | { type: 'browser'; pid: number };
 
 const settings = workerData as LocalSettings;
+onBrowserLaunch((pid) => parentPort?.postMessage({ type: 'browser', pid } satisfies WorkerReport));
 const local = createLocalServices(settings);
 installServices(local.services);
 
@@ -65,6 +66,7 @@ async function loop(): Promise<void> {
     parentPort?.postMessage({ type: 'idle' } satisfies WorkerReport);
   }
   channel.close();
+  await closeBrowser();
   local.close();
 }
 

@@ -1,0 +1,588 @@
+/**
+ * The heavy engine: the browser renders, acts and paginates; extraction runs on the rendered page's HTML
+ * through the same cheerio code as the lightweight engine (extract.ts; ARCHITECTURE.md, idea 4). Only
+ * `eval` fields run inside the page, on the same items (in-page.ts).
+ *
+ * A run (docs/config-language.md, "The browser engine"):
+ * fresh browser context -> target page (wait_selector) -> actions in order -> items of the page ->
+ * pagination (click: next or load-more; scroll_infinite; url) -> categories -> detail pages -> output.
+ * Images, media and fonts are not loaded unless a script (an eval field or a script action) may need them.
+ * XHR/fetch JSON answers are recorded (URL, method, status, a bounded sample); when one carries the
+ * items, `apiDiscovered` is true.
+ */
+import type { BrowserContext, HTTPResponse, Page } from 'puppeteer-core';
+import { CodedError } from '../../errors.ts';
+import type { FieldSpec, ScrapeConfig } from '../config.ts';
+import { absoluteUrl, compileFields, documentBase, extractDetail, extractItems, loadHtml, type CompiledField, type Row } from '../extract.ts';
+import { finalizeRows } from '../output.ts';
+import type { RunProgress } from '../run.ts';
+import type { BrowserHost } from './host.ts';
+import {
+  controlState, countItemsInPage, documentMarker, evalFieldsInPage, markDocument, runScriptInPage, scrollPage,
+  type EvalField, type EvalOutcome, type ItemQuery,
+} from './in-page.ts';
+
+/** A recorded XHR/fetch JSON answer. */
+export interface CapturedResponse {
+  url: string;
+  method: string;
+  status: number;
+  /** The first 2,000 characters of the body. */
+  sample: string;
+}
+
+export interface HeavyOptions {
+  host: BrowserHost;
+  /** Pages loaded at once for detail pages. @default 4 */
+  concurrency?: number;
+  /** Navigations a run may make, all kinds together. @default 1000 */
+  maxPages?: number;
+  signal?: AbortSignal;
+  onProgress?: (p: RunProgress) => void;
+  /** Navigation time-out per page, ms. @default 30000 */
+  navigationTimeoutMs?: number;
+}
+
+export interface HeavyResult {
+  rows: Row[];
+  pagesScraped: number;
+  itemsFound: number;
+  warnings: string[];
+  engine: 'heavy';
+  apiDiscovered: boolean;
+  /** XHR/fetch JSON answers seen (at most 50 kept). */
+  apiCapture: CapturedResponse[];
+}
+
+const BLOCKED_TYPES = new Set(['image', 'media', 'font']);
+const MAX_CAPTURES = 50;
+const MAX_CAPTURE_BYTES = 2 * 1024 * 1024;
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
+    const onAbort = () => { clearTimeout(t); reject(signal!.reason); };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function evalFieldsOf(fields: readonly FieldSpec[]): EvalField[] {
+  return fields.filter((f) => f.type === 'eval').map((f) => ({ name: f.name, script: f.script!, ...(f.selector ? { selector: f.selector } : {}) }));
+}
+
+/** Strings inside a JSON value (bounded), to find the items of a page in an API's answer. */
+function jsonStrings(text: string, out: Set<string>): void {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return;
+  }
+  const stack: unknown[] = [data];
+  let seen = 0;
+  while (stack.length && seen < 20_000) {
+    const v = stack.pop();
+    seen++;
+    if (typeof v === 'string') { if (v.trim().length >= 3) out.add(v.trim()); }
+    else if (typeof v === 'number') out.add(String(v));
+    else if (Array.isArray(v)) stack.push(...v);
+    else if (v && typeof v === 'object') stack.push(...Object.values(v));
+  }
+}
+
+/**
+ * Runs a config in the browser.
+ * @throws CodedError `target_failed` (first page 4xx/5xx or unreachable), `target_forbidden` (refused by
+ *   the guard), `action_failed` (an action's selector matches nothing; the message names its index),
+ *   `browser_crashed`, `page_crashed` (e.g. out of memory), or the signal's reason.
+ */
+export async function runHeavy(config: ScrapeConfig, o: HeavyOptions): Promise<HeavyResult> {
+  const run = new HeavyRun(config, o);
+  const context = await o.host.newContext();
+  // Aborting (the job's time limit) closes the context: whatever the page was doing stops at once.
+  const onAbort = () => { void context.close().catch(() => undefined); };
+  o.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    if (o.signal?.aborted) throw o.signal.reason;
+    return await run.run(context);
+  } catch (err) {
+    throw run.explain(err);
+  } finally {
+    o.signal?.removeEventListener('abort', onAbort);
+    await context.close().catch(() => undefined);
+  }
+}
+
+class HeavyRun {
+  private readonly config: ScrapeConfig;
+  private readonly o: HeavyOptions;
+  private readonly fields: CompiledField[];
+  private readonly detailFields: CompiledField[];
+  private readonly evalFields: EvalField[];
+  private readonly detailEvalFields: EvalField[];
+  private readonly linkField: string | undefined;
+  private readonly query: ItemQuery;
+  private readonly allowImages: boolean;
+  private readonly warnings: string[] = [];
+  private readonly captures: CapturedResponse[] = [];
+  private readonly jsonValues = new Set<string>();
+  private captureBytes = 0;
+  private readonly refusedAtStart: number;
+  private pagesScraped = 0;
+  private navigations = 0;
+  private itemsFound = 0;
+  private lastProgress = 0;
+  private listingPlanned = 1;
+  private listingDone = 0;
+  private crashed: CodedError | null = null;
+  private currentUrl = '';
+
+  constructor(config: ScrapeConfig, o: HeavyOptions) {
+    this.config = config;
+    this.o = o;
+    this.fields = compileFields(config.extract.fields);
+    this.detailFields = config.detail_fields ? compileFields(config.detail_fields.fields) : [];
+    this.evalFields = evalFieldsOf(config.extract.fields);
+    this.detailEvalFields = config.detail_fields ? evalFieldsOf(config.detail_fields.fields) : [];
+    this.linkField = config.extract.fields.find((f) => f.type === 'link' && !f.multiple)?.name;
+    this.query = { type: config.extract.type, ...(config.extract.container ? { container: config.extract.container } : {}) };
+    // A script may measure or draw images; without scripts nothing needs their bytes.
+    this.allowImages = this.evalFields.length + this.detailEvalFields.length > 0 || config.actions.some((a) => a.type === 'script');
+    this.refusedAtStart = o.host.refused().length;
+  }
+
+  /** Turns low-level failures into the job's reasons. */
+  explain(err: unknown): unknown {
+    if (this.o.signal?.aborted) return this.o.signal.reason;
+    if (this.crashed) return this.crashed;
+    if (err instanceof CodedError) return err;
+    const msg = (err as Error)?.message ?? String(err);
+    if (/Target closed|Connection closed|Session closed|browser has disconnected|Protocol error.*(closed|detached)/i.test(msg)) {
+      return new CodedError('browser_crashed', `The browser stopped during the run (${msg.split('\n')[0]}); the job failed and the next one starts a new browser`);
+    }
+    return err;
+  }
+
+  async run(context: BrowserContext): Promise<HeavyResult> {
+    const c = this.config;
+    const page = await this.newPage(context);
+    await this.navigate(page, c.target.url, true);
+    await this.waitForSelector(page);
+    await this.actions(page);
+    const perListingPages = c.pagination ? c.pagination.max_pages : 1;
+    const listings: Array<{ meta: Row; rows: Row[] }> = [];
+    if (c.categories) {
+      const categories = await this.discoverCategories(page);
+      this.listingPlanned = Math.max(1, categories.length * perListingPages);
+      for (const cat of categories) {
+        if (!this.budgetLeft()) break;
+        try {
+          await this.navigate(page, cat.url, false);
+        } catch (err) {
+          if (err instanceof CodedError && err.code === 'target_forbidden') throw err;
+          this.warnings.push(`category ${cat.url}: ${(err as Error).message}`);
+          continue;
+        }
+        await sleep(c.categories.wait_after, this.o.signal);
+        await this.waitForSelector(page);
+        const rows = await this.listing(page);
+        listings.push({ meta: { _category: cat.name, _category_url: cat.url }, rows });
+      }
+      if (!categories.length) this.warnings.push(`categories: no category links matched on ${c.target.url}`);
+    } else {
+      this.listingPlanned = perListingPages;
+      listings.push({ meta: {}, rows: await this.listing(page) });
+    }
+    await page.close().catch(() => undefined);
+
+    let rows: Row[] = [];
+    for (const l of listings) rows.push(...(l.meta._category_url !== undefined ? l.rows.map((r) => ({ ...r, ...l.meta })) : l.rows));
+    if (this.detailFields.length && this.linkField) rows = await this.details(context, rows);
+    const finalRows = finalizeRows(rows, c.output);
+    const refused = this.o.host.refused().slice(this.refusedAtStart);
+    if (refused.length) this.warnings.push(`the outbound guard refused ${refused.length} request(s) of the page, e.g. ${refused[0]!.target}`);
+    this.report('done', 99);
+    return {
+      rows: finalRows,
+      pagesScraped: this.pagesScraped,
+      itemsFound: this.itemsFound,
+      warnings: this.warnings,
+      engine: 'heavy',
+      apiDiscovered: this.apiCarriesItems(finalRows),
+      apiCapture: this.captures,
+    };
+  }
+
+  private async newPage(context: BrowserContext): Promise<Page> {
+    const page = await context.newPage();
+    page.setDefaultTimeout(this.o.navigationTimeoutMs ?? 30_000);
+    await page.setBypassCSP(true);
+    await page.setRequestInterception(true);
+    page.on('request', (req) => {
+      if (req.isInterceptResolutionHandled()) return;
+      const scheme = req.url().slice(0, req.url().indexOf(':'));
+      if (!['http', 'https', 'data', 'blob', 'about'].includes(scheme)) {
+        void req.abort('accessdenied');
+        return;
+      }
+      if (!this.allowImages && BLOCKED_TYPES.has(req.resourceType())) {
+        void req.abort('blockedbyclient');
+        return;
+      }
+      void req.continue();
+    });
+    page.on('response', (res) => { void this.capture(res); });
+    page.on('error', (err) => {
+      this.crashed = new CodedError('page_crashed', `The page crashed at ${this.currentUrl || this.config.target.url} (${err.message}); a page that allocates without bound ends its job, not the worker`);
+    });
+    return page;
+  }
+
+  private async capture(res: HTTPResponse): Promise<void> {
+    const req = res.request();
+    const type = req.resourceType();
+    if (type !== 'xhr' && type !== 'fetch') return;
+    if (!/json/i.test(res.headers()['content-type'] ?? '')) return;
+    if (this.captureBytes > MAX_CAPTURE_BYTES) return;
+    let text: string;
+    try {
+      text = await res.text();
+    } catch {
+      return;
+    }
+    this.captureBytes += text.length;
+    if (this.captures.length < MAX_CAPTURES) this.captures.push({ url: res.url(), method: req.method(), status: res.status(), sample: text.slice(0, 2000) });
+    jsonStrings(text, this.jsonValues);
+  }
+
+  /** True when most rows have a value that an XHR/fetch JSON answer carried: the page's data API. */
+  private apiCarriesItems(rows: Row[]): boolean {
+    if (!rows.length || !this.jsonValues.size) return false;
+    const hits = rows.filter((r) => Object.values(r).some((v) => (typeof v === 'string' || typeof v === 'number') && String(v).trim().length >= 3 && this.jsonValues.has(String(v).trim())));
+    return hits.length / rows.length >= 0.5;
+  }
+
+  private budgetLeft(): boolean {
+    const max = this.o.maxPages ?? 1000;
+    if (this.navigations < max) return true;
+    if (!this.warnings.some((w) => w.startsWith('stopped at the page limit'))) this.warnings.push(`stopped at the page limit of ${max} pages per run`);
+    return false;
+  }
+
+  private guardRefusal(url: string): CodedError | null {
+    const refused = this.o.host.refused().slice(this.refusedAtStart);
+    let host = '';
+    try { host = new URL(url).host; } catch { return null; }
+    const hit = [...refused].reverse().find((r) => r.target === url || r.target.startsWith(host) || r.target.includes(`//${host}`));
+    return hit ? new CodedError('target_forbidden', hit.reason, [{ url }]) : null;
+  }
+
+  /** Loads a URL in the page; a 4xx/5xx or a failed load throws (target_failed, target_forbidden). */
+  private async navigate(page: Page, url: string, first: boolean): Promise<void> {
+    this.navigations++;
+    this.currentUrl = url;
+    let status = 0;
+    try {
+      const res = await page.goto(url, { waitUntil: 'load', timeout: this.o.navigationTimeoutMs ?? 30_000, signal: this.o.signal } as Parameters<Page['goto']>[1]);
+      status = res?.status() ?? 200;
+    } catch (err) {
+      if (this.crashed) throw this.crashed;
+      if (this.o.signal?.aborted) throw this.o.signal.reason;
+      const refusal = this.guardRefusal(url);
+      if (refusal) throw refusal;
+      throw new CodedError(first ? 'target_failed' : 'fetch_failed', `${url} could not be loaded in the browser: ${(err as Error).message.split('\n')[0]}`, [{ url }]);
+    }
+    if (status === 403) {
+      const refusal = this.guardRefusal(url);
+      if (refusal) throw refusal;
+    }
+    if (status >= 400) throw new CodedError('target_failed', `${url} answered HTTP ${status}`, [{ url, status }]);
+    this.pagesScraped++;
+  }
+
+  private async waitForSelector(page: Page): Promise<void> {
+    const sel = this.config.target.browser.wait_selector;
+    if (!sel) return;
+    try {
+      await page.waitForSelector(sel, { timeout: this.config.target.browser.timeout });
+    } catch (err) {
+      if (this.crashed) throw this.crashed;
+      this.warnings.push(`target.browser.wait_selector "${sel}" did not appear within ${this.config.target.browser.timeout} ms on ${page.url()}`);
+    }
+  }
+
+  private async actions(page: Page): Promise<void> {
+    const list = this.config.actions;
+    for (let i = 0; i < list.length; i++) {
+      const a = list[i]!;
+      const where = `actions[${i}] (${a.type}${a.selector ? ` "${a.selector}"` : ''})`;
+      const element = async () => {
+        const el = await page.waitForSelector(a.selector!, { timeout: 5000 }).catch(() => null);
+        if (!el) throw new CodedError('action_failed', `${where}: no element matches the selector "${a.selector}" on ${page.url()}`, [{ path: `actions[${i}].selector`, selector: a.selector }]);
+        return el;
+      };
+      switch (a.type) {
+        case 'click':
+          await (await element()).click();
+          break;
+        case 'scroll':
+          await page.evaluate(scrollPage, a.direction ?? 'down', a.amount ?? 'full');
+          break;
+        case 'type': {
+          const el = await element();
+          await el.click({ count: 3 });
+          await el.type(a.value ?? '');
+          break;
+        }
+        case 'select': {
+          await element();
+          const chosen = await page.select(a.selector!, a.value ?? '');
+          if (!chosen.length) throw new CodedError('action_failed', `${where}: no option with the value "${a.value}"`, [{ path: `actions[${i}].value` }]);
+          break;
+        }
+        case 'hover':
+          await (await element()).hover();
+          break;
+        case 'keyboard':
+          await page.keyboard.press(a.key as Parameters<Page['keyboard']['press']>[0]);
+          break;
+        case 'script':
+          try {
+            await page.evaluate(runScriptInPage, a.script!);
+          } catch (err) {
+            throw new CodedError('action_failed', `${where}: the script threw ${(err as Error).message.split('\n')[0]}`, [{ path: `actions[${i}].script` }]);
+          }
+          break;
+      }
+      // Let the page react (requests, rendering) before the next action.
+      await this.settle(page, a.wait_after ?? 500);
+    }
+  }
+
+  /** Waits `ms`, and for a navigation the last action or click may have started. */
+  private async settle(page: Page, ms: number): Promise<void> {
+    await Promise.race([sleep(ms, this.o.signal), page.waitForNavigation({ waitUntil: 'load', timeout: ms }).catch(() => undefined)]);
+    if (this.crashed) throw this.crashed;
+  }
+
+  /** Items of the current document from index `start` on: cheerio on the HTML, eval fields in the page. */
+  private async extract(page: Page, start = 0): Promise<Row[]> {
+    const html = await page.content();
+    const $ = loadHtml(html);
+    const url = page.url();
+    const rows = extractItems($, this.config.extract, this.fields, url, documentBase($, url, html)).slice(start);
+    if (this.evalFields.length && rows.length) {
+      const outcomes: EvalOutcome[][] = await page.evaluate(evalFieldsInPage, this.query, this.evalFields, start);
+      this.mergeEval(rows, outcomes, this.evalFields, this.config.extract.fields);
+    }
+    return rows;
+  }
+
+  private mergeEval(rows: Row[], outcomes: EvalOutcome[][], evalFields: EvalField[], specs: readonly FieldSpec[]): void {
+    if (outcomes.length !== rows.length) this.warnings.push(`eval fields: the page has ${outcomes.length} items where the HTML had ${rows.length}; values matched by position`);
+    const compiled = evalFields.map((f) => compileFields([specs.find((s) => s.name === f.name)!])[0]!);
+    rows.forEach((row, i) => evalFields.forEach((f, j) => {
+      const spec = compiled[j]!.spec;
+      const out = outcomes[i]?.[j];
+      if (out?.ok) {
+        let v = out.value;
+        if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v === null) {
+          for (const t of compiled[j]!.transforms) v = t(v as string | number | boolean | null);
+        }
+        row[f.name] = v === null || v === undefined || v === '' ? ('default' in spec ? spec.default : null) : v;
+      } else {
+        row[f.name] = 'default' in spec ? spec.default : null;
+        const msg = `eval field "${f.name}": ${out ? out.error : 'no matching item in the page'}`;
+        if (!this.warnings.includes(msg)) this.warnings.push(msg);
+      }
+    }));
+  }
+
+  /** One listing (the target or a category) with its pagination. */
+  private async listing(page: Page): Promise<Row[]> {
+    const c = this.config;
+    const p = c.pagination;
+    const maxItems = p?.stop_condition.max_items;
+    const cap = c.output.deduplicate ? undefined : c.output.limit;
+    const rows: Row[] = [];
+    const add = (more: Row[]) => {
+      const room = Math.min(maxItems ?? Infinity, cap ?? Infinity) - rows.length;
+      const taken = more.slice(0, Math.max(0, room));
+      rows.push(...taken);
+      this.itemsFound += taken.length;
+      this.listingDone++;
+      this.report(`page ${this.listingDone}: ${taken.length} items`);
+      return rows.length < Math.min(maxItems ?? Infinity, cap ?? Infinity);
+    };
+    let going = add(await this.extract(page));
+    if (!p || !going) return rows;
+    for (let step = 1; step < p.max_pages && going && this.budgetLeft(); step++) {
+      if (p.type === 'url') {
+        const url = absoluteUrl(p.url_pattern!.replaceAll('{page}', String(step + 1)), c.target.url);
+        if (!url) break;
+        try {
+          await this.navigate(page, url, false);
+        } catch (err) {
+          if (err instanceof CodedError && err.code === 'target_forbidden') throw err;
+          this.warnings.push(`listing page ${url}: ${(err as Error).message}`);
+          break;
+        }
+        await sleep(p.wait_after, this.o.signal);
+        await this.waitForSelector(page);
+        const more = await this.extract(page);
+        if (!more.length) break;
+        going = add(more);
+      } else if (p.type === 'scroll_infinite') {
+        const before = await page.evaluate(countItemsInPage, this.query);
+        await page.evaluate(scrollPage, 'down' as const, 'full' as const);
+        if (!(await this.waitForMore(page, before, p.wait_after || 2000))) break;
+        this.navigations++;
+        going = add(await this.extract(page, before));
+      } else {
+        const state = await page.evaluate(controlState, p.selector!);
+        if (state !== 'ready') break;
+        const before = await page.evaluate(countItemsInPage, this.query);
+        const marker = `m${step}-${Date.now()}`;
+        await page.evaluate(markDocument, marker);
+        this.navigations++;
+        const timeout = Math.max(3000, p.wait_after);
+        const navigation = page.waitForNavigation({ waitUntil: 'load', timeout }).then(() => true, () => false);
+        await page.click(p.selector!).catch(() => undefined);
+        const change = await this.waitForChange(page, before, marker, timeout, navigation);
+        if (change === 'navigated') {
+          await navigation;
+          this.pagesScraped++;
+          await sleep(p.wait_after, this.o.signal);
+          await this.waitForSelector(page);
+          going = add(await this.extract(page));
+        } else if (change === 'more') {
+          // Load more: new items in the same document.
+          await sleep(p.wait_after, this.o.signal);
+          going = add(await this.extract(page, before));
+        } else {
+          break; // the page stopped changing
+        }
+      }
+    }
+    return rows;
+  }
+
+  /**
+   * After a click: did the page navigate (the marked document is gone), grow (more items), or neither
+   * within `ms`? A navigation destroys the page's context mid-poll; that counts as navigated.
+   */
+  private async waitForChange(page: Page, before: number, marker: string, ms: number, navigation: Promise<boolean>): Promise<'navigated' | 'more' | 'none'> {
+    let navigated = false;
+    void navigation.then((v) => { navigated ||= v; });
+    const end = Date.now() + ms;
+    for (;;) {
+      if (this.crashed) throw this.crashed;
+      if (navigated) return 'navigated';
+      try {
+        if ((await page.evaluate(documentMarker)) !== marker) return 'navigated';
+        if ((await page.evaluate(countItemsInPage, this.query)) > before) {
+          await sleep(150, this.o.signal);
+          return 'more';
+        }
+      } catch {
+        return 'navigated';
+      }
+      if (Date.now() >= end) return 'none';
+      await sleep(100, this.o.signal);
+    }
+  }
+
+  /** Polls until the page has more items than `before`; false when it stopped changing within `ms`. */
+  private async waitForMore(page: Page, before: number, ms: number): Promise<boolean> {
+    const end = Date.now() + ms;
+    for (;;) {
+      if (this.crashed) throw this.crashed;
+      const now = await page.evaluate(countItemsInPage, this.query);
+      if (now > before) {
+        // Give a batch that is still being appended a moment to finish.
+        await sleep(150, this.o.signal);
+        return true;
+      }
+      if (Date.now() >= end) return false;
+      await sleep(100, this.o.signal);
+    }
+  }
+
+  private async discoverCategories(page: Page): Promise<Array<{ name: string; url: string }>> {
+    const c = this.config.categories!;
+    const html = await page.content();
+    const $ = loadHtml(html);
+    const base = documentBase($, page.url(), html);
+    const links = c.container ? $(c.container).find(c.link_selector) : $(c.link_selector);
+    const out: Array<{ name: string; url: string }> = [];
+    const seen = new Set<string>();
+    links.each((_, el) => {
+      if (out.length >= c.max_categories) return false;
+      const url = absoluteUrl($(el).attr(c.link_attribute), base);
+      if (!url || !/^https?:/.test(url) || seen.has(url.split('#')[0]!)) return undefined;
+      seen.add(url.split('#')[0]!);
+      const nameEl = c.name_selector ? $(el).find(c.name_selector).first() : $(el);
+      out.push({ name: (nameEl.length ? nameEl : $(el)).text().replace(/\s+/g, ' ').trim(), url });
+      return undefined;
+    });
+    return out;
+  }
+
+  /** Detail pages, `concurrency` at a time, each URL once. */
+  private async details(context: BrowserContext, rows: Row[]): Promise<Row[]> {
+    const queue = [...new Set(rows.map((r) => r[this.linkField!]).filter((u): u is string => typeof u === 'string' && /^https?:/.test(u)))];
+    const limit = Math.max(1, this.o.concurrency ?? 4);
+    const results = new Map<string, Row | null>();
+    let next = 0;
+    const worker = async () => {
+      while (next < queue.length) {
+        const url = queue[next++]!;
+        if (!this.budgetLeft()) { results.set(url, null); continue; }
+        results.set(url, await this.detail(context, url));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, worker));
+    return rows.map((row) => {
+      const d = results.get(row[this.linkField!] as string) ?? null;
+      const merged: Row = { ...row };
+      const meta = { _category: row._category, _category_url: row._category_url };
+      for (const f of this.config.detail_fields!.fields) merged[f.name] = d ? d[f.name] : 'default' in f ? f.default : null;
+      if (meta._category_url !== undefined) Object.assign(merged, meta);
+      return merged;
+    });
+  }
+
+  private async detail(context: BrowserContext, url: string): Promise<Row | null> {
+    const page = await this.newPage(context);
+    try {
+      await this.navigate(page, url, false);
+      const html = await page.content();
+      const $ = loadHtml(html);
+      const row = extractDetail($, this.detailFields, page.url(), documentBase($, page.url(), html));
+      if (this.detailEvalFields.length) {
+        const outcomes = await page.evaluate(evalFieldsInPage, { type: 'single' } as ItemQuery, this.detailEvalFields, 0);
+        this.mergeEval([row], outcomes, this.detailEvalFields, this.config.detail_fields!.fields);
+      }
+      return row;
+    } catch (err) {
+      if (this.crashed || this.o.signal?.aborted) throw this.crashed ?? err;
+      if (err instanceof CodedError && err.code === 'target_forbidden') throw err;
+      this.warnings.push(`detail page ${url}: ${(err as Error).message.split('\n')[0]}`);
+      return null;
+    } finally {
+      this.report('');
+      await page.close().catch(() => undefined);
+    }
+  }
+
+  private report(message: string, force?: number): void {
+    if (!this.o.onProgress) return;
+    const detailsPerPage = this.detailFields.length && this.listingDone ? this.itemsFound / this.listingDone : 0;
+    const expected = Math.max(this.listingPlanned * (1 + detailsPerPage), this.pagesScraped, 1);
+    const ratio = force ?? Math.floor((99 * this.pagesScraped) / expected);
+    this.lastProgress = Math.max(this.lastProgress, Math.min(99, ratio));
+    this.o.onProgress({ progress: this.lastProgress, pagesScraped: this.pagesScraped, itemsFound: this.itemsFound, message: message || `${this.pagesScraped} pages, ${this.itemsFound} items` });
+  }
+}

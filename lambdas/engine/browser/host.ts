@@ -1,0 +1,123 @@
+/**
+ * One Chromium per worker (a worker thread locally, a Lambda instance in the cloud), started lazily on
+ * the first job that needs it and started again after a crash. Each job gets a fresh browser context
+ * (cookies, cache and storage of one job never reach another).
+ *
+ * The binary is the one @sparticuz/chromium ships (unpacked to /tmp on first use; on Lambda from the
+ * layer), or CHROME_PATH (e.g. on macOS). Every request of every page goes through the guard proxy
+ * (lambdas/net/proxy.ts): `--proxy-server` with loopback not bypassed, QUIC off, WebRTC UDP only
+ * through the proxy (so never), background networking off.
+ */
+import type { ChildProcess } from 'node:child_process';
+import type { Browser, BrowserContext } from 'puppeteer-core';
+import { startGuardProxy, type GuardProxy } from '../../net/proxy.ts';
+import type { OutboundGuard } from '../../net/guard.ts';
+
+/** Options of a {@link BrowserHost}. */
+export interface BrowserHostOptions {
+  guard: OutboundGuard;
+  /** The Chromium binary; default CHROME_PATH, else @sparticuz/chromium's. */
+  executablePath?: string;
+  /**
+   * Use @sparticuz/chromium's own arguments unchanged (Lambda). Outside Lambda `--single-process` and
+   * `--in-process-gpu` are dropped: with them Chromium can die at launch on a desktop Linux.
+   * @default true on Lambda (AWS_LAMBDA_FUNCTION_NAME set), false elsewhere
+   */
+  lambdaArgs?: boolean;
+  /** V8 heap limit of the page's JavaScript, MB: a page that allocates without bound crashes its tab, not the worker. @default 512 */
+  pageHeapMb?: number;
+  /** Called with Chromium's pid after each launch (the local service kills it if its worker dies). */
+  onLaunch?: (pid: number) => void;
+}
+
+/** Flags this service adds to Chromium's, whatever the platform. */
+const SERVICE_FLAGS = [
+  '--proxy-bypass-list=<-loopback>',
+  '--disable-quic',
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--metrics-recording-only',
+  '--mute-audio',
+];
+
+/** @sparticuz/chromium flags this service does not want: pages stay in their origin's sandbox. */
+const DROPPED_FLAGS = new Set(['--disable-web-security', '--allow-running-insecure-content']);
+const NOT_OFF_LAMBDA = new Set(['--single-process', '--in-process-gpu']);
+
+export class BrowserHost {
+  private readonly o: BrowserHostOptions;
+  private browser: Browser | null = null;
+  private launching: Promise<Browser> | null = null;
+  private proxy: GuardProxy | null = null;
+  /** Times Chromium was started (1 after the first launch; more after crashes). */
+  launches = 0;
+
+  constructor(o: BrowserHostOptions) {
+    this.o = o;
+  }
+
+  /** The running browser, launched (again) when needed. */
+  async get(): Promise<Browser> {
+    if (this.browser?.connected) return this.browser;
+    this.launching ??= this.launch().finally(() => { this.launching = null; });
+    return this.launching;
+  }
+
+  /** A fresh, isolated context for one job. */
+  async newContext(): Promise<BrowserContext> {
+    return (await this.get()).createBrowserContext();
+  }
+
+  /** Requests refused by the guard proxy so far (the caller remembers where a job started). */
+  refused(): readonly { target: string; reason: string }[] {
+    return this.proxy?.refused ?? [];
+  }
+
+  /** The Chromium process (tests kill it to check crash handling). */
+  process(): ChildProcess | null {
+    return this.browser?.process() ?? null;
+  }
+
+  private async launch(): Promise<Browser> {
+    const [{ default: puppeteer }, chromium] = await Promise.all([import('puppeteer-core'), import('@sparticuz/chromium').then((m) => m.default)]);
+    this.proxy ??= await startGuardProxy(this.o.guard);
+    const onLambda = this.o.lambdaArgs ?? Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+    const executablePath = this.o.executablePath ?? (process.env.CHROME_PATH || await chromium.executablePath());
+    const args = chromium.args
+      .filter((a) => !DROPPED_FLAGS.has(a) && (onLambda || !NOT_OFF_LAMBDA.has(a)) && !a.startsWith('--headless'))
+      .concat(SERVICE_FLAGS, [`--proxy-server=${this.proxy.url}`, `--js-flags=--max-old-space-size=${this.o.pageHeapMb ?? 512}`]);
+    const browser = await puppeteer.launch({
+      executablePath,
+      args,
+      headless: 'shell',
+      // A pipe rather than a WebSocket: when this process goes, Chromium sees the pipe close and exits.
+      pipe: true,
+      defaultViewport: { width: 1366, height: 900 },
+      protocolTimeout: 120_000,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
+    this.launches++;
+    const pid = browser.process()?.pid;
+    if (pid) this.o.onLaunch?.(pid);
+    browser.on('disconnected', () => {
+      if (this.browser === browser) this.browser = null;
+    });
+    this.browser = browser;
+    return browser;
+  }
+
+  /** Closes the browser and the proxy. */
+  async close(): Promise<void> {
+    const b = this.browser;
+    this.browser = null;
+    await b?.close().catch(() => b.process()?.kill('SIGKILL'));
+    await this.proxy?.close();
+    this.proxy = null;
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * `engine: auto` (docs/config-language.md, "Engines"): the lightweight engine when the config needs no
+ * browser and the page as served already has the items; the browser otherwise. The reason is kept for
+ * the job's status_message.
+ */
+import { browserFeatures, type ScrapeConfig } from './config.ts';
+import { loadHtml } from './extract.ts';
+import type { Fetcher } from '../net/fetch.ts';
+import { CodedError } from '../errors.ts';
+
+export interface EngineChoice {
+  engine: 'lightweight' | 'heavy';
+  reason: string;
+}
+
+/**
+ * Picks the engine for a run.
+ * @throws CodedError `target_forbidden` when probing the page is refused by the guard (no engine may fetch it).
+ */
+export async function chooseEngine(config: ScrapeConfig, fetcher: Fetcher, signal?: AbortSignal): Promise<EngineChoice> {
+  const features = browserFeatures(config);
+  if (config.target.engine === 'heavy') return { engine: 'heavy', reason: 'target.engine is heavy' };
+  if (config.target.engine === 'lightweight') return { engine: 'lightweight', reason: 'target.engine is lightweight' };
+  if (features.length) return { engine: 'heavy', reason: `auto: the config needs a browser (${features.map((f) => f.path).join(', ')})` };
+  const container = config.extract.container;
+  if (!container) return { engine: 'lightweight', reason: 'auto: a single item from the whole page needs no browser' };
+  let html: string;
+  try {
+    const page = await fetcher.fetch(config.target.url, { signal });
+    // Refusals aimed at non-browsers (401, 403, 429, 5xx) may not be aimed at a browser; a 404 is a 404.
+    if ([401, 403, 429].includes(page.status) || page.status >= 500) return { engine: 'heavy', reason: `auto: the page answered HTTP ${page.status} to a plain request; trying a browser` };
+    if (page.status >= 400) return { engine: 'lightweight', reason: `auto: the page answered HTTP ${page.status}` };
+    html = page.text;
+  } catch (err) {
+    if (err instanceof CodedError && err.code === 'target_forbidden') throw err;
+    if (signal?.aborted) throw signal.reason;
+    return { engine: 'heavy', reason: `auto: the page could not be fetched without a browser (${(err as Error).message})` };
+  }
+  const n = loadHtml(html)(container).length;
+  return n > 0
+    ? { engine: 'lightweight', reason: `auto: the page as served has ${n} item(s) matching "${container}", no browser needed` }
+    : { engine: 'heavy', reason: `auto: the page as served has no item matching "${container}"; it renders them with JavaScript` };
+}

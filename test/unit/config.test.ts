@@ -1,0 +1,512 @@
+/**
+ * parseConfig (lambdas/engine/config.ts): the YAML config language of SPEC.md parsed into a normalized
+ * config with every default filled in, or refused with ConfigError (code `invalid_config`) whose details
+ * give, per problem, the config path, the 1-based line and column in the YAML text and a reason.
+ * Also browserFeatures / assertLightweight: what only a browser can run, with its path.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  assertLightweight,
+  browserFeatures,
+  ConfigError,
+  MAX_CONFIG_BYTES,
+  parseConfig,
+  type ConfigProblem,
+} from '../../lambdas/engine/config.ts';
+import { isCodedError } from '../../lambdas/errors.ts';
+
+/** The ConfigError parseConfig throws for `yaml` (fails the test when the config is accepted). */
+function refuse(yaml: string): ConfigError {
+  try {
+    parseConfig(yaml);
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, `expected a ConfigError, got ${String(err)}`);
+    assert.equal(err.code, 'invalid_config');
+    assert.ok(isCodedError(err));
+    assert.ok(Array.isArray(err.details) && err.details.length > 0, 'at least one problem');
+    for (const d of err.details) {
+      assert.equal(typeof d.path, 'string');
+      assert.equal(typeof d.message, 'string');
+      assert.ok(d.message.length > 0);
+    }
+    return err;
+  }
+  assert.fail(`config was accepted:\n${yaml}`);
+}
+
+/** The problem at `path` (fails the test when there is none). */
+function problemAt(err: ConfigError, path: string): ConfigProblem {
+  const found = err.details.find((d) => d.path === path);
+  assert.ok(found, `no problem at "${path}"; got ${JSON.stringify(err.details)}`);
+  return found;
+}
+
+/**
+ * 1-based line and column of the `occurrence`-th (1-based) appearance of `marker` in `text`, counted
+ * independently of the yaml library, so the expected places come from the text itself.
+ */
+function where(text: string, marker: string, occurrence = 1): { line: number; column: number } {
+  let at = -1;
+  for (let i = 0; i < occurrence; i++) {
+    at = text.indexOf(marker, at + 1);
+    assert.notEqual(at, -1, `marker ${JSON.stringify(marker)} #${occurrence} not in the YAML`);
+  }
+  const before = text.slice(0, at).split('\n');
+  return { line: before.length, column: before.at(-1)!.length + 1 };
+}
+
+function assertPlace(p: ConfigProblem, expected: { line: number; column: number }): void {
+  assert.deepEqual({ line: p.line, column: p.column }, expected, `place of ${p.path}: ${p.message}`);
+}
+
+/** A small valid config with a given rest appended. */
+const MINIMAL = `target:
+  url: https://quotes.toscrape.com/
+extract:
+  container: div.quote
+  fields:
+    - name: text
+      selector: span.text
+`;
+
+describe('parseConfig on valid configs', () => {
+  it('fills every default of the language', () => {
+    const c = parseConfig(MINIMAL);
+    assert.equal(c.version, '2.0');
+    assert.equal(c.target.url, 'https://quotes.toscrape.com/');
+    assert.equal(c.target.engine, 'auto');
+    assert.equal(c.target.browser.timeout, 15000);
+    assert.equal(c.target.browser.wait_selector, undefined);
+    assert.equal(c.extract.type, 'list');
+    assert.equal(c.extract.container, 'div.quote');
+    assert.deepEqual(c.extract.fields, [{ name: 'text', selector: 'span.text', type: 'text', transform: [], multiple: false }]);
+    assert.equal('default' in c.extract.fields[0]!, false, 'no default unless the config gives one');
+    assert.deepEqual(c.actions, []);
+    assert.deepEqual(c.output, { format: 'json', deduplicate: false });
+    assert.equal(c.pagination, undefined);
+    assert.equal(c.categories, undefined);
+    assert.equal(c.detail_fields, undefined);
+  });
+
+  it('fills pagination defaults: max_pages 10, wait_after 0, no stop condition', () => {
+    const c = parseConfig(`${MINIMAL}pagination:\n  type: click\n  selector: li.next a\n`);
+    assert.deepEqual(c.pagination, { type: 'click', selector: 'li.next a', max_pages: 10, wait_after: 0, stop_condition: {} });
+  });
+
+  it('fills categories defaults: container "", link_selector a, link_attribute href, max_categories 50, wait_after 2000', () => {
+    const c = parseConfig(`${MINIMAL}categories: {}\n`);
+    assert.deepEqual(c.categories, { container: '', link_selector: 'a', link_attribute: 'href', name_selector: '', max_categories: 50, wait_after: 2000 });
+    const given = parseConfig(`${MINIMAL}categories:\n  container: .tags-box\n  link_selector: a.tag\n  max_categories: 3\n  wait_after: 0\n`);
+    assert.deepEqual(given.categories, { container: '.tags-box', link_selector: 'a.tag', link_attribute: 'href', name_selector: '', max_categories: 3, wait_after: 0 });
+  });
+
+  it('keeps what the config gives: every key of the language in one config', () => {
+    const c = parseConfig(`version: "2.0"
+name: Books
+description: every key once
+target:
+  url: https://books.toscrape.com/
+  engine: lightweight
+  browser: { wait_selector: article.product_pod, timeout: 5000 }
+extract:
+  container: article.product_pod
+  type: list
+  fields:
+    - { name: title, selector: h3 a, type: attribute, attribute: title }
+    - { name: url, selector: h3 a, type: link }
+    - { name: price, selector: p.price_color, transform: [strip_currency, to_number], default: 0 }
+    - { name: code, selector: p, type: regex, pattern: "(\\\\d+)", default: null }
+    - { name: tags, selector: a, multiple: true }
+detail_fields:
+  fields:
+    - { name: upc, selector: "table tr:first-child td" }
+pagination:
+  type: url
+  url_pattern: "/catalogue/page-{page}.html"
+  max_pages: 3
+  wait_after: 100
+  stop_condition: { max_items: 50 }
+output:
+  format: json
+  deduplicate_fields: [url]
+  limit: 40
+`);
+    assert.equal(c.name, 'Books');
+    assert.equal(c.description, 'every key once');
+    assert.deepEqual(c.target, { url: 'https://books.toscrape.com/', engine: 'lightweight', browser: { timeout: 5000, wait_selector: 'article.product_pod' } });
+    assert.deepEqual(c.extract.fields.map((f) => f.type), ['attribute', 'link', 'text', 'regex', 'text']);
+    assert.equal(c.extract.fields[0]!.attribute, 'title');
+    assert.deepEqual(c.extract.fields[2]!.transform, ['strip_currency', 'to_number']);
+    assert.equal(c.extract.fields[2]!.default, 0);
+    assert.equal(c.extract.fields[3]!.pattern, '(\\d+)');
+    assert.ok('default' in c.extract.fields[3]! && c.extract.fields[3].default === null, 'a null default is kept as null');
+    assert.equal(c.extract.fields[4]!.multiple, true);
+    assert.deepEqual(c.detail_fields?.fields.map((f) => f.name), ['upc']);
+    assert.deepEqual(c.pagination, { type: 'url', url_pattern: '/catalogue/page-{page}.html', max_pages: 3, wait_after: 100, stop_condition: { max_items: 50 } });
+    assert.deepEqual(c.output, { format: 'json', deduplicate: true, deduplicate_fields: ['url'], limit: 40 });
+  });
+
+  it('reads version written as a bare 2.0 number', () => {
+    assert.equal(parseConfig(`version: 2.0\n${MINIMAL}`).version, '2.0');
+  });
+
+  it('deduplicate_fields implies deduplicate unless deduplicate is false', () => {
+    assert.equal(parseConfig(`${MINIMAL}output: { deduplicate_fields: [text] }\n`).output.deduplicate, true);
+    assert.equal(parseConfig(`${MINIMAL}output: { deduplicate: false, deduplicate_fields: [text] }\n`).output.deduplicate, false);
+  });
+
+  it('single needs no container; table needs no fields', () => {
+    const single = parseConfig('target: { url: "https://e.com/" }\nextract: { type: single, fields: [{ name: h1, selector: h1 }] }\n');
+    assert.equal(single.extract.type, 'single');
+    assert.equal(single.extract.container, undefined);
+    const table = parseConfig('target: { url: "https://e.com/" }\nextract: { type: table, container: table.quotes }\n');
+    assert.deepEqual(table.extract.fields, []);
+  });
+
+  it('the result is plain data (it crosses process boundaries)', () => {
+    const c = parseConfig(`${MINIMAL}pagination: { type: click, selector: "li.next a" }\n`);
+    assert.deepEqual(structuredClone(c), c);
+  });
+});
+
+describe('parseConfig: problems with path, line and column', () => {
+  const yaml = `version: "2.0"
+name: Quotes
+target:
+  url: https://quotes.toscrape.com/
+  engine: lightweight
+extract:
+  container: div.quote
+  fields:
+    - name: text
+      selector: span.text
+    - name: author
+      selector: small.author
+      type: txt
+`;
+
+  it('a bad enum value points at its key', () => {
+    const err = refuse(yaml);
+    assert.equal(err.details.length, 1);
+    const p = problemAt(err, 'extract.fields[1].type');
+    assertPlace(p, where(yaml, 'type: txt'));
+    assert.deepEqual({ line: p.line, column: p.column }, { line: 13, column: 7 });
+    assert.match(p.message, /must be one of "text", "attribute", .*"eval"; got string "txt"/);
+    assert.match(err.message, /^Invalid config: extract\.fields\[1\]\.type: .* \(line 13, column 7\)$/);
+  });
+
+  it('an unknown key, with the place of the key', () => {
+    const text = yaml.replace('  container: div.quote', '  contianer: div.quote').replace('type: txt', 'type: text');
+    const err = refuse(text);
+    const p = problemAt(err, 'extract.contianer');
+    assertPlace(p, where(text, 'contianer'));
+    assert.equal(p.message, 'unknown key "contianer" in extract');
+  });
+
+  it('an unknown key at the top level', () => {
+    const text = `${MINIMAL}outputs: { limit: 3 }\n`;
+    const p = problemAt(refuse(text), 'outputs');
+    assertPlace(p, where(text, 'outputs'));
+    assert.match(p.message, /unknown key "outputs" in the top level/);
+  });
+
+  it('a bad engine value', () => {
+    const text = yaml.replace('engine: lightweight', 'engine: turbo').replace('type: txt', 'type: text');
+    const p = problemAt(refuse(text), 'target.engine');
+    assertPlace(p, where(text, 'engine: turbo'));
+    assert.match(p.message, /must be one of "lightweight", "heavy", "auto"; got string "turbo"/);
+  });
+
+  it('a missing required key points at the mapping that lacks it', () => {
+    const noUrl = 'name: x\ntarget:\n  engine: auto\nextract: { container: div, fields: [{ name: a }] }\n';
+    const p = problemAt(refuse(noUrl), 'target');
+    assertPlace(p, where(noUrl, 'target:'));
+    assert.equal(p.message, 'missing required key "url"');
+
+    const noName = `${MINIMAL}    - selector: small.author\n      type: text\n`;
+    const q = problemAt(refuse(noName), 'extract.fields[1]');
+    assertPlace(q, where(noName, 'selector: small.author'));
+    assert.equal(q.message, 'missing required key "name"');
+
+    const noTarget = 'extract: { container: div, fields: [{ name: a }] }\n';
+    assert.match(refuse(noTarget).details[0]!.message, /missing required key "target"/);
+    assert.match(refuse('target: { url: "https://e.com/" }\n').details[0]!.message, /missing required key "extract"/);
+  });
+
+  it('type-specific required keys: attribute, regex pattern, eval script, click selector, url url_pattern', () => {
+    const cases: Array<[string, string, string]> = [
+      ['extract: { container: div, fields: [{ name: a, type: attribute }] }', 'extract.fields[0]', 'attribute'],
+      ['extract: { container: div, fields: [{ name: a, type: regex }] }', 'extract.fields[0]', 'pattern'],
+      ['extract: { container: div, fields: [{ name: a, type: eval }] }', 'extract.fields[0]', 'script'],
+      ['extract: { container: div, fields: [{ name: a }] }\npagination: { type: click }', 'pagination', 'selector'],
+      ['extract: { container: div, fields: [{ name: a }] }\npagination: { type: url }', 'pagination', 'url_pattern'],
+      ['extract: { container: div, fields: [{ name: a }] }\nactions: [{ type: type, selector: input }]', 'actions[0]', 'value'],
+    ];
+    for (const [rest, path, key] of cases) {
+      const p = problemAt(refuse(`target: { url: "https://e.com/" }\n${rest}\n`), path);
+      assert.equal(p.message, `missing required key "${key}"`, rest);
+    }
+  });
+
+  it('wrong value types, with the got value in the message', () => {
+    const text = `${MINIMAL}pagination:\n  type: click\n  selector: li.next a\n  max_pages: ten\n`;
+    const p = problemAt(refuse(text), 'pagination.max_pages');
+    assertPlace(p, where(text, 'max_pages'));
+    assert.equal(p.message, 'must be an integer; got string "ten"');
+    const list = problemAt(refuse('target: [1, 2]\nextract: { container: div, fields: [{ name: a }] }\n'), 'target');
+    assert.equal(list.message, 'must be a mapping; got a list');
+    const transform = `${MINIMAL}      transform: strip\n`;
+    const t = problemAt(refuse(transform), 'extract.fields[0].transform');
+    assert.equal(t.message, 'must be a list; got string "strip"');
+    assertPlace(t, where(transform, 'transform'));
+  });
+
+  it('ranges: max_pages at least 1, limit at least 1, timeout at most 120000', () => {
+    assert.match(problemAt(refuse(`${MINIMAL}pagination: { type: click, selector: a, max_pages: 0 }\n`), 'pagination.max_pages').message, />= 1/);
+    assert.match(problemAt(refuse(`${MINIMAL}output: { limit: 0 }\n`), 'output.limit').message, />= 1/);
+    assert.match(problemAt(refuse('target: { url: "https://e.com/", browser: { timeout: 999999 } }\nextract: { container: div, fields: [{ name: a }] }\n'), 'target.browser.timeout').message, /<= 120000/);
+  });
+
+  it('lists every problem, each at its own place', () => {
+    const text = `target:
+  url: https://e.com/
+  engin: heavy
+extract:
+  container: div
+  fields:
+    - { name: a, type: texte }
+pagination:
+  type: jump
+`;
+    const err = refuse(text);
+    assertPlace(problemAt(err, 'target.engin'), where(text, 'engin'));
+    assertPlace(problemAt(err, 'extract.fields[0].type'), where(text, 'type: texte'));
+    assertPlace(problemAt(err, 'pagination.type'), where(text, 'type: jump'));
+    assert.equal(err.details.length, 3);
+    assert.match(err.message, /and 2 more problem\(s\)$/);
+  });
+});
+
+describe('parseConfig: YAML syntax errors', () => {
+  it('a tab used as indentation, with line and column', () => {
+    const text = 'target:\n  url: https://e.com/\nextract:\n\tcontainer: div\n';
+    const err = refuse(text);
+    assert.equal(err.details[0]!.path, '');
+    assert.deepEqual({ line: err.details[0]!.line, column: err.details[0]!.column }, { line: 4, column: 1 });
+    assert.match(err.details[0]!.message, /^YAML syntax: .*tab/i);
+  });
+
+  it('a mapping key indented out of line', () => {
+    const text = 'target:\n  url: https://e.com/\n extract: x\n';
+    const err = refuse(text);
+    assert.equal(err.details[0]!.line, 3);
+    assert.match(err.details[0]!.message, /^YAML syntax: /);
+    assert.match(err.message, /\(line 3, column \d+\)/);
+  });
+
+  it('a key given twice', () => {
+    const text = `${MINIMAL}target:\n  url: https://other.example/\n`;
+    const err = refuse(text);
+    assert.equal(err.details[0]!.line, where(text, 'target:', 2).line);
+    assert.match(err.details[0]!.message, /unique/i);
+  });
+
+  it('a document that is not a mapping', () => {
+    for (const text of ['- target\n- extract\n', 'just a string\n', '42\n']) {
+      const err = refuse(text);
+      assert.match(err.details[0]!.message, /a config is a YAML mapping/, text);
+    }
+  });
+
+  it('an alias bomb is refused, not expanded', () => {
+    const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 8; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(', ')}]`);
+    const started = Date.now();
+    const err = refuse(`${lines.join('\n')}\n${MINIMAL}`);
+    assert.ok(Date.now() - started < 2000, 'refused quickly');
+    // Refused for the aliases themselves, before the unknown keys a..h are even looked at.
+    assert.match(err.details[0]!.message, /alias/i);
+  });
+});
+
+describe('parseConfig: semantic checks', () => {
+  it('an invalid CSS selector, at the selector key', () => {
+    const text = `${MINIMAL}    - name: price\n      selector: "p.price[["\n`;
+    const p = problemAt(refuse(text), 'extract.fields[1].selector');
+    assertPlace(p, where(text, 'selector: "p.price[["'));
+    assert.match(p.message, /invalid CSS selector "p\.price\[\["/);
+  });
+
+  it('invalid selectors in container, pagination, categories and actions', () => {
+    const err = refuse(`target: { url: "https://e.com/" }
+extract: { container: "div>>", fields: [{ name: a }] }
+pagination: { type: click, selector: "a:nope(" }
+categories: { link_selector: "a[", name_selector: "!!" }
+`);
+    for (const path of ['extract.container', 'pagination.selector', 'categories.link_selector', 'categories.name_selector']) {
+      assert.match(problemAt(err, path).message, /invalid CSS selector/, path);
+    }
+  });
+
+  it('an invalid regex pattern, at the pattern key', () => {
+    const text = `${MINIMAL}    - name: n\n      type: regex\n      pattern: "(\\\\d+"\n`;
+    const p = problemAt(refuse(text), 'extract.fields[1].pattern');
+    assertPlace(p, where(text, 'pattern:'));
+    assert.match(p.message, /invalid regular expression/);
+  });
+
+  it('a bad transform: the path carries the index of the transform, the place is that list item', () => {
+    const text = `${MINIMAL}    - name: price
+      selector: p.price_color
+      transform:
+        - strip_currency
+        - to_number
+        - "split:,"
+`;
+    const p = problemAt(refuse(text), 'extract.fields[1].transform[2]');
+    assertPlace(p, where(text, '"split:,"'));
+    assert.match(p.message, /split needs DELIM and INDEX/);
+
+    const flow = `${MINIMAL}      transform: [strip, to_int]\n`;
+    const q = problemAt(refuse(flow), 'extract.fields[0].transform[1]');
+    assertPlace(q, where(flow, 'to_int'));
+    assert.match(q.message, /unknown transform "to_int"/);
+  });
+
+  it('detail_fields need a link field (a non-multiple one) in extract.fields', () => {
+    const text = `${MINIMAL}detail_fields:\n  fields:\n    - { name: born, selector: .author-born-date }\n`;
+    const p = problemAt(refuse(text), 'detail_fields');
+    assertPlace(p, where(text, 'detail_fields'));
+    assert.match(p.message, /needs a field of type link/);
+    const multiple = `${MINIMAL}    - { name: links, selector: a, type: link, multiple: true }\ndetail_fields:\n  fields:\n    - { name: born, selector: .x }\n`;
+    problemAt(refuse(multiple), 'detail_fields');
+    const ok = `${MINIMAL}    - { name: about, selector: "span a", type: link }\ndetail_fields:\n  fields:\n    - { name: born, selector: .x }\n`;
+    assert.equal(parseConfig(ok).detail_fields?.fields[0]?.name, 'born');
+  });
+
+  it('field names: unique, not _category…, detail names distinct from item names', () => {
+    assert.match(problemAt(refuse(`${MINIMAL}    - { name: text, selector: p }\n`), 'extract.fields[1].name').message, /duplicate field name "text"/);
+    assert.match(problemAt(refuse(`${MINIMAL}    - { name: _category, selector: p }\n`), 'extract.fields[1].name').message, /reserved/);
+    const clash = `${MINIMAL}    - { name: u, selector: a, type: link }\ndetail_fields:\n  fields:\n    - { name: text, selector: p }\n`;
+    assert.match(problemAt(refuse(clash), 'detail_fields.fields[0].name').message, /already a field of extract\.fields/);
+  });
+
+  it('url pagination without {page} in url_pattern', () => {
+    const text = `${MINIMAL}pagination:\n  type: url\n  url_pattern: https://quotes.toscrape.com/page/2/\n`;
+    const p = problemAt(refuse(text), 'pagination.url_pattern');
+    assertPlace(p, where(text, 'url_pattern'));
+    assert.equal(p.message, 'must contain the placeholder {page}');
+  });
+
+  it('url_pattern may be relative to target.url, but not another scheme', () => {
+    assert.equal(parseConfig(`${MINIMAL}pagination: { type: url, url_pattern: "page/{page}/" }\n`).pagination?.url_pattern, 'page/{page}/');
+    assert.match(problemAt(refuse(`${MINIMAL}pagination: { type: url, url_pattern: "ftp://e.com/{page}" }\n`), 'pagination.url_pattern').message, /http or https/);
+  });
+
+  it('target.url must be an absolute http(s) URL', () => {
+    for (const url of ['ftp://example.com/', 'file:///etc/passwd', 'javascript:alert(1)', '/relative/path', 'not a url', 'data:text/html,hi']) {
+      const text = `target:\n  url: "${url}"\nextract: { container: div, fields: [{ name: a }] }\n`;
+      const p = problemAt(refuse(text), 'target.url');
+      assertPlace(p, where(text, 'url:'));
+      assert.match(p.message, /absolute http or https URL/, url);
+    }
+    assert.equal(parseConfig('target: { url: "  http://example.com/x  " }\nextract: { container: div, fields: [{ name: a }] }\n').target.url, 'http://example.com/x');
+  });
+
+  it('list and table need a container; list needs fields', () => {
+    assert.match(problemAt(refuse('target: { url: "https://e.com/" }\nextract: { fields: [{ name: a }] }\n'), 'extract').message, /"container"/);
+    assert.match(problemAt(refuse('target: { url: "https://e.com/" }\nextract: { type: table }\n'), 'extract').message, /"container"/);
+    assert.match(problemAt(refuse('target: { url: "https://e.com/" }\nextract: { container: div }\n'), 'extract').message, /"fields"/);
+  });
+
+  it('deduplicate_fields must name fields of the config (category metadata included when categories are on)', () => {
+    const text = `${MINIMAL}output:\n  deduplicate_fields: [text, txet]\n`;
+    const p = problemAt(refuse(text), 'output.deduplicate_fields[1]');
+    assertPlace(p, where(text, 'txet'));
+    assert.match(p.message, /"txet" is not a field/);
+    assert.deepEqual(parseConfig(`${MINIMAL}categories: {}\noutput: { deduplicate_fields: [_category, text] }\n`).output.deduplicate_fields, ['_category', 'text']);
+  });
+});
+
+describe('parseConfig: input size', () => {
+  it('empty or blank input', () => {
+    for (const text of ['', '   \n\t\n']) {
+      const err = refuse(text);
+      assert.equal(err.details[0]!.path, '');
+      assert.match(err.details[0]!.message, /empty/);
+    }
+  });
+
+  it('input over 256 KiB is refused before parsing; just under is parsed', () => {
+    const pad = (n: number) => `${MINIMAL}#${'x'.repeat(n)}\n`;
+    const base = Buffer.byteLength(pad(0));
+    const over = pad(MAX_CONFIG_BYTES - base + 1);
+    assert.equal(Buffer.byteLength(over), MAX_CONFIG_BYTES + 1);
+    assert.match(refuse(over).details[0]!.message, /too large .*262145 bytes.*262144 bytes/);
+    const at = pad(MAX_CONFIG_BYTES - base);
+    assert.equal(Buffer.byteLength(at), MAX_CONFIG_BYTES);
+    assert.equal(parseConfig(at).extract.container, 'div.quote');
+  });
+
+  it('counts bytes, not characters', () => {
+    // 3 bytes per character: under the limit in characters, over it in bytes.
+    const text = `${MINIMAL}# ${'€'.repeat(Math.ceil(MAX_CONFIG_BYTES / 3))}\n`;
+    assert.ok(text.length < MAX_CONFIG_BYTES);
+    assert.match(refuse(text).details[0]!.message, /too large/);
+  });
+});
+
+describe('browserFeatures and assertLightweight', () => {
+  it('are empty / silent for a config the lightweight engine can run', () => {
+    const c = parseConfig(`${MINIMAL}pagination: { type: click, selector: "li.next a" }\n`);
+    assert.deepEqual(browserFeatures(c), []);
+    assert.doesNotThrow(() => assertLightweight(c));
+    assert.deepEqual(browserFeatures(parseConfig('target: { url: "https://e.com/", engine: lightweight }\nextract: { container: div, fields: [{ name: a }] }\n')), []);
+  });
+
+  it('list eval fields, actions, scroll_infinite and engine heavy, each with its path', () => {
+    const c = parseConfig(`target: { url: "https://e.com/", engine: heavy }
+extract:
+  container: div
+  fields:
+    - { name: a }
+    - { name: link, selector: a, type: link }
+    - { name: js, type: eval, script: "document.title" }
+detail_fields:
+  fields:
+    - { name: b }
+    - { name: js2, type: eval, script: "1 + 1" }
+actions:
+  - { type: click, selector: button.cookies }
+  - { type: scroll }
+  - { type: click, selector: button.more }
+pagination: { type: scroll_infinite }
+`);
+    const features = browserFeatures(c);
+    assert.deepEqual(features.map((f) => f.path), ['target.engine', 'extract.fields[2]', 'detail_fields.fields[1]', 'actions', 'pagination.type']);
+    assert.match(features[1]!.reason, /eval field "js"/);
+    assert.match(features[2]!.reason, /eval field "js2"/);
+    assert.match(features[3]!.reason, /3 action\(s\) \(click, scroll\)/);
+    assert.match(features[4]!.reason, /scroll_infinite/);
+    try {
+      assertLightweight(c);
+      assert.fail('should need a browser');
+    } catch (err) {
+      assert.ok(isCodedError(err));
+      assert.equal(err.code, 'browser_required');
+      // Each feature the lightweight engine cannot run is named (engine: heavy is a choice of engine, not
+      // something the lightweight engine fails at, so it may or may not be listed here).
+      const paths = (err.details as Array<{ path: string }>).map((d) => d.path);
+      assert.deepEqual(paths.filter((p) => p !== 'target.engine'), ['extract.fields[2]', 'detail_fields.fields[1]', 'actions', 'pagination.type']);
+      assert.match(err.message, /extract\.fields\[2\]/);
+    }
+  });
+
+  it('engine auto with only lightweight features needs no browser; any one feature alone does', () => {
+    const one = (rest: string) => browserFeatures(parseConfig(`target: { url: "https://e.com/" }\n${rest}\n`)).map((f) => f.path);
+    assert.deepEqual(one('extract: { container: div, fields: [{ name: a, type: eval, script: x }] }'), ['extract.fields[0]']);
+    assert.deepEqual(one('extract: { container: div, fields: [{ name: a }] }\nactions: [{ type: keyboard, key: End }]'), ['actions']);
+    assert.deepEqual(one('extract: { container: div, fields: [{ name: a }] }\npagination: { type: scroll_infinite, max_pages: 3 }'), ['pagination.type']);
+  });
+});

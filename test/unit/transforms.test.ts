@@ -1,0 +1,325 @@
+/**
+ * The 13 transforms of SPEC.md's transform table (lambdas/engine/transforms.ts): what each one does,
+ * their argument syntax (`:` separates, `\:` is a literal colon), the order they apply in, and the
+ * errors a bad transform string gives when a config is compiled.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import {
+  applyTransforms,
+  compileTransform,
+  compileTransforms,
+  TransformError,
+  TRANSFORM_NAMES,
+  type FieldValue,
+} from '../../lambdas/engine/transforms.ts';
+import { corpusPath } from '../fixtures/corpus.ts';
+
+/** Compiles one transform string and applies it. */
+const t = (spec: string, value: FieldValue): FieldValue => compileTransform(spec)(value);
+/** Compiles a list and applies it in order. */
+const chain = (specs: string[], value: FieldValue): FieldValue => applyTransforms(value, compileTransforms(specs));
+
+/** The error a transform string gives when compiled (fails the test when it compiles). */
+function compileError(spec: string): TransformError {
+  try {
+    compileTransform(spec);
+  } catch (err) {
+    assert.ok(err instanceof TransformError, `${spec}: expected a TransformError, got ${String(err)}`);
+    return err;
+  }
+  assert.fail(`"${spec}" compiled but should have been refused`);
+}
+
+describe('transform names', () => {
+  it('are exactly the 13 of SPEC.md', () => {
+    const spec = ['strip', 'lowercase', 'uppercase', 'strip_currency', 'to_number', 'extract_number', 'strip_html',
+      'trim_whitespace', 'regex', 'replace', 'split', 'slice', 'template'];
+    assert.deepEqual([...TRANSFORM_NAMES].sort(), [...spec].sort());
+  });
+});
+
+describe('text transforms', () => {
+  it('strip trims both ends but keeps inner whitespace', () => {
+    assert.equal(t('strip', ' \n\t A Light  in the Attic \r\n'), 'A Light  in the Attic');
+    assert.equal(t('strip', 'nothing to trim'), 'nothing to trim');
+  });
+
+  it('lowercase and uppercase change case, also outside ASCII', () => {
+    assert.equal(t('lowercase', 'In Stock ÉÇ'), 'in stock éç');
+    assert.equal(t('uppercase', 'star-rating Three'), 'STAR-RATING THREE');
+    assert.equal(t('uppercase', 'größe'), 'GRÖSSE');
+  });
+
+  it('trim_whitespace collapses every run of whitespace (newlines, tabs, no-break spaces) and trims', () => {
+    assert.equal(t('trim_whitespace', '\n   In stock\n\n   (22 available)\t '), 'In stock (22 available)');
+    assert.equal(t('trim_whitespace', 'a\u00a0\u00a0b'), 'a b');
+  });
+
+  it('strip_html removes tags, comments and script/style content, and decodes entities', () => {
+    assert.equal(t('strip_html', '<p>Hello <b>big</b> <a href="/x">world</a></p>'), 'Hello big world');
+    assert.equal(t('strip_html', 'a<script>var x = "<b>";</script>b<style>p{}</style>c<!-- note -->d'), 'abcd');
+    assert.equal(t('strip_html', 'Fish &amp; Chips &lt;3 &quot;q&quot; &#39;s&#39; &#x20AC;5 &#163;2'), 'Fish & Chips <3 "q" \'s\' €5 £2');
+    assert.equal(t('strip_html', 'no tags at all'), 'no tags at all');
+  });
+});
+
+describe('strip_currency', () => {
+  it('removes the pound, dollar, euro, yen and lira signs, wherever they stand, and trims', () => {
+    const cases: Array<[string, string]> = [
+      ['£51.77', '51.77'],
+      ['$1,234.00', '1,234.00'],
+      ['€ 12,50', '12,50'],
+      ['12,50 €', '12,50'],
+      ['¥1200', '1200'],
+      ['₺45,90', '45,90'],
+      ['US$10', '10'],
+    ];
+    for (const [input, expected] of cases) assert.equal(t('strip_currency', input), expected, input);
+  });
+
+  it('leaves text without a currency sign alone, letters included', () => {
+    assert.equal(t('strip_currency', 'In stock'), 'In stock');
+    assert.equal(t('strip_currency', '42'), '42');
+  });
+
+  it('strips every price of the real books.toscrape.com page to a plain decimal', () => {
+    const html = readFileSync(corpusPath('listings', 'books-toscrape-home.html'), 'utf8');
+    const prices = [...html.matchAll(/<p class="price_color">([^<]*)<\/p>/g)].map((m) => m[1]!);
+    assert.equal(prices.length, 20);
+    for (const price of prices) {
+      assert.match(price, /^£\d+\.\d\d$/, 'the corpus writes prices as £NN.NN');
+      assert.equal(t('strip_currency', price), price.slice(1));
+    }
+  });
+});
+
+describe('to_number', () => {
+  it('parses decimal points, thousands separators of both conventions, signs and spaces', () => {
+    const cases: Array<[string, number]> = [
+      ['51.77', 51.77],
+      ['1,234.56', 1234.56],
+      ['1.234,56', 1234.56],
+      ['1,234,567', 1234567],
+      ['12,5', 12.5],
+      ['1 234', 1234],
+      ['  42  ', 42],
+      ['-3.5', -3.5],
+      ['0', 0],
+    ];
+    for (const [input, expected] of cases) assert.equal(t('to_number', input), expected, input);
+  });
+
+  it('gives null for text that is not a number, and for null or booleans', () => {
+    for (const input of ['abc', '', '   ', '£5', '12 apples', '1,2,3', 'Infinity', '0x10']) {
+      assert.equal(t('to_number', input), null, JSON.stringify(input));
+    }
+    assert.equal(t('to_number', null), null);
+    assert.equal(t('to_number', true), null);
+  });
+
+  it('keeps a number as it is', () => {
+    assert.equal(t('to_number', 7.25), 7.25);
+  });
+});
+
+describe('extract_number', () => {
+  it('takes the first number inside a text', () => {
+    assert.equal(t('extract_number', 'In stock (22 available)'), 22);
+    assert.equal(t('extract_number', 'Price: £1,234.56 incl. tax'), 1234.56);
+    assert.equal(t('extract_number', 'rated 4.5 out of 5'), 4.5);
+    assert.equal(t('extract_number', '-5 degrees, then 7'), -5);
+    assert.equal(t('extract_number', 'Page 1 of 50'), 1);
+    assert.equal(t('extract_number', 'ends with a dot 3.'), 3);
+  });
+
+  it('takes the leading integer of a run that is not one number, rather than null', () => {
+    assert.equal(t('extract_number', 'macOS v10.15.7'), 10);
+    assert.equal(t('extract_number', 'sizes 8,10,12'), 8);
+  });
+
+  it('gives null without digits, keeps numbers, lets null through', () => {
+    assert.equal(t('extract_number', 'no digits here'), null);
+    assert.equal(t('extract_number', ''), null);
+    assert.equal(t('extract_number', 12), 12);
+    assert.equal(t('extract_number', null), null);
+  });
+});
+
+describe('regex:PATTERN', () => {
+  it('with a group gives the first group', () => {
+    assert.equal(t('regex:\\((\\d+) available\\)', 'In stock (22 available)'), '22');
+    assert.equal(t('regex:star-rating (\\w+)', 'star-rating Three'), 'Three');
+  });
+
+  it('without a group gives the whole match', () => {
+    assert.equal(t('regex:\\d+\\.\\d+', 'costs 51.77 today'), '51.77');
+  });
+
+  it('with alternative groups gives the group that took part', () => {
+    assert.equal(t('regex:(x+)|(y+)', 'zzyyy'), 'yyy');
+  });
+
+  it('gives null when nothing matches', () => {
+    assert.equal(t('regex:(\\d+)', 'no digits'), null);
+  });
+
+  it('keeps colons inside the pattern', () => {
+    assert.equal(t('regex:UPC: (\\w+)', 'UPC: a897fe39b1053632'), 'a897fe39b1053632');
+  });
+});
+
+describe('replace:OLD:NEW', () => {
+  it('replaces every occurrence', () => {
+    assert.equal(t('replace:a:o', 'banana'), 'bonono');
+  });
+
+  it('with an empty NEW deletes', () => {
+    assert.equal(t('replace:star-rating :', 'star-rating Four'), 'Four');
+  });
+
+  it('takes \\: as a literal colon in OLD and in NEW', () => {
+    assert.equal(t('replace:\\::-', '10:30:00'), '10-30-00');
+    assert.equal(t('replace:h:\\:', '10h30'), '10:30');
+    assert.equal(t('replace:a\\:b:c\\:d', 'xa:by'), 'xc:dy');
+  });
+
+  it('treats OLD literally, not as a regex', () => {
+    assert.equal(t('replace:.:,', '1.5.2'), '1,5,2');
+  });
+});
+
+describe('split:DELIM:INDEX', () => {
+  it('takes the item at INDEX, 0-based', () => {
+    assert.equal(t('split:,:0', 'a,b,c'), 'a');
+    assert.equal(t('split:,:2', 'a,b,c'), 'c');
+    assert.equal(t('split: - :1', 'Title - Author'), 'Author');
+  });
+
+  it('counts a negative INDEX from the end', () => {
+    assert.equal(t('split:/:-1', 'https://books.toscrape.com/catalogue/page-2.html'), 'page-2.html');
+    assert.equal(t('split:/:-2', 'a/b/c'), 'b');
+  });
+
+  it('gives null for an INDEX out of range on either side', () => {
+    assert.equal(t('split:,:3', 'a,b,c'), null);
+    assert.equal(t('split:,:-4', 'a,b,c'), null);
+  });
+
+  it('may split on a colon, written bare or as \\:', () => {
+    assert.equal(t('split:::1', 'key:value'), 'value');
+    assert.equal(t('split:\\::1', 'key:value'), 'value');
+  });
+});
+
+describe('slice:START:END', () => {
+  it('takes characters START to END, END optional, negatives from the end', () => {
+    assert.equal(t('slice:0:3', 'abcdef'), 'abc');
+    assert.equal(t('slice:2', 'abcdef'), 'cdef');
+    assert.equal(t('slice:-2', 'abcdef'), 'ef');
+    assert.equal(t('slice:1:-1', 'abcdef'), 'bcde');
+    assert.equal(t('slice:10:20', 'abc'), '');
+  });
+
+  it('counts characters, not UTF-16 units', () => {
+    assert.equal(t('slice:0:2', '日本語'), '日本');
+    assert.equal(t('slice:1:2', 'a😀b'), '😀');
+  });
+});
+
+describe('template:TEXT{value}TEXT', () => {
+  it('puts the value in place of {value}, every time it appears', () => {
+    assert.equal(t('template:https://books.toscrape.com/{value}', 'catalogue/page-2.html'), 'https://books.toscrape.com/catalogue/page-2.html');
+    assert.equal(t('template:Price: {value} GBP', '51.77'), 'Price: 51.77 GBP');
+    assert.equal(t('template:{value}-{value}', 'x'), 'x-x');
+  });
+
+  it('reads \\: as a literal colon, as in every transform argument', () => {
+    assert.equal(t('template:UPC\\: {value}', 'abc'), 'UPC: abc');
+  });
+
+  it('turns a number into text', () => {
+    assert.equal(t('template:#{value}', 3), '#3');
+  });
+});
+
+describe('value rules and order', () => {
+  it('string transforms turn numbers and booleans into text and let null through', () => {
+    assert.equal(t('uppercase', 12), '12');
+    assert.equal(t('template:{value}!', false), 'false!');
+    for (const spec of ['strip', 'lowercase', 'strip_currency', 'strip_html', 'trim_whitespace', 'regex:a', 'replace:a:b', 'split:,:0', 'slice:0:1', 'template:<{value}>']) {
+      assert.equal(t(spec, null), null, spec);
+    }
+  });
+
+  it('apply in the order given: each takes the previous one output', () => {
+    assert.equal(chain(['strip_currency', 'to_number'], ' £1,299.99 '), 1299.99);
+    // The other way round to_number sees the sign and gives null; strip_currency lets null through.
+    assert.equal(chain(['to_number', 'strip_currency'], '£1,299.99'), null);
+    assert.equal(chain(['replace:star-rating:', 'strip', 'lowercase'], 'star-rating Five'), 'five');
+    assert.equal(chain(['lowercase', 'replace:star-rating:', 'strip'], 'star-rating Five'), 'five');
+    assert.equal(chain(['strip', 'split: :0', 'uppercase'], '  a b  '), 'A');
+    assert.equal(chain(['split: :0', 'strip', 'uppercase'], '  a b  '), '');
+    assert.equal(chain(['extract_number', 'template:{value} items'], 'In stock (22 available)'), '22 items');
+  });
+
+  it('an empty list changes nothing', () => {
+    assert.equal(chain([], 'as is '), 'as is ');
+    assert.deepEqual(compileTransforms(undefined), []);
+  });
+});
+
+describe('bad transforms are refused when compiled', () => {
+  it('an unknown name names itself and lists the known ones', () => {
+    const err = compileError('to_int');
+    assert.match(err.message, /unknown transform "to_int"/);
+    assert.match(err.message, /strip_currency/);
+  });
+
+  it('arguments to a transform that takes none', () => {
+    assert.match(compileError('strip:x').message, /"strip" takes no arguments/);
+    assert.match(compileError('to_number:2').message, /takes no arguments/);
+  });
+
+  it('regex without a pattern or with an invalid one', () => {
+    assert.match(compileError('regex').message, /needs a pattern/);
+    assert.match(compileError('regex:').message, /needs a pattern/);
+    assert.match(compileError('regex:(\\d+').message, /invalid regular expression/);
+  });
+
+  it('replace without NEW, or with an empty OLD', () => {
+    assert.match(compileError('replace:a').message, /replace needs OLD and NEW/);
+    assert.match(compileError('replace::x').message, /replace needs OLD and NEW/);
+    assert.match(compileError('replace:a:b:c').message, /replace needs OLD and NEW/);
+  });
+
+  it('split without an INDEX or with one that is not an integer', () => {
+    assert.match(compileError('split:,').message, /split needs DELIM and INDEX/);
+    assert.match(compileError('split:,:first').message, /INDEX must be an integer, got "first"/);
+    assert.match(compileError('split:,:1.5').message, /INDEX must be an integer/);
+  });
+
+  it('slice without START, with a non-integer, or with three numbers', () => {
+    assert.match(compileError('slice').message, /slice needs START\[:END\]/);
+    assert.match(compileError('slice:a:3').message, /START must be an integer, got "a"/);
+    assert.match(compileError('slice:0:b').message, /END must be an integer, got "b"/);
+    assert.match(compileError('slice:1:2:3').message, /slice needs START\[:END\]/);
+  });
+
+  it('template without {value}', () => {
+    assert.match(compileError('template:no placeholder').message, /template needs \{value\}/);
+    assert.match(compileError('template').message, /template needs \{value\}/);
+  });
+
+  it('compileTransforms says which transform of the list is bad', () => {
+    try {
+      compileTransforms(['strip', 'to_number', 'split:,:x', 'nope']);
+      assert.fail('should have thrown');
+    } catch (err) {
+      assert.ok(err instanceof TransformError);
+      assert.equal((err as TransformError & { index?: number }).index, 2);
+      assert.match(err.message, /split:,:x/);
+    }
+  });
+});
