@@ -236,6 +236,8 @@ class HeavyRun {
     page.on('response', (res) => { void this.capture(res); });
     page.on('error', (err) => {
       this.crashed = new CodedError('page_crashed', `The page crashed at ${this.currentUrl || this.config.target.url} (${err.message}); a page that allocates without bound ends its job, not the worker`);
+      // Whatever was waiting on the dead page fails now instead of at the protocol time-out.
+      void page.close().catch(() => undefined);
     });
     return page;
   }
@@ -281,6 +283,7 @@ class HeavyRun {
 
   /** Loads a URL in the page; a 4xx/5xx or a failed load throws (target_failed, target_forbidden). */
   private async navigate(page: Page, url: string, first: boolean): Promise<void> {
+    this.o.host.guardCheck(url);
     this.navigations++;
     this.currentUrl = url;
     let status = 0;
@@ -290,6 +293,7 @@ class HeavyRun {
     } catch (err) {
       if (this.crashed) throw this.crashed;
       if (this.o.signal?.aborted) throw this.o.signal.reason;
+      if (!page.browser().connected) throw this.explain(new Error('Target closed: browser has disconnected'));
       const refusal = this.guardRefusal(url);
       if (refusal) throw refusal;
       throw new CodedError(first ? 'target_failed' : 'fetch_failed', `${url} could not be loaded in the browser: ${(err as Error).message.split('\n')[0]}`, [{ url }]);

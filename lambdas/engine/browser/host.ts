@@ -72,6 +72,11 @@ export class BrowserHost {
     return (await this.get()).createBrowserContext();
   }
 
+  /** Checks a page URL before loading it (scheme, IP literals); names are decided by the proxy. @throws TargetForbiddenError */
+  guardCheck(url: string): void {
+    this.o.guard.checkUrl(url);
+  }
+
   /** Requests refused by the guard proxy so far (the caller remembers where a job started). */
   refused(): readonly { target: string; reason: string }[] {
     return this.proxy?.refused ?? [];

@@ -1,0 +1,252 @@
+/**
+ * The browser engine with real Chromium (headless, the binary of @sparticuz/chromium) on the fixture
+ * site's script-rendered variants: the same rows as the lightweight engine on the static pages, actions,
+ * every pagination, eval fields, API capture, image blocking, the outbound guard for every request a page
+ * makes, crashes, out-of-memory pages, time-outs, and screenshots. test/run.ts runs this file in a
+ * network namespace with only loopback.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
+import { allQuotes, quotesWithTag } from '../fixtures/site/quotes.ts';
+import { parseConfig } from '../../lambdas/engine/config.ts';
+import { runConfig } from '../../lambdas/engine/run.ts';
+import { runHeavy } from '../../lambdas/engine/browser/heavy.ts';
+import { BrowserHost } from '../../lambdas/engine/browser/host.ts';
+import { screenshot } from '../../lambdas/engine/browser/screenshot.ts';
+import { chooseEngine } from '../../lambdas/engine/choose.ts';
+import { Fetcher } from '../../lambdas/net/fetch.ts';
+import { OutboundGuard } from '../../lambdas/net/guard.ts';
+
+const guard = new OutboundGuard({ allow: ['127.0.0.0/8'] });
+const quoteFields = `extract:
+  container: div.quote
+  fields:
+    - { name: text, selector: span.text }
+    - { name: author, selector: small.author }
+    - { name: about, selector: "a[href*='/author/']", type: link }
+    - { name: tags, selector: a.tag, multiple: true }
+`;
+
+/** PNG width and height from the IHDR chunk. */
+function pngSize(b: Buffer): { width: number; height: number } {
+  assert.equal(b.subarray(0, 8).toString('hex'), '89504e470d0a1a0a', 'a PNG signature');
+  return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
+}
+
+describe('browser engine (real Chromium)', () => {
+  let site: FixtureSite;
+  let host: BrowserHost;
+  before(async () => {
+    site = await startFixtureSite();
+    host = new BrowserHost({ guard });
+  });
+  after(async () => {
+    await host?.close();
+    await site?.close();
+  });
+
+  it('the same config gives the same rows: lightweight on the static pages, heavy on the script-rendered ones', async () => {
+    const yaml = (path: string, engine: string) => `target: { url: "${site.url}${path}", engine: ${engine}, browser: { wait_selector: div.quote, timeout: 5000 } }
+${quoteFields}pagination: { type: click, selector: "li.next a", max_pages: 3 }
+`;
+    const light = await runConfig(parseConfig(yaml('/quotes/', 'lightweight')), { outbound: { allow: ['127.0.0.0/8'] } });
+    const heavy = await runHeavy(parseConfig(yaml('/js/quotes/', 'heavy')), { host });
+    assert.equal(light.rows.length, 30);
+    assert.deepEqual(heavy.rows, light.rows);
+    assert.deepEqual(heavy.rows.map((r) => r.text), allQuotes().slice(0, 30).map((q) => q.text));
+    assert.equal(heavy.engine, 'heavy');
+    assert.equal(heavy.apiDiscovered, true, 'the items came from /api/quotes/');
+    assert.ok(heavy.apiCapture.some((c) => c.url.includes('/api/quotes/?page=1') && c.method === 'GET' && c.status === 200 && c.sample.startsWith('{')));
+    assert.equal(light.pagesScraped, 3);
+  });
+
+  it('load-more pagination clicks until the control disappears', async () => {
+    const r = await runHeavy(parseConfig(`target: { url: "${site.url}/js/load-more/", engine: heavy, browser: { wait_selector: div.quote } }
+${quoteFields}pagination: { type: click, selector: button.load-more, max_pages: 50 }
+`), { host });
+    assert.deepEqual(r.rows.map((x) => x.text), allQuotes().map((q) => q.text), 'all 100 quotes, each once, in order');
+  });
+
+  it('infinite scroll backed by a JSON API, with max_items', async () => {
+    const all = await runHeavy(parseConfig(`target: { url: "${site.url}/js/scroll/", engine: heavy, browser: { wait_selector: div.quote } }
+${quoteFields}pagination: { type: scroll_infinite, max_pages: 30, wait_after: 2000 }
+`), { host });
+    assert.deepEqual(all.rows.map((x) => x.text), allQuotes().map((q) => q.text));
+    assert.equal(all.apiDiscovered, true);
+    const some = await runHeavy(parseConfig(`target: { url: "${site.url}/js/scroll/", engine: heavy, browser: { wait_selector: div.quote } }
+${quoteFields}pagination: { type: scroll_infinite, max_pages: 30, wait_after: 2000, stop_condition: { max_items: 25 } }
+`), { host });
+    assert.equal(some.rows.length, 25);
+  });
+
+  it('actions: type, select and click reveal results that only exist after them', async () => {
+    const r = await runHeavy(parseConfig(`target: { url: "${site.url}/js/search/", engine: heavy }
+${quoteFields}actions:
+  - { type: type, selector: "#q", value: "love" }
+  - { type: select, selector: "#tag", value: "love" }
+  - { type: hover, selector: "#go" }
+  - { type: click, selector: "#go", wait_after: 1000 }
+  - { type: scroll, direction: down, amount: 300 }
+  - { type: keyboard, key: "End" }
+  - { type: script, script: "document.title = 'scraped'" }
+`), { host });
+    const expected = quotesWithTag('love').filter((q) => q.text.toLowerCase().includes('love') || q.author.toLowerCase().includes('love'));
+    assert.ok(expected.length > 0);
+    assert.deepEqual(r.rows.map((x) => x.text), expected.map((q) => q.text));
+  });
+
+  it('an action whose selector matches nothing fails the run, naming the action index and selector', async () => {
+    await assert.rejects(runHeavy(parseConfig(`target: { url: "${site.url}/js/search/", engine: heavy }
+${quoteFields}actions:
+  - { type: type, selector: "#q", value: "x" }
+  - { type: click, selector: "#nope" }
+`), { host }), (e: Error & { code?: string }) => e.code === 'action_failed' && /actions\[1\] \(click "#nope"\): no element matches the selector "#nope"/.test(e.message));
+  });
+
+  it('eval fields run in the page on the same items; a throwing script gives the default and a warning', async () => {
+    const r = await runHeavy(parseConfig(`target: { url: "${site.url}/js/quotes/", engine: heavy, browser: { wait_selector: div.quote } }
+extract:
+  container: div.quote
+  fields:
+    - { name: author, selector: small.author }
+    - { name: tag_count, type: eval, script: "el.querySelectorAll('a.tag').length" }
+    - { name: author_upper, type: eval, selector: small.author, script: "field.textContent.toUpperCase()" }
+    - { name: body, type: eval, script: "const t = el.querySelector('.text'); return t ? t.textContent.length : 0;" }
+    - { name: broken, type: eval, script: "el.nope.deeper", default: "n/a" }
+    - { name: location, type: eval, script: "window.location.pathname" }
+`), { host });
+    const quotes = allQuotes().slice(0, 10);
+    assert.deepEqual(r.rows.map((x) => x.tag_count), quotes.map((q) => q.tags.length));
+    assert.deepEqual(r.rows.map((x) => x.author_upper), quotes.map((q) => q.author.toUpperCase()));
+    assert.deepEqual(r.rows.map((x) => x.body), quotes.map((q) => q.text.length));
+    assert.ok(r.rows.every((x) => x.broken === 'n/a' && x.location === '/js/quotes/'));
+    assert.ok(r.warnings.some((w) => /eval field "broken": TypeError/.test(w)), r.warnings.join('\n'));
+  });
+
+  it('images, media and fonts are not loaded unless a script may need them', async () => {
+    const before = [...site.hits.keys()].filter((k) => k.includes('/books/media/')).length;
+    await runHeavy(parseConfig(`target: { url: "${site.url}/books/", engine: heavy }\nextract: { container: article.product_pod, fields: [{ name: t, selector: h3 a }] }\n`), { host });
+    assert.equal([...site.hits.keys()].filter((k) => k.includes('/books/media/')).length, before, 'no image requested');
+    await runHeavy(parseConfig(`target: { url: "${site.url}/books/", engine: heavy }\nextract: { container: article.product_pod, fields: [{ name: w, type: eval, script: "el.querySelector('img').complete" }] }\n`), { host });
+    assert.ok([...site.hits.keys()].filter((k) => k.includes('/books/media/')).length > before, 'images loaded for an eval field');
+  });
+
+  it('every request of a page goes through the guard: metadata and private addresses never answer', async () => {
+    const refusedBefore = host.refused().length;
+    const r = await runHeavy(parseConfig(`target: { url: "${site.url}/js/leaky/", engine: heavy }
+extract: { type: single, fields: [{ name: meta, selector: "#meta" }, { name: private, selector: "#private" }, { name: item, selector: .item }] }
+actions: [{ type: script, script: "new Promise((r) => setTimeout(r, 1500))" }]
+`), { host });
+    assert.deepEqual(r.rows, [{ meta: 'blocked', private: 'blocked', item: 'visible item' }]);
+    const refused = host.refused().slice(refusedBefore).map((x) => x.target);
+    for (const t of ['169.254.169.254', '10.0.0.1']) assert.ok(refused.some((x) => x.includes(t)), `${t} refused: ${refused}`);
+    assert.ok(r.warnings.some((w) => /outbound guard refused/.test(w)));
+    await assert.rejects(runHeavy(parseConfig(`target: { url: "http://169.254.169.254/latest/", engine: heavy }\n${quoteFields}`), { host }), { code: 'target_forbidden' });
+    const closed = new BrowserHost({ guard: new OutboundGuard() });
+    try {
+      await assert.rejects(runHeavy(parseConfig(`target: { url: "http://localhost:${site.port}/quotes/", engine: heavy }\n${quoteFields}`), { host: closed }), { code: 'target_forbidden' });
+    } finally {
+      await closed.close();
+    }
+  });
+
+  it('wait_selector that never appears: a warning, not a hang; a late one is awaited', async () => {
+    const t0 = performance.now();
+    const r = await runHeavy(parseConfig(`target: { url: "${site.url}/js/late/?ms=60000", engine: heavy, browser: { wait_selector: .item, timeout: 700 } }\nextract: { container: .item, fields: [{ name: t }] }\n`), { host });
+    assert.ok(performance.now() - t0 < 10_000);
+    assert.deepEqual(r.rows, []);
+    assert.ok(r.warnings.some((w) => /wait_selector "\.item" did not appear within 700 ms/.test(w)));
+    const late = await runHeavy(parseConfig(`target: { url: "${site.url}/js/late/?ms=800", engine: heavy, browser: { wait_selector: .item, timeout: 5000 } }\nextract: { container: .item, fields: [{ name: t }] }\n`), { host });
+    assert.deepEqual(late.rows, [{ t: 'late item' }]);
+  });
+
+  it('a page that allocates without bound fails its run; the browser lives on', async () => {
+    await assert.rejects(runHeavy(parseConfig(`target: { url: "${site.url}/js/oom/", engine: heavy }
+extract: { container: .item, fields: [{ name: t }] }
+actions: [{ type: script, script: "new Promise((r) => setTimeout(r, 20000))" }]
+`), { host, navigationTimeoutMs: 30_000 }), (e: Error & { code?: string }) => ['page_crashed', 'browser_crashed', 'action_failed'].includes(e.code ?? '') && e.message.length > 20);
+    const after = await runHeavy(parseConfig(`target: { url: "${site.url}/quotes/", engine: heavy }\n${quoteFields}`), { host });
+    assert.equal(after.rows.length, 10, 'the next run works');
+  });
+
+  it('aborting (the job time limit) stops a run promptly', async () => {
+    const c = new AbortController();
+    setTimeout(() => c.abort(Object.assign(new Error('The run took longer than the limit'), { code: 'job_timeout', details: [] })), 500);
+    const t0 = performance.now();
+    await assert.rejects(runHeavy(parseConfig(`target: { url: "${site.url}/hang/", engine: heavy }\n${quoteFields}`), { host, signal: c.signal }), /longer than the limit/);
+    assert.ok(performance.now() - t0 < 5000, `${performance.now() - t0} ms`);
+  });
+
+  it('a browser killed mid-run fails that run with a reason; the next run starts a new browser', async () => {
+    const launches = host.launches;
+    const run = runHeavy(parseConfig(`target: { url: "${site.url}/slow/3000/quotes/", engine: heavy }\n${quoteFields}`), { host });
+    await new Promise((r) => setTimeout(r, 800));
+    host.process()!.kill('SIGKILL');
+    await assert.rejects(run, (e: Error & { code?: string }) => e.code === 'browser_crashed' && /browser stopped/.test(e.message));
+    const next = await runHeavy(parseConfig(`target: { url: "${site.url}/quotes/", engine: heavy }\n${quoteFields}`), { host });
+    assert.equal(next.rows.length, 10);
+    assert.equal(host.launches, launches + 1);
+  });
+
+  it('detail pages and categories in the browser', async () => {
+    const r = await runHeavy(parseConfig(`target: { url: "${site.url}/quotes/", engine: heavy }
+extract:
+  container: div.quote
+  fields:
+    - { name: author, selector: small.author }
+    - { name: about, selector: "a[href*='/author/']", type: link }
+detail_fields:
+  fields:
+    - { name: born, selector: span.author-born-date }
+categories: { container: div.tags-box, link_selector: a.tag, max_categories: 2, wait_after: 0 }
+`), { host });
+    const light = await runConfig(parseConfig(`target: { url: "${site.url}/quotes/" }
+extract:
+  container: div.quote
+  fields:
+    - { name: author, selector: small.author }
+    - { name: about, selector: "a[href*='/author/']", type: link }
+detail_fields:
+  fields:
+    - { name: born, selector: span.author-born-date }
+categories: { container: div.tags-box, link_selector: a.tag, max_categories: 2, wait_after: 0 }
+`), { outbound: { allow: ['127.0.0.0/8'] } });
+    assert.ok(r.rows.length >= 10);
+    assert.deepEqual(r.rows, light.rows);
+  });
+
+  it('engine auto: lightweight when the served page has the items, heavy when scripts render them', async () => {
+    const fetcher = new Fetcher(guard, { retries: 0 });
+    try {
+      const stat = await chooseEngine(parseConfig(`target: { url: "${site.url}/quotes/" }\n${quoteFields}`), fetcher);
+      assert.equal(stat.engine, 'lightweight');
+      assert.match(stat.reason, /has 10 item\(s\) matching "div\.quote"/);
+      const js = await chooseEngine(parseConfig(`target: { url: "${site.url}/js/quotes/" }\n${quoteFields}`), fetcher);
+      assert.equal(js.engine, 'heavy');
+      assert.match(js.reason, /renders them with JavaScript/);
+      const ev = await chooseEngine(parseConfig(`target: { url: "${site.url}/quotes/" }\n${quoteFields}    - { name: x, type: eval, script: "1" }\n`), fetcher);
+      assert.equal(ev.engine, 'heavy');
+      assert.match(ev.reason, /extract\.fields\[4\]/);
+    } finally {
+      await fetcher.close();
+    }
+  });
+
+  it('screenshots: viewport or full page, png, jpeg or webp, size and scale', async () => {
+    const png = await screenshot(host, `${site.url}/quotes/`, { width: 800, height: 600 });
+    assert.equal(png.contentType, 'image/png');
+    assert.deepEqual(pngSize(png.body), { width: 800, height: 600 });
+    const retina = await screenshot(host, `${site.url}/quotes/`, { width: 400, height: 300, deviceScaleFactor: 2 });
+    assert.deepEqual(pngSize(retina.body), { width: 800, height: 600 });
+    const full = await screenshot(host, `${site.url}/quotes/`, { width: 800, height: 600, fullPage: true });
+    assert.ok(pngSize(full.body).height > 600, 'the whole page is taller than the viewport');
+    const jpeg = await screenshot(host, `${site.url}/quotes/`, { type: 'jpeg', quality: 50 });
+    assert.equal(jpeg.body.subarray(0, 3).toString('hex'), 'ffd8ff');
+    const webp = await screenshot(host, `${site.url}/quotes/`, { type: 'webp' });
+    assert.equal(webp.body.subarray(8, 12).toString('latin1'), 'WEBP');
+    await assert.rejects(screenshot(host, `${site.url}/quotes/`, { width: 10000 }), { code: 'invalid_request' });
+    await assert.rejects(screenshot(host, 'http://10.0.0.1/', {}), { code: 'target_forbidden' });
+    await assert.rejects(screenshot(host, `${site.url}/status/500/`, {}), { code: 'target_failed' });
+  });
+});
