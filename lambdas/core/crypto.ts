@@ -66,7 +66,9 @@ export class KeySealer {
   open(sealed: string, accountId: number): string {
     if (!sealed.startsWith('v1.')) throw new Error('unknown sealed key format');
     const raw = Buffer.from(sealed.slice(3), 'base64url');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
+    if (raw.length < 28) throw new Error('sealed key too short');
+    // A fixed 16-byte tag: a shorter one would weaken the authentication (Node's DEP0182).
+    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12), { authTagLength: 16 });
     decipher.setAAD(Buffer.from(String(accountId)));
     decipher.setAuthTag(raw.subarray(12, 28));
     return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');

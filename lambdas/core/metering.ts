@@ -86,8 +86,8 @@ export async function meter(svc: Services, account: AccountRecord, op: Operation
   if (!ok) {
     const scale = svc.plans.billing === 'credits' ? MILLI : 1;
     throw new CodedError('quota_exceeded',
-      `Monthly quota of the ${plan.label} plan used up: ${(q.limit - used) / scale} of ${q.limit / scale} ${q.unit} left, this ${op} costs ${q.cost / scale}; it resets on ${nextMonth(now).toISOString().slice(0, 10)}`,
-      [{ unit: q.unit, remaining: (q.limit - used) / scale, limit: q.limit / scale, cost: q.cost / scale, resets_at: nextMonth(now).toISOString() }]);
+      `Monthly quota of the ${plan.label} plan used up: ${Math.max(0, q.limit - used) / scale} of ${q.limit / scale} ${q.unit} left, this ${op} costs ${q.cost / scale}; it resets on ${nextMonth(now).toISOString().slice(0, 10)}`,
+      [{ unit: q.unit, remaining: Math.max(0, q.limit - used) / scale, limit: q.limit / scale, cost: q.cost / scale, resets_at: nextMonth(now).toISOString() }]);
   }
   return { counter: q.counter, amount: q.cost };
 }

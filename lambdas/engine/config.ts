@@ -187,6 +187,11 @@ function schemaProblems(errors: ErrorObject[], data: unknown, doc: Document, lc:
       case 'enum':
         message = `must be one of ${((e.params as { allowedValues: unknown[] }).allowedValues).map((v) => JSON.stringify(v)).join(', ')}; got ${describeType(value)}`;
         break;
+      case 'pattern':
+        message = (e.params as { pattern: string }).pattern === '^(?!__proto__$)'
+          ? 'must not be "__proto__" (it cannot be a row key)'
+          : `${e.message ?? 'is invalid'}; got ${describeType(value)}`;
+        break;
       case 'const':
         message = `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}; got ${describeType(value)}`;
         break;

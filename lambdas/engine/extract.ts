@@ -159,7 +159,9 @@ function headerKeys($: CheerioAPI, table: Cheerio<Element>): string[] | null {
   if (!header.length) return null;
   const seen = new Map<string, number>();
   return header.children('th, td').toArray().map((cell, i) => {
-    const name = cellText($, $(cell)) || `column_${i + 1}`;
+    const text = cellText($, $(cell));
+    // "__proto__" as a plain object key would replace the row's prototype instead of naming a column.
+    const name = text && text !== '__proto__' ? text : `column_${i + 1}`;
     const n = (seen.get(name) ?? 0) + 1;
     seen.set(name, n);
     return n === 1 ? name : `${name}_${n}`;

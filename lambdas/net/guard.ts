@@ -195,12 +195,21 @@ export class OutboundGuard {
       if (why) throw new TargetForbiddenError(`Refused ${host}: ${why}. ${this.hint()}`);
       return [{ address: host, family: net.isIP(host) }];
     }
-    const addresses = await this.resolve(host);
-    if (!addresses.length) throw new CodedError('dns_failed', `${host} does not resolve`);
+    let addresses: ResolvedAddress[];
+    try {
+      addresses = await this.resolve(host);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOTFOUND' || code === 'ENODATA') throw new CodedError('dns_failed', `${host} does not resolve to any address`, [{ host }]);
+      throw err;
+    }
+    if (!addresses.length) throw new CodedError('dns_failed', `${host} does not resolve to any address`, [{ host }]);
     if (!this.hostAllowed(host)) {
       for (const a of addresses) {
         const c = this.classify(a.address);
-        if (c) throw new TargetForbiddenError(`Refused ${host}: its address ${c.address} is ${c.kind}. ${this.hint()}`, host);
+        // The address itself stays out of the message: job messages are read by callers, and an inside
+        // address of an inside name is not theirs to learn.
+        if (c) throw new TargetForbiddenError(`Refused ${host}: it resolves to ${c.kind}. ${this.hint()}`, host);
       }
     }
     return addresses;

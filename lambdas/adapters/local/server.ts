@@ -179,7 +179,16 @@ async function dispatch(loaded: LoadedRoute[], req: http.IncomingMessage, res: h
       send(res, result, requestId);
       return;
     }
-    const params = Object.fromEntries(Object.entries(hit.m!.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+    let params: Record<string, string>;
+    try {
+      params = Object.fromEntries(Object.entries(hit.m!.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+    } catch {
+      // A malformed %-escape names no resource (docs/decisions.md: ids that are not UUIDs are 404).
+      const result = errorResult('not_found', `No resource at ${url.pathname}`);
+      status = result.statusCode;
+      send(res, result, requestId);
+      return;
+    }
     const event = toEvent(req, url, hit.r, params, body.toString('utf8'), requestId);
     if (hit.r.def.auth) {
       try {
