@@ -17,9 +17,14 @@ export const UNFINISHED: readonly JobStatus[] = ['pending', 'analyzing', 'genera
 /** Rows included in the status response's `results.data`; all rows are at /results/ (docs/api.md). */
 export const STATUS_ROWS_PREVIEW = 100;
 
-/** Blob key of a job's rows. */
-export function resultsKey(job: Pick<JobRecord, 'account_id' | 'id'>): string {
-  return `results/${job.account_id}/${job.id}.json`;
+/** Blob key of a job's rows: one per attempt, so a stale attempt never overwrites the winner's rows. */
+export function resultsKey(job: Pick<JobRecord, 'account_id' | 'id'>, attempt: number): string {
+  return `results/${job.account_id}/${job.id}/${attempt}.json`;
+}
+
+/** Blob key of the first {@link STATUS_ROWS_PREVIEW} rows, next to the rows: status polls read only this. */
+export function previewKey(resultsKey: string): string {
+  return resultsKey.replace(/\.json$/, '.preview.json');
 }
 
 /** The 202 body of POST /run/ and /generate/ (SPEC.md). */
@@ -51,19 +56,24 @@ export function jobListItem(job: JobRecord): Record<string, unknown> {
   return summary(job);
 }
 
-/** Reads a job's rows from the blob store; [] when the job has none. */
-export async function readRows(svc: Services, job: JobRecord): Promise<Row[]> {
+/** A completed job's rows as the stored JSON text (no parsing: /results/ passes it through); null when none. */
+export async function rowsJson(svc: Services, job: JobRecord): Promise<string | null> {
+  if (job.status !== 'completed' || !job.results_key) return null;
+  return (await svc.blobs.get(job.results_key))?.toString('utf8') ?? null;
+}
+
+/** The first rows of a completed job, for the status response (the preview blob; the rows for older jobs). */
+async function previewRows(svc: Services, job: JobRecord): Promise<Row[]> {
   if (job.status !== 'completed' || !job.results_key) return [];
-  const raw = await svc.blobs.get(job.results_key);
-  return raw ? (JSON.parse(raw.toString('utf8')) as Row[]) : [];
+  const raw = (await svc.blobs.get(previewKey(job.results_key))) ?? (await svc.blobs.get(job.results_key));
+  return raw ? (JSON.parse(raw.toString('utf8')) as Row[]).slice(0, STATUS_ROWS_PREVIEW) : [];
 }
 
 /** GET /jobs/{id}/status/: every field of SPEC.md's job. */
 export async function jobStatusView(svc: Services, job: JobRecord): Promise<Record<string, unknown>> {
-  const rows = await readRows(svc, job);
   return {
     ...summary(job),
-    results: { data: rows.slice(0, STATUS_ROWS_PREVIEW), row_count: job.status === 'completed' ? job.row_count : 0 },
+    results: { data: await previewRows(svc, job), row_count: job.status === 'completed' ? job.row_count : 0 },
     yaml_config: { id: job.config_id, yaml_content: job.yaml_content },
   };
 }

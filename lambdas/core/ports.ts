@@ -145,10 +145,12 @@ export interface Store {
   listJobs(accountId: number, limit: number, cursor?: string): Promise<Page<JobRecord>>;
   countJobs(accountId: number): Promise<number>;
   /**
-   * Changes a job if its status is one of `fromStatuses`, atomically. Progress is raised, never lowered.
+   * Changes a job if its status is one of `fromStatuses` (and, with `attempt`, if `attempts` still equals
+   * it: a stale delivery of the same job cannot overwrite a newer one), atomically. Progress is raised,
+   * never lowered.
    * @returns the updated job, or null when the condition failed or the job is absent.
    */
-  updateJob(id: string, fromStatuses: readonly JobStatus[], update: JobUpdate): Promise<JobRecord | null>;
+  updateJob(id: string, fromStatuses: readonly JobStatus[], update: JobUpdate, attempt?: number): Promise<JobRecord | null>;
   /** Jobs in any of these statuses, across accounts (recovery after a crash). */
   listJobsByStatus(statuses: readonly JobStatus[]): Promise<JobRecord[]>;
 

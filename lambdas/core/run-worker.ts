@@ -11,7 +11,7 @@ import { chooseEngine } from '../engine/choose.ts';
 import { runHeavy, type CapturedResponse } from '../engine/browser/heavy.ts';
 import type { BrowserHost } from '../engine/browser/host.ts';
 import { Fetcher } from '../net/fetch.ts';
-import { FINISHED, resultsKey } from './jobs.ts';
+import { FINISHED, previewKey, resultsKey, STATUS_ROWS_PREVIEW } from './jobs.ts';
 import type { Services } from './services.ts';
 
 /** Blob key of a browser run's captured XHR/fetch JSON answers (for the generator). */
@@ -49,12 +49,14 @@ export async function executeRun(
     status_message: job.status === 'running' ? `Running again (attempt ${job.attempts + 1}) after an interrupted attempt` : 'Running',
   });
   if (!started) return 'done';
+  // Every later write names this attempt: a stale duplicate delivery cannot overwrite a newer one.
+  const attempt = started.attempts;
 
   let config: ScrapeConfig;
   try {
     config = parseConfig(job.yaml_content);
   } catch (err) {
-    await fail(svc, jobId, err);
+    await fail(svc, jobId, err, attempt);
     return 'done';
   }
 
@@ -66,20 +68,24 @@ export async function executeRun(
   const fetcher = new Fetcher(svc.guard, { perHostConcurrency: svc.jobConcurrency });
   try {
     const choice = await chooseEngine(config, fetcher, controller.signal);
+    const firstPage = choice.page;
     const onProgress = (p: RunProgress) => {
       const t = Date.now();
       if (t - lastWrite < PROGRESS_WRITE_MS) return;
       lastWrite = t;
       writing = writing.then(() => svc.store.updateJob(jobId, ['running'], {
         progress: p.progress, pages_scraped: p.pagesScraped, items_found: p.itemsFound, status_message: `${p.message} (${choice.engine} engine)`,
-      })).catch(() => undefined);
+      }, attempt)).catch(() => undefined);
     };
     const options = { concurrency: svc.jobConcurrency, maxPages: svc.maxPagesPerJob, signal: controller.signal, onProgress };
     const result: { rows: unknown[]; pagesScraped: number; itemsFound: number; warnings: string[]; apiDiscovered?: boolean; apiCapture?: CapturedResponse[] } =
-      choice.engine === 'heavy' ? await runHeavy(config, { ...options, host: browser() }) : await runConfig(config, { ...options, fetcher });
+      choice.engine === 'heavy'
+        ? await runHeavy(config, { ...options, host: browser() })
+        : await runConfig(config, { ...options, fetcher, ...(firstPage ? { firstPage } : {}) });
     await writing;
-    const key = resultsKey(job);
+    const key = resultsKey(job, attempt);
     await svc.blobs.put(key, JSON.stringify(result.rows), 'application/json');
+    await svc.blobs.put(previewKey(key), JSON.stringify(result.rows.slice(0, STATUS_ROWS_PREVIEW)), 'application/json');
     if (result.apiCapture?.length) await svc.blobs.put(captureKey(job), JSON.stringify(result.apiCapture), 'application/json');
     const warn = result.warnings.length
       ? `; ${result.warnings.length} warning(s): ${result.warnings.slice(0, 3).join(' | ')}${result.warnings.length > 3 ? ' | …' : ''}`
@@ -94,19 +100,21 @@ export async function executeRun(
       api_discovered: result.apiDiscovered ?? false,
       completed_at: now(),
       status_message: `Completed: ${result.rows.length} rows from ${result.pagesScraped} pages (${choice.engine} engine; ${choice.reason})${warn}`,
-    });
+    }, attempt);
     return 'done';
   } catch (err) {
     await writing;
     if (isCodedError(err) || controller.signal.aborted) {
-      await fail(svc, jobId, controller.signal.aborted ? controller.signal.reason : err);
+      await fail(svc, jobId, controller.signal.aborted ? controller.signal.reason : err, attempt);
       return 'done';
     }
+    // An unexpected error is ours, not the caller's: its details go to the log, not to the job.
+    console.error(JSON.stringify({ level: 'error', message: 'run attempt failed', jobId, attempt, delivery: delivery.receiveCount, error: (err as Error)?.stack ?? String(err) }));
     if (delivery.receiveCount >= delivery.maxReceives) {
-      await fail(svc, jobId, new Error(`Gave up after ${delivery.receiveCount} attempts; last error: ${(err as Error).message}`));
+      await fail(svc, jobId, new CodedError('internal_error', `Gave up after ${delivery.receiveCount} attempts, each ended by an internal error (logged with job id ${jobId})`), attempt);
       return 'done';
     }
-    await svc.store.updateJob(jobId, ['running'], { status_message: `Attempt ${delivery.receiveCount} failed (${(err as Error).message}); it will be retried` });
+    await svc.store.updateJob(jobId, ['running'], { status_message: `Attempt ${delivery.receiveCount} failed with an internal error; it will be retried` }, attempt);
     return 'retry';
   } finally {
     clearTimeout(timer);
@@ -114,9 +122,9 @@ export async function executeRun(
   }
 }
 
-/** Ends a job `failed` with the error's message (and code) as status_message. */
-async function fail(svc: Services, jobId: string, err: unknown): Promise<void> {
+/** Ends a job `failed` with the error's code and message as status_message. */
+async function fail(svc: Services, jobId: string, err: unknown, attempt: number): Promise<void> {
   const e = err as { code?: string; message?: string };
   const message = isCodedError(err) ? `${e.code}: ${e.message}` : e.message ?? String(err);
-  await svc.store.updateJob(jobId, ['pending', 'running'], { status: 'failed', status_message: message, completed_at: svc.clock.now().toISOString() });
+  await svc.store.updateJob(jobId, ['pending', 'running'], { status: 'failed', status_message: message, completed_at: svc.clock.now().toISOString() }, attempt);
 }

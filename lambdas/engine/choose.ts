@@ -5,12 +5,14 @@
  */
 import { browserFeatures, type ScrapeConfig } from './config.ts';
 import { loadHtml } from './extract.ts';
-import type { Fetcher } from '../net/fetch.ts';
+import type { FetchedPage, Fetcher } from '../net/fetch.ts';
 import { CodedError } from '../errors.ts';
 
 export interface EngineChoice {
   engine: 'lightweight' | 'heavy';
   reason: string;
+  /** The target page fetched to decide, for the lightweight engine to use rather than fetch it again. */
+  page?: FetchedPage;
 }
 
 /**
@@ -25,19 +27,28 @@ export async function chooseEngine(config: ScrapeConfig, fetcher: Fetcher, signa
   const container = config.extract.container;
   if (!container) return { engine: 'lightweight', reason: 'auto: a single item from the whole page needs no browser' };
   let html: string;
+  let page: FetchedPage;
   try {
-    const page = await fetcher.fetch(config.target.url, { signal });
+    page = await fetcher.fetch(config.target.url, { signal });
     // Refusals aimed at non-browsers (401, 403, 429, 5xx) may not be aimed at a browser; a 404 is a 404.
     if ([401, 403, 429].includes(page.status) || page.status >= 500) return { engine: 'heavy', reason: `auto: the page answered HTTP ${page.status} to a plain request; trying a browser` };
-    if (page.status >= 400) return { engine: 'lightweight', reason: `auto: the page answered HTTP ${page.status}` };
+    if (page.status >= 400) return { engine: 'lightweight', reason: `auto: the page answered HTTP ${page.status}`, page };
     html = page.text;
   } catch (err) {
     if (err instanceof CodedError && err.code === 'target_forbidden') throw err;
     if (signal?.aborted) throw signal.reason;
     return { engine: 'heavy', reason: `auto: the page could not be fetched without a browser (${(err as Error).message})` };
   }
-  const n = loadHtml(html)(container).length;
-  return n > 0
-    ? { engine: 'lightweight', reason: `auto: the page as served has ${n} item(s) matching "${container}", no browser needed` }
-    : { engine: 'heavy', reason: `auto: the page as served has no item matching "${container}"; it renders them with JavaScript` };
+  const $ = loadHtml(html);
+  const n = $(container).length;
+  if (n === 0) return { engine: 'heavy', reason: `auto: the page as served has no item matching "${container}"; it renders them with JavaScript` };
+  const p = config.pagination;
+  if (p?.type === 'click') {
+    const control = $(p.selector!).first();
+    const href = control.attr('href') ?? control.find('a[href]').first().attr('href') ?? control.closest('a[href]').attr('href');
+    if (control.length && (href === undefined || /^\s*(#|javascript:)/i.test(href))) {
+      return { engine: 'heavy', reason: `auto: pagination.selector "${p.selector}" is not a link on the page as served; it needs clicking in a browser` };
+    }
+  }
+  return { engine: 'lightweight', reason: `auto: the page as served has ${n} item(s) matching "${container}", no browser needed`, page };
 }

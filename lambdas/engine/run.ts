@@ -40,6 +40,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Called after each page; cheap to call often (the caller throttles writes). */
   onProgress?: (p: RunProgress) => void;
+  /** target.url, already fetched (engine auto probes it): used instead of fetching it again. */
+  firstPage?: FetchedPage;
 }
 
 /** What a run produced. */
@@ -192,6 +194,7 @@ class Crawl {
     this.linkField = config.extract.fields.find((f) => f.type === 'link' && !f.multiple)?.name;
     this.pool = new PriorityPool(concurrency);
     this.maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+    this.firstPage = options.firstPage ?? null;
     // Without deduplication, output.limit is reached as soon as that many items are found.
     this.totalItemCap = config.output.deduplicate ? undefined : config.output.limit;
   }
@@ -209,8 +212,10 @@ class Crawl {
   private async crawl(): Promise<RunResult> {
     const { config } = this;
     const perListingPages = config.pagination ? config.pagination.max_pages : 1;
+    // The target's page is the first of the page limit.
+    this.reserve();
     if (config.categories) {
-      const first = await this.fetchPage(config.target.url);
+      const first = this.firstPage ? this.accept(this.firstPage, config.target.url) : await this.fetchPage(config.target.url);
       this.firstPage = first;
       this.seen.add(pageKey(config.target.url)).add(pageKey(first.url));
       const categories = this.discoverCategories(loadHtml(first.text), first.url);
@@ -222,7 +227,7 @@ class Crawl {
       this.report(`found ${categories.length} categories`);
       for (const c of categories) {
         // The page limit counts every page: a category's first page too, not only the pages after it.
-        if (this.stopped || !this.budgetLeft()) break;
+        if (this.stopped || !this.reserve()) break;
         const listing: Listing = { meta: { _category: c.name, _category_url: c.url }, start: c.url, pages: [], items: 0, done: false };
         this.listings.push(listing);
         this.pool.push(0, () => this.listingPage(listing, c.url, 0, false));
@@ -269,10 +274,13 @@ class Crawl {
     return out;
   }
 
-  /** Fetches a page, counting it against the page limit; a 4xx/5xx answer or a non-HTML body throws. */
+  /** Fetches a page (its slot of the page limit reserved beforehand); a 4xx/5xx answer or a non-HTML body throws. */
   private async fetchPage(url: string): Promise<FetchedPage> {
-    this.pagesStarted++;
-    const page = await this.fetcher.fetch(url, { signal: this.signal });
+    return this.accept(await this.fetcher.fetch(url, { signal: this.signal }), url);
+  }
+
+  /** Checks a fetched page and counts it as scraped. @throws CodedError `target_failed`. */
+  private accept(page: FetchedPage, url: string): FetchedPage {
     if (page.status >= 400) {
       throw new CodedError('target_failed', `${url} answered HTTP ${page.status}`, [{ url, status: page.status }]);
     }
@@ -283,11 +291,26 @@ class Crawl {
     return page;
   }
 
-  private budgetLeft(): boolean {
-    if (this.pagesStarted < this.maxPages) return true;
+  /**
+   * Takes a slot of the page limit for a page about to be queued (not when it runs: queued pages would
+   * otherwise all see room left and overshoot the limit).
+   */
+  private reserve(): boolean {
+    if (this.pagesStarted < this.maxPages) {
+      this.pagesStarted++;
+      return true;
+    }
     if (!this.stopped) this.warnings.push(`stopped at the page limit of ${this.maxPages} pages per run`);
     this.stopped = true;
     return false;
+  }
+
+  /** A listing ends (last page, error, limit, loop): plan no more of its pages, for progress. */
+  private endListing(listing: Listing, index: number): void {
+    if (listing.done) return;
+    listing.done = true;
+    const planned = this.config.pagination ? this.config.pagination.max_pages : 1;
+    this.listingPlanned = Math.max(this.listingDone, this.listingPlanned - (planned - (index + 1)));
   }
 
   private totalItems(): number {
@@ -303,13 +326,20 @@ class Crawl {
     const reuse = first && index === 0 && (pageKey(url) === pageKey(config.target.url) || pageKey(url) === pageKey(first.url)) ? first : null;
     let page: FetchedPage;
     try {
-      page = reuse ?? await this.fetchPage(url);
+      if (reuse && config.categories) this.pagesStarted--; // the slot reserved for it is not needed: no second fetch
+      page = reuse ? (reuse === this.options.firstPage && !config.categories ? this.accept(reuse, url) : reuse) : await this.fetchPage(url);
     } catch (err) {
       if (isTarget && index === 0) throw err;
       if (err instanceof CodedError && err.code === 'target_forbidden') throw err;
       if (this.signal?.aborted) throw err;
       this.warnings.push(`listing page ${url}: ${(err as Error).message}`);
-      listing.done = true;
+      this.endListing(listing, index - 1);
+      return;
+    }
+    if (index > 0 && pageKey(page.url) !== pageKey(url) && this.seen.has(pageKey(page.url))) {
+      // Out-of-range pages are often redirected back to page 1: its rows are already in.
+      this.warnings.push(`listing page ${url} redirected to ${page.url}, already crawled; the listing ends there`);
+      this.endListing(listing, index - 1);
       return;
     }
     this.seen.add(pageKey(page.url));
@@ -333,24 +363,15 @@ class Crawl {
     const next = this.nextPageUrl($, page, base, listing, index, rows.length);
     const capped = (maxItems !== undefined && listing.items >= maxItems)
       || (this.totalItemCap !== undefined && this.totalItems() >= this.totalItemCap);
-    if (next && !capped && !this.stopped) {
-      if (this.seen.has(pageKey(next))) {
-        listing.done = true;
-      } else if (this.budgetLeft()) {
-        const wait = p!.wait_after;
-        this.seen.add(pageKey(next));
-        this.pool.push(0, async () => {
-          await sleep(wait, this.signal);
-          await this.listingPage(listing, next, index + 1, false);
-        });
-      }
+    if (next && !capped && !this.stopped && !this.seen.has(pageKey(next)) && this.reserve()) {
+      const wait = p!.wait_after;
+      this.seen.add(pageKey(next));
+      this.pool.push(0, async () => {
+        await sleep(wait, this.signal);
+        await this.listingPage(listing, next, index + 1, false);
+      });
     } else {
-      listing.done = true;
-    }
-    if (listing.done) {
-      // This listing ended before max_pages: plan no more of its pages.
-      const planned = p ? p.max_pages : 1;
-      this.listingPlanned = Math.max(this.listingDone, this.listingPlanned - (planned - (index + 1)));
+      this.endListing(listing, index);
     }
     if (this.detailFields.length && this.linkField) {
       rows.forEach((row, i) => this.pool.push(1, () => this.detailFor(listing, index, i, row)));
@@ -378,8 +399,13 @@ class Crawl {
     const href = control.attr('href') ?? control.find('a[href]').first().attr('href') ?? control.closest('a[href]').attr('href');
     if (href === undefined || /^\s*(#|javascript:)/i.test(href)) {
       const tag = (control.get(0) as { tagName?: string } | undefined)?.tagName ?? 'element';
+      if (index > 0) {
+        // Rows are already in: a control that stopped being a link (href="#") ends the listing.
+        this.warnings.push(`pagination: on ${page.url} "${p.selector}" is a <${tag}> without a usable href; the listing ends there`);
+        return null;
+      }
       throw new BrowserRequiredError(
-        `pagination.selector "${p.selector}" matches a <${tag}> that is not a link; clicking it needs the browser engine, which is not available yet`,
+        `pagination.selector "${p.selector}" matches a <${tag}> that is not a link; clicking it needs a browser: set target.engine to heavy or auto`,
         [{ path: 'pagination.selector', reason: `matches <${tag}> without href on ${page.url}` }],
       );
     }
@@ -395,7 +421,7 @@ class Crawl {
     const key = pageKey(url);
     let pending = this.details.get(key);
     if (!pending) {
-      if (!this.budgetLeft()) {
+      if (!this.reserve()) {
         this.mergeDetail(listing, pageIndex, rowIndex, null);
         return;
       }

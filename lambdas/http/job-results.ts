@@ -3,7 +3,7 @@
  * `[]` for a failed job; 409 `job_not_finished` while it is pending or running (docs/api.md).
  */
 import { CodedError } from '../errors.ts';
-import { readRows } from '../core/jobs.ts';
+import { rowsJson } from '../core/jobs.ts';
 import { apiHandler, json, uuidParam } from './middleware.ts';
 
 export const handler = apiHandler({}, async (event, { svc, account }) => {
@@ -14,6 +14,7 @@ export const handler = apiHandler({}, async (event, { svc, account }) => {
   if (job.status !== 'completed') {
     throw new CodedError('job_not_finished', `Job ${id} is ${job.status} (${job.progress}%); poll /api/v1/jobs/${id}/status/ until it is completed`, [{ status: job.status, progress: job.progress }]);
   }
-  const rows = await readRows(svc, job);
-  return json(200, [{ data: rows, row_count: rows.length }]);
+  // The stored rows are already JSON: wrapped, not parsed and serialized again.
+  const rows = (await rowsJson(svc, job)) ?? '[]';
+  return { ...json(200, []), body: `[{"data":${rows},"row_count":${job.row_count}}]` };
 });

@@ -72,6 +72,48 @@ describe('recovery after a crash', () => {
     }
   });
 
+  it('a clean stop (SIGTERM) is not a failed attempt: a job survives more restarts than SAI_MAX_RECEIVES', async () => {
+    const dataDir = tempDataDir();
+    const env = { DATA_DIR: dataDir, SAI_WORKERS: '1', SAI_MAX_RECEIVES: '2' };
+    let svc = await startService(env);
+    services.push(svc);
+    const acc = await createAccount(dataDir, { plan: 'pro' });
+    let api = client(svc.url, acc.api_key);
+    const r = await api.post('/api/v1/run/', { yaml_content: slowQuotes(site.url, 4, 252) });
+    const firstPage = '/slow/252/quotes/';
+    for (let stop = 1; stop <= 3; stop++) {
+      await waitUntil(async () => (site.hits.get(firstPage) ?? 0) >= stop, 20_000, `attempt ${stop}`);
+      await svc.stop();
+      svc = await startService(env);
+      services.push(svc);
+      api = client(svc.url, acc.api_key);
+    }
+    const { job } = await api.waitForJob(r.body.id, 30_000);
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.equal(job.results.row_count, 40);
+  });
+
+  it('a worker stuck past the job time limit (a pattern that backtracks for ever) is restarted and its job fails', async () => {
+    const dataDir = tempDataDir();
+    const svc = await startService({ DATA_DIR: dataDir, SAI_WORKERS: '1', SAI_JOB_TIMEOUT_MS: '2000' });
+    services.push(svc);
+    const acc = await createAccount(dataDir, { plan: 'pro' });
+    const api = client(svc.url, acc.api_key);
+    const evil = await api.post('/api/v1/run/', { yaml_content: `target: { url: "${site.url}/quotes/" }
+extract:
+  type: single
+  fields:
+    - { name: x, selector: title, transform: ["template:${'a'.repeat(48)}{value}", "regex:^(a+)+$"] }
+` });
+    assert.equal(evil.status, 202);
+    const { job } = await api.waitForJob(evil.body.id, 30_000);
+    assert.equal(job.status, 'failed');
+    assert.match(job.status_message, /^job_timeout: the run did not stop at the limit of 2 s/);
+    // The service and its (new) worker go on.
+    const ok = await api.post('/api/v1/run/', { yaml_content: slowQuotes(site.url, 1, 0).replace('/slow/0/quotes/', '/quotes/') });
+    assert.equal((await api.waitForJob(ok.body.id, 20_000)).job.status, 'completed');
+  });
+
   it('a job whose deliveries all die ends failed once the queue gives up (SAI_MAX_RECEIVES)', async () => {
     const dataDir = tempDataDir();
     const env = { DATA_DIR: dataDir, SAI_WORKERS: '1', SAI_MAX_RECEIVES: '2' };

@@ -121,7 +121,8 @@ detail_fields:
     assert.equal(done.body.progress, 100);
     assert.equal(done.body.results.row_count, 20);
     assert.equal(done.body.pages_scraped, 21);
-    assert.ok(s3.objects.has(`results/results/${account.id}/${r.body.id}.json`), 'rows are in S3, not in the job item');
+    assert.ok(s3.objects.has(`results/results/${account.id}/${r.body.id}/1.json`), 'rows are in S3, not in the job item');
+    assert.ok(s3.objects.has(`results/results/${account.id}/${r.body.id}/1.preview.json`), 'and a preview for status polls');
 
     const res = await authorized(key, results, 'GET', '/api/v1/jobs/{id}/results/', `/api/v1/jobs/${r.body.id}/results/`, { params: { id: r.body.id } });
     assert.equal(res.status, 200);
@@ -153,7 +154,8 @@ detail_fields:
     assert.match((await job(gone)).status_message, /^target_failed: .*404/);
     const between = await job(flaky);
     assert.equal(between.status, 'running');
-    assert.match(between.status_message, /Attempt 1 failed .* it will be retried/);
+    assert.match(between.status_message, /^Attempt 1 failed with an internal error; it will be retried$/);
+    assert.doesNotMatch(between.status_message, /We encountered/, 'internal error details stay in the log');
 
     // Redelivery (receive count 2) succeeds, and a duplicate delivery of a finished job is a no-op.
     const redelivered = await runWorker(sqsEvent(sqsRecord(messages[2]!.body, 2)));
@@ -179,7 +181,7 @@ detail_fields:
     assert.deepEqual(r.batchItemFailures, [], 'nothing left to retry');
     const failed = await job(last);
     assert.equal(failed.status, 'failed');
-    assert.match(failed.status_message, /Gave up after 3 attempts; last error: We encountered an internal error/);
+    assert.match(failed.status_message, /^internal_error: Gave up after 3 attempts, each ended by an internal error \(logged with job id /);
 
     const lost = await start();
     // The worker died on every delivery (never answered): SQS moves the message to the dead-letter queue.

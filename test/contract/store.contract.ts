@@ -101,6 +101,21 @@ export function storeContract(name: string, opts: ContractOptions): void {
       assert.equal((await store.getJobById(j.id))?.row_count, 7);
     });
 
+    it('with an attempt, only that attempt may change the job (a stale delivery cannot)', async () => {
+      const a = await newAccount(store);
+      const j = newJob(a.id);
+      await store.createJob(j);
+      const first = await store.updateJob(j.id, ['pending'], { status: 'running', increment_attempts: true });
+      const second = await store.updateJob(j.id, ['running'], { status: 'running', increment_attempts: true });
+      assert.equal(first?.attempts, 1);
+      assert.equal(second?.attempts, 2);
+      assert.equal(await store.updateJob(j.id, ['running'], { progress: 50 }, 1), null, 'attempt 1 is stale');
+      assert.equal(await store.updateJob(j.id, ['running'], { status: 'completed', row_count: 5 }, 1), null);
+      assert.equal((await store.updateJob(j.id, ['running'], { progress: 60 }, 2))?.progress, 60);
+      assert.equal((await store.updateJob(j.id, ['running'], { progress: 10, status_message: 'x' }, 2))?.status_message, 'x', 'a lower progress still applies the rest');
+      assert.equal((await store.updateJob(j.id, ['running'], { status: 'completed', row_count: 7 }, 2))?.row_count, 7);
+    });
+
     it('never lowers progress and keeps booleans as booleans', async () => {
       const a = await newAccount(store);
       const j = newJob(a.id, { status: 'running' });

@@ -215,6 +215,47 @@ detail_fields:
     assert.ok(r.warnings.some((w) => /page limit of 4 pages/.test(w)), r.warnings.join('\n'));
   });
 
+  it('the page limit is exact: queued pages count, so no extra fetch slips through', async () => {
+    for (const max of [1, 2, 3, 5]) {
+      const before = [...site.hits.values()].reduce((a, b) => a + b, 0);
+      const r = await run(`target: { url: "${site.url}/books/?limit=${max}" }
+extract:
+  container: article.product_pod
+  fields: [{ name: url, selector: h3 a, type: link }]
+detail_fields:
+  fields: [{ name: upc, selector: "table tr:first-child td" }]
+pagination: { type: click, selector: "li.next a", max_pages: 3 }
+`, { maxPages: max, concurrency: 4 });
+      const requests = [...site.hits.values()].reduce((a, b) => a + b, 0) - before;
+      assert.equal(requests, max, `maxPages ${max}: ${requests} requests`);
+      assert.equal(r.pagesScraped, max);
+      assert.ok(r.warnings.some((w) => /page limit/.test(w)));
+    }
+  });
+
+  it('a listing page that redirects back to a page already crawled ends the listing without repeating rows', async () => {
+    const r = await run(`target: { url: "${site.url}/quotes/" }
+${quoteFields}pagination: { type: url, url_pattern: "/redirect/?to=%2Fquotes%2F&n={page}", max_pages: 5 }
+`);
+    assert.deepEqual(r.rows.map((x) => x.text), allQuotes().slice(0, 10).map((q) => q.text));
+    assert.ok(r.warnings.some((w) => /already crawled; the listing ends there/.test(w)), r.warnings.join('\n'));
+    assert.equal(site.hits.get('/redirect/?to=%2Fquotes%2F&n=3'), undefined, 'no further pages');
+  });
+
+  it('progress keeps moving when a numbered listing ends early with an error', async () => {
+    const seen: RunProgress[] = [];
+    await run(`target: { url: "${site.url}/quotes/" }
+extract:
+  container: div.quote
+  fields: [{ name: about, selector: "a[href*='/author/']", type: link }]
+detail_fields:
+  fields: [{ name: born, selector: span.author-born-date }]
+pagination: { type: url, url_pattern: "/status/404/?p={page}", max_pages: 10 }
+`, { onProgress: (p) => seen.push(p) });
+    const mid = seen.filter((p) => p.progress > 0 && p.progress < 99).map((p) => p.progress);
+    assert.ok(Math.max(...mid) >= 50, `progress went up to ${Math.max(...mid)} before the end (${mid.join(',')})`);
+  });
+
   it('refuses browser-only configs before fetching anything', async () => {
     const before = site.hits.size;
     for (const extra of [

@@ -43,6 +43,16 @@ describe('LocalQueue', () => {
     assert.deepEqual(q.depth('run'), { visible: 0, inFlight: 0, dead: 0 });
   });
 
+  it('release gives a message back without using up a delivery (a clean stop is not a failed attempt)', async () => {
+    await q.send('run', 'a');
+    for (let i = 0; i < 5; i++) {
+      const [m] = q.receive('run', 1, 60_000);
+      assert.equal(m?.receiveCount, 1, `delivery ${i + 1} still counts as the first`);
+      assert.equal(q.release(m!.receipt), true);
+    }
+    assert.equal(q.release('stale'), false);
+  });
+
   it('changes visibility, e.g. to retry at once', async () => {
     await q.send('run', 'a');
     const [m] = q.receive('run', 1, 60_000);
@@ -86,6 +96,6 @@ describe('LocalQueue', () => {
     const [m] = reopened.receive('run', 1, 1000);
     assert.equal(m?.body, 'kept');
     assert.equal(m?.receiveCount, 2);
-    assert.deepEqual(reopened.liveBodies('run'), ['kept']);
+    assert.deepEqual(reopened.allBodies('run'), ['kept']);
   });
 });

@@ -272,16 +272,16 @@ export class DynamoStore implements Store {
     return n;
   }
 
-  async updateJob(id: string, fromStatuses: readonly JobStatus[], u: JobUpdate): Promise<JobRecord | null> {
-    const withProgress = await this.tryUpdateJob(id, fromStatuses, u, true);
+  async updateJob(id: string, fromStatuses: readonly JobStatus[], u: JobUpdate, attempt?: number): Promise<JobRecord | null> {
+    const withProgress = await this.tryUpdateJob(id, fromStatuses, u, true, attempt);
     if (withProgress !== 'condition_failed') return withProgress;
     if (u.progress === undefined) return null;
     // The status condition held but a higher progress is stored: apply the rest, keep the progress.
-    const rest = await this.tryUpdateJob(id, fromStatuses, { ...u, progress: undefined }, false);
+    const rest = await this.tryUpdateJob(id, fromStatuses, { ...u, progress: undefined }, false, attempt);
     return rest === 'condition_failed' ? null : rest;
   }
 
-  private async tryUpdateJob(id: string, fromStatuses: readonly JobStatus[], u: JobUpdate, raiseProgress: boolean): Promise<JobRecord | null | 'condition_failed'> {
+  private async tryUpdateJob(id: string, fromStatuses: readonly JobStatus[], u: JobUpdate, raiseProgress: boolean, attempt?: number): Promise<JobRecord | null | 'condition_failed'> {
     const names: Record<string, string> = { '#status': 'status' };
     const values: Item = { ':now': new Date().toISOString() };
     const sets: string[] = ['updated_at = :now'];
@@ -317,7 +317,12 @@ export class DynamoStore implements Store {
       sets.push('attempts = attempts + :one');
     }
     fromStatuses.forEach((s, i) => { values[`:from${i}`] = s; });
-    const condition = `#status IN (${fromStatuses.map((_, i) => `:from${i}`).join(', ')})${progressCondition}`;
+    let attemptCondition = '';
+    if (attempt !== undefined) {
+      values[':attempt'] = attempt;
+      attemptCondition = ' AND attempts = :attempt';
+    }
+    const condition = `#status IN (${fromStatuses.map((_, i) => `:from${i}`).join(', ')})${attemptCondition}${progressCondition}`;
     try {
       const r = await this.doc.send(new UpdateCommand({
         TableName: this.tableName,
@@ -335,8 +340,9 @@ export class DynamoStore implements Store {
       // The document client does not unmarshall the item returned with a failed condition.
       const raw = (err as ConditionalCheckFailedException).Item;
       const old = raw ? unmarshall(raw) : undefined;
-      // Distinguish "wrong status" (null) from "progress lower than stored" (retry without progress).
+      // Distinguish "wrong status or attempt" (null) from "progress lower than stored" (retry without progress).
       if (!old || !fromStatuses.includes(old.status as JobStatus)) return null;
+      if (attempt !== undefined && Number(old.attempts) !== attempt) return null;
       return progressCondition ? 'condition_failed' : null;
     }
   }

@@ -109,6 +109,15 @@ export class LocalQueue implements JobQueue {
     return Number(this.q('UPDATE queue_messages SET visible_at = ? WHERE receipt = ?').run(this.now() + visibilityMs, receipt).changes) > 0;
   }
 
+  /**
+   * Gives a message back without using up a delivery: visible at once, its receive count as before
+   * the receive. For a clean stop of the service, which is no failure of the job.
+   */
+  release(receipt: string): boolean {
+    return Number(this.q('UPDATE queue_messages SET visible_at = ?, receive_count = MAX(0, receive_count - 1), receipt = NULL WHERE receipt = ?')
+      .run(this.now(), receipt).changes) > 0;
+  }
+
   /** Messages of the dead-letter queue of `queue`, oldest first, received as from a normal queue. */
   receiveDead(queue: QueueName, max: number, visibilityMs: number): QueueMessage[] {
     return immediate(this.db, () => {
@@ -132,9 +141,12 @@ export class LocalQueue implements JobQueue {
     return Number(this.q('UPDATE queue_messages SET visible_at = ? WHERE dead = 0 AND visible_at > ?').run(this.now(), this.now()).changes);
   }
 
-  /** Bodies of every live (not dead) message of a queue: the recovery sweep uses them to find jobs with no message. */
-  liveBodies(queue: QueueName): string[] {
-    return (this.q('SELECT body FROM queue_messages WHERE queue = ? AND dead = 0').all(queue) as Array<{ body: string }>).map((r) => r.body);
+  /**
+   * Bodies of every message of a queue, dead-lettered ones included: the recovery sweep uses them to find
+   * jobs with no message (a dead-lettered job is about to be failed, not to be queued again).
+   */
+  allBodies(queue: QueueName): string[] {
+    return (this.q('SELECT body FROM queue_messages WHERE queue = ?').all(queue) as Array<{ body: string }>).map((r) => r.body);
   }
 
   /** Message counts by state, for tests and the health endpoint. */

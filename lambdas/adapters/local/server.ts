@@ -218,10 +218,16 @@ async function dispatch(loaded: LoadedRoute[], req: http.IncomingMessage, res: h
   }
 }
 
+/** Time past a job's limit before the watchdog steps in: the job's own timer gets the first chance. */
+function watchdogGraceMs(s: LocalSettings): number {
+  return Math.min(30_000, Math.max(1000, s.jobTimeoutMs / 2));
+}
+
 /** Keeps one job-worker thread alive and knows which message it holds. */
 class WorkerSlot {
   private worker: Worker | null = null;
-  private holding: string | null = null;
+  /** The message this worker works on, and since when (ms). */
+  private holding: { receipt: string; jobId: string | null; since: number } | null = null;
   /** Chromium processes this worker started: killed when the worker dies or the service stops. */
   private browsers = new Set<number>();
   private stopped = false;
@@ -243,7 +249,7 @@ class WorkerSlot {
       resourceLimits: { ...JOB_WORKER_RESOURCE_LIMITS },
     });
     w.on('message', (m: WorkerReport) => {
-      if (m.type === 'holding') this.holding = m.receipt;
+      if (m.type === 'holding') this.holding = { receipt: m.receipt, jobId: m.jobId, since: Date.now() };
       else if (m.type === 'idle') this.holding = null;
       else if (m.type === 'browser') this.browsers.add(m.pid);
     });
@@ -251,12 +257,37 @@ class WorkerSlot {
     w.on('exit', () => {
       this.worker = null;
       this.killBrowsers();
-      // The message of a dead worker is visible again at once: the next delivery retries or dead-letters it.
-      if (this.holding) this.local.queue.changeVisibility(this.holding, 0);
+      if (this.holding) {
+        // A clean stop gives the message back as it was: the job resumes at the next start, no attempt spent.
+        // A dead worker's message is visible again at once: the next delivery retries or dead-letters it.
+        if (this.stopped) this.local.queue.release(this.holding.receipt);
+        else this.local.queue.changeVisibility(this.holding.receipt, 0);
+      }
       this.holding = null;
       if (!this.stopped) setTimeout(() => { if (!this.stopped) this.start(); }, 500).unref();
     });
     this.worker = w;
+  }
+
+  /**
+   * The watchdog: a job whose thread is busy past its time limit (a regular expression that backtracks
+   * for ever, a page the engine cannot leave) cannot be stopped from inside, because the thread's own
+   * timer never runs. The thread is terminated, the job ends `failed`, and a fresh thread takes over.
+   */
+  async enforceTimeLimit(now: number): Promise<void> {
+    const h = this.holding;
+    if (!h || !this.worker || now - h.since < this.settings.jobTimeoutMs + watchdogGraceMs(this.settings)) return;
+    this.holding = null;
+    console.error(JSON.stringify({ level: 'error', message: 'job worker stuck past the time limit; restarting it', jobId: h.jobId, worker: this.index }));
+    if (h.jobId) {
+      await this.local.store.updateJob(h.jobId, ['pending', 'running'], {
+        status: 'failed',
+        completed_at: new Date().toISOString(),
+        status_message: `job_timeout: the run did not stop at the limit of ${Math.round(this.settings.jobTimeoutMs / 1000)} s per job (a page or a pattern kept the worker busy) and its worker was restarted`,
+      });
+    }
+    this.local.queue.delete(h.receipt);
+    await this.worker.terminate();
   }
 
   async stop(): Promise<void> {
@@ -291,7 +322,8 @@ export async function startLocalService(settings: LocalSettings): Promise<LocalS
 
   // Recovery: whatever the last process held is free again, and every unfinished job has a message.
   const released = local.queue.releaseInFlight();
-  const queued = new Set(local.queue.liveBodies('run').map((b) => { try { return (JSON.parse(b) as { job_id: string }).job_id; } catch { return ''; } }));
+  const queued = new Set(local.queue.allBodies('run').map((b) => { try { return (JSON.parse(b) as { job_id: string }).job_id; } catch { return ''; } }));
+  local.store.deleteExpiredCounters();
   let requeued = 0;
   for (const job of await local.store.listJobsByStatus(UNFINISHED)) {
     if (job.job_type === 'run' && !queued.has(job.id)) {
@@ -303,6 +335,9 @@ export async function startLocalService(settings: LocalSettings): Promise<LocalS
 
   const slots = Array.from({ length: settings.workers }, (_, i) => new WorkerSlot(settings, local, i + 1));
   slots.forEach((s) => s.start());
+
+  const watchdog = setInterval(() => { for (const s of slots) void s.enforceTimeLimit(Date.now()); }, Math.min(5_000, watchdogGraceMs(settings)));
+  watchdog.unref();
 
   const deadLetterTimer = setInterval(() => {
     const messages = local.queue.receiveDead('run', 10, 60_000);
@@ -331,6 +366,7 @@ export async function startLocalService(settings: LocalSettings): Promise<LocalS
     local,
     close: () => closing ??= (async () => {
       clearInterval(deadLetterTimer);
+      clearInterval(watchdog);
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
       await Promise.all(slots.map((s) => s.stop()));
       local.close();

@@ -199,7 +199,7 @@ export class SqliteStore implements Store {
     const keys = Object.keys(patch) as Array<keyof typeof patch>;
     if (!keys.length) return this.getAccount(id);
     const sql = `UPDATE accounts SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ? RETURNING *`;
-    return toAccount(this.db.prepare(sql).get(...keys.map((k) => patch[k] as SQLInputValue), id) as SqlRow | undefined);
+    return toAccount(this.q(sql).get(...keys.map((k) => patch[k] as SQLInputValue), id) as SqlRow | undefined);
   }
 
   async createConfig(c: ConfigRecord): Promise<void> {
@@ -253,15 +253,20 @@ export class SqliteStore implements Store {
     return Number((this.q('SELECT COUNT(*) AS n FROM jobs WHERE account_id = ?').get(accountId) as { n: number }).n);
   }
 
-  async updateJob(id: string, fromStatuses: readonly JobStatus[], u: JobUpdate): Promise<JobRecord | null> {
+  async updateJob(id: string, fromStatuses: readonly JobStatus[], u: JobUpdate, attempt?: number): Promise<JobRecord | null> {
     const sets: string[] = ['updated_at = ?'];
     const args: SQLInputValue[] = [new Date().toISOString()];
-    const plain = ['status', 'status_message', 'items_found', 'pages_scraped', 'started_at', 'completed_at', 'row_count', 'results_key'] as const;
+    const plain = ['status', 'status_message', 'items_found', 'pages_scraped', 'completed_at', 'row_count', 'results_key'] as const;
     for (const k of plain) {
       if (u[k] !== undefined) {
         sets.push(`${k} = ?`);
         args.push(u[k] as SQLInputValue);
       }
+    }
+    if (u.started_at !== undefined) {
+      // started_at is kept from the first attempt.
+      sets.push('started_at = COALESCE(started_at, ?)');
+      args.push(u.started_at);
     }
     if (u.api_discovered !== undefined) {
       sets.push('api_discovered = ?');
@@ -272,15 +277,15 @@ export class SqliteStore implements Store {
       args.push(Math.max(0, Math.min(100, Math.round(u.progress))));
     }
     if (u.increment_attempts) sets.push('attempts = attempts + 1');
-    // started_at is kept from the first attempt.
-    const sql = `UPDATE jobs SET ${sets.join(', ').replace('started_at = ?', 'started_at = COALESCE(started_at, ?)')}
-      WHERE id = ? AND status IN (${fromStatuses.map(() => '?').join(', ')}) RETURNING *`;
-    return toJob(this.db.prepare(sql).get(...args, id, ...fromStatuses) as SqlRow | undefined);
+    const sql = `UPDATE jobs SET ${sets.join(', ')}
+      WHERE id = ? AND status IN (${fromStatuses.map(() => '?').join(', ')})${attempt === undefined ? '' : ' AND attempts = ?'} RETURNING *`;
+    const where: SQLInputValue[] = attempt === undefined ? [id, ...fromStatuses] : [id, ...fromStatuses, attempt];
+    return toJob(this.q(sql).get(...args, ...where) as SqlRow | undefined);
   }
 
   async listJobsByStatus(statuses: readonly JobStatus[]): Promise<JobRecord[]> {
     const sql = `SELECT * FROM jobs WHERE status IN (${statuses.map(() => '?').join(', ')}) ORDER BY created_at`;
-    return (this.db.prepare(sql).all(...statuses) as SqlRow[]).map((r) => toJob(r)!);
+    return (this.q(sql).all(...statuses) as SqlRow[]).map((r) => toJob(r)!);
   }
 
   async consume(accountId: number, counter: string, amount: number, limit: number, expiresAt?: string): Promise<{ ok: boolean; used: number }> {
@@ -295,6 +300,11 @@ export class SqliteStore implements Store {
 
   async refund(accountId: number, counter: string, amount: number): Promise<void> {
     this.q('UPDATE counters SET value = MAX(0, value - ?) WHERE account_id = ? AND name = ?').run(amount, accountId, counter);
+  }
+
+  /** Deletes counters whose period is over (hourly rate windows, past months). @returns how many. */
+  deleteExpiredCounters(now = new Date()): number {
+    return Number(this.q('DELETE FROM counters WHERE expires_at IS NOT NULL AND expires_at < ?').run(now.toISOString()).changes);
   }
 
   async getCounter(accountId: number, counter: string): Promise<number> {

@@ -14,7 +14,7 @@ import { QUEUE_CHANNEL } from './queue.ts';
 import { createLocalServices, toSqsEvent, visibilityTimeoutMs, type LocalSettings } from './runtime.ts';
 
 /** Messages this thread sends to its parent. */
-export type WorkerReport = { type: 'holding'; receipt: string; messageId: string } | { type: 'idle' } | { type: 'ready' } | { type: 'browser'; pid: number };
+export type WorkerReport = { type: 'holding'; receipt: string; messageId: string; jobId: string | null } | { type: 'idle' } | { type: 'ready' } | { type: 'browser'; pid: number };
 
 const settings = workerData as LocalSettings;
 onBrowserLaunch((pid) => parentPort?.postMessage({ type: 'browser', pid } satisfies WorkerReport));
@@ -59,7 +59,9 @@ async function loop(): Promise<void> {
       continue;
     }
     const m = messages[0]!;
-    parentPort?.postMessage({ type: 'holding', receipt: m.receipt, messageId: m.id } satisfies WorkerReport);
+    let jobId: string | null = null;
+    try { jobId = (JSON.parse(m.body) as { job_id?: string }).job_id ?? null; } catch { /* the handler drops it */ }
+    parentPort?.postMessage({ type: 'holding', receipt: m.receipt, messageId: m.id, jobId } satisfies WorkerReport);
     const result = await runHandler(toSqsEvent('run', messages));
     if (result.batchItemFailures.some((f) => f.itemIdentifier === m.id)) local.queue.changeVisibility(m.receipt, retryDelayMs(m.receiveCount));
     else local.queue.delete(m.receipt);
