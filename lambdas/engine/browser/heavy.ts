@@ -10,13 +10,13 @@
  * XHR/fetch JSON answers are recorded (URL, method, status, a bounded sample); when one carries the
  * items, `apiDiscovered` is true.
  */
-import type { BrowserContext, HTTPResponse, Page } from 'puppeteer-core';
+import type { HTTPResponse, Page } from 'puppeteer-core';
 import { CodedError } from '../../errors.ts';
 import type { FieldSpec, ScrapeConfig } from '../config.ts';
 import { absoluteUrl, compileFields, documentBase, extractDetail, extractItems, loadHtml, type CompiledField, type Row } from '../extract.ts';
 import { finalizeRows } from '../output.ts';
 import type { RunProgress } from '../run.ts';
-import type { BrowserHost } from './host.ts';
+import type { BrowserHost, JobContext } from './host.ts';
 import {
   controlState, countItemsInPage, documentMarker, evalFieldsInPage, markDocument, runScriptInPage, scrollPage,
   type EvalField, type EvalOutcome, type ItemQuery,
@@ -165,7 +165,7 @@ class HeavyRun {
     return err;
   }
 
-  async run(context: BrowserContext): Promise<HeavyResult> {
+  async run(context: JobContext): Promise<HeavyResult> {
     const c = this.config;
     const page = await this.newPage(context);
     await this.navigate(page, c.target.url, true);
@@ -215,7 +215,7 @@ class HeavyRun {
     };
   }
 
-  private async newPage(context: BrowserContext): Promise<Page> {
+  private async newPage(context: JobContext): Promise<Page> {
     const page = await context.newPage();
     page.setDefaultTimeout(this.o.navigationTimeoutMs ?? 30_000);
     await page.setBypassCSP(true);
@@ -535,7 +535,7 @@ class HeavyRun {
   }
 
   /** Detail pages, `concurrency` at a time, each URL once. */
-  private async details(context: BrowserContext, rows: Row[]): Promise<Row[]> {
+  private async details(context: JobContext, rows: Row[]): Promise<Row[]> {
     const queue = [...new Set(rows.map((r) => r[this.linkField!]).filter((u): u is string => typeof u === 'string' && /^https?:/.test(u)))];
     const limit = Math.max(1, this.o.concurrency ?? 4);
     const results = new Map<string, Row | null>();
@@ -558,7 +558,7 @@ class HeavyRun {
     });
   }
 
-  private async detail(context: BrowserContext, url: string): Promise<Row | null> {
+  private async detail(context: JobContext, url: string): Promise<Row | null> {
     const page = await this.newPage(context);
     try {
       await this.navigate(page, url, false);

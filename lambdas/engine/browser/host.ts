@@ -9,7 +9,13 @@
  * through the proxy (so never), background networking off.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { Browser, BrowserContext } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
+
+/** What a job gets of the browser: its own pages, and nothing left behind when it closes. */
+export interface JobContext {
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
 import { startGuardProxy, type GuardProxy } from '../../net/proxy.ts';
 import type { OutboundGuard } from '../../net/guard.ts';
 
@@ -67,9 +73,32 @@ export class BrowserHost {
     return this.launching;
   }
 
-  /** A fresh, isolated context for one job. */
-  async newContext(): Promise<BrowserContext> {
-    return (await this.get()).createBrowserContext();
+  /**
+   * A fresh, isolated context for one job: an incognito browser context; with Lambda's single-process
+   * Chromium, which cannot open a second context, a browser of its own (a new profile), closed with
+   * the job. A Lambda instance runs one job at a time, so that costs one launch per job.
+   */
+  async newContext(): Promise<JobContext> {
+    if (this.singleProcess()) {
+      await this.closeBrowser();
+      const browser = await this.get();
+      return {
+        newPage: () => browser.newPage(),
+        close: () => this.closeBrowser(),
+      };
+    }
+    const context = await (await this.get()).createBrowserContext();
+    return { newPage: () => context.newPage(), close: () => context.close() };
+  }
+
+  private singleProcess(): boolean {
+    return this.o.lambdaArgs ?? Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+  }
+
+  private async closeBrowser(): Promise<void> {
+    const b = this.browser;
+    this.browser = null;
+    await b?.close().catch(() => b.process()?.kill('SIGKILL'));
   }
 
   /** Checks a page URL before loading it (scheme, IP literals); names are decided by the proxy. @throws TargetForbiddenError */
@@ -90,7 +119,7 @@ export class BrowserHost {
   private async launch(): Promise<Browser> {
     const [{ default: puppeteer }, chromium] = await Promise.all([import('puppeteer-core'), import('@sparticuz/chromium').then((m) => m.default)]);
     this.proxy ??= await startGuardProxy(this.o.guard);
-    const onLambda = this.o.lambdaArgs ?? Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+    const onLambda = this.singleProcess();
     const executablePath = this.o.executablePath ?? (process.env.CHROME_PATH || await chromium.executablePath());
     const args = chromium.args
       .filter((a) => !DROPPED_FLAGS.has(a) && (onLambda || !NOT_OFF_LAMBDA.has(a)) && !a.startsWith('--headless'))
@@ -119,9 +148,7 @@ export class BrowserHost {
 
   /** Closes the browser and the proxy. */
   async close(): Promise<void> {
-    const b = this.browser;
-    this.browser = null;
-    await b?.close().catch(() => b.process()?.kill('SIGKILL'));
+    await this.closeBrowser();
     await this.proxy?.close();
     this.proxy = null;
   }
