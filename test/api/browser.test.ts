@@ -1,0 +1,68 @@
+/**
+ * The browser engine through the local service: jobs with `engine: auto` and `heavy` run in the worker
+ * thread's Chromium, the status says which engine ran and why, api_discovered is set when the page's
+ * items came from its JSON API, and `auto` fetches a static target page once.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
+import { allQuotes } from '../fixtures/site/quotes.ts';
+import { client, createAccount, startService, type TestService } from '../helpers/service.ts';
+
+const fields = `extract:
+  container: div.quote
+  fields:
+    - { name: text, selector: span.text }
+    - { name: tags, type: eval, script: "el.querySelectorAll('a.tag').length" }
+`;
+
+describe('browser engine through the API', () => {
+  let site: FixtureSite;
+  let svc: TestService;
+  let api: ReturnType<typeof client>;
+  before(async () => {
+    site = await startFixtureSite();
+    svc = await startService({ SAI_WORKERS: '1' });
+    api = client(svc.url, (await createAccount(svc.dataDir, { plan: 'pro' })).api_key);
+  });
+  after(async () => {
+    await svc?.stop();
+    await site?.close();
+  });
+
+  it('engine auto picks the browser for a config with eval fields on a script-rendered page', async () => {
+    const r = await api.post('/api/v1/run/', { yaml_content: `target: { url: "${site.url}/js/quotes/", browser: { wait_selector: div.quote } }\n${fields}pagination: { type: click, selector: "li.next a", max_pages: 2 }\n` });
+    assert.equal(r.status, 202);
+    const { job, progressSeen } = await api.waitForJob(r.body.id, 90_000);
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.match(job.status_message, /\(heavy engine; auto: the config needs a browser \(extract\.fields\[1\]\)\)/);
+    assert.equal(job.api_discovered, true);
+    assert.equal(job.results.row_count, 20);
+    assert.deepEqual(job.results.data.map((x: { tags: number }) => x.tags), allQuotes().slice(0, 20).map((q) => q.tags.length));
+    for (let i = 1; i < progressSeen.length; i++) assert.ok(progressSeen[i]! >= progressSeen[i - 1]!);
+  });
+
+  it('engine auto picks the lightweight engine for a static page and fetches it once', async () => {
+    const r = await api.post('/api/v1/run/', { yaml_content: `target: { url: "${site.url}/quotes/?once=1" }\nextract: { container: div.quote, fields: [{ name: text, selector: span.text }] }\n` });
+    const { job } = await api.waitForJob(r.body.id, 30_000);
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.match(job.status_message, /lightweight engine; auto: the page as served has 10 item\(s\) matching "div\.quote"/);
+    assert.equal(job.api_discovered, false);
+    assert.equal(site.hits.get('/quotes/?once=1'), 1, 'the probe is the run\'s first page');
+  });
+
+  it('engine auto falls back to the browser when the served page has no items', async () => {
+    const r = await api.post('/api/v1/run/', { yaml_content: `target: { url: "${site.url}/js/quotes/page/3/", browser: { wait_selector: div.quote } }\nextract: { container: div.quote, fields: [{ name: text, selector: span.text }] }\n` });
+    const { job } = await api.waitForJob(r.body.id, 60_000);
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.match(job.status_message, /heavy engine; auto: the page as served has no item matching "div\.quote"; it renders them with JavaScript/);
+    assert.deepEqual(job.results.data.map((x: { text: string }) => x.text), allQuotes().slice(20, 30).map((q) => q.text));
+  });
+
+  it('an action on a missing element fails the job, naming the action', async () => {
+    const r = await api.post('/api/v1/run/', { yaml_content: `target: { url: "${site.url}/js/search/", engine: heavy }\n${fields}actions:\n  - { type: click, selector: "#missing" }\n` });
+    const { job } = await api.waitForJob(r.body.id, 60_000);
+    assert.equal(job.status, 'failed');
+    assert.match(job.status_message, /^action_failed: actions\[0\] \(click "#missing"\): no element matches the selector "#missing"/);
+  });
+});
