@@ -55,6 +55,8 @@ export interface HeavyResult {
 }
 
 const BLOCKED_TYPES = new Set(['image', 'media', 'font']);
+/** Longest wait for content the config did not name a wait for (ms). */
+const IMPLICIT_WAIT_MS = 5000;
 const MAX_CAPTURES = 50;
 const MAX_CAPTURE_BYTES = 2 * 1024 * 1024;
 
@@ -306,15 +308,31 @@ class HeavyRun {
     this.pagesScraped++;
   }
 
+  /**
+   * Waits for a listing page to be ready: `target.browser.wait_selector` up to `timeout` ms; without one,
+   * the items themselves (`extract.container`) up to 5 s (a page rendered by script has them after load;
+   * an empty page at the end of a listing should not cost the whole time-out).
+   */
   private async waitForSelector(page: Page): Promise<void> {
-    const sel = this.config.target.browser.wait_selector;
+    const explicit = this.config.target.browser.wait_selector;
+    const sel = explicit ?? (this.config.extract.type !== 'single' ? this.config.extract.container : undefined);
     if (!sel) return;
+    const timeout = explicit ? this.config.target.browser.timeout : Math.min(this.config.target.browser.timeout, IMPLICIT_WAIT_MS);
     try {
-      await page.waitForSelector(sel, { timeout: this.config.target.browser.timeout });
+      await page.waitForSelector(sel, { timeout });
     } catch (err) {
       if (this.crashed) throw this.crashed;
-      this.warnings.push(`target.browser.wait_selector "${sel}" did not appear within ${this.config.target.browser.timeout} ms on ${page.url()}`);
+      if (explicit) this.warnings.push(`target.browser.wait_selector "${sel}" did not appear within ${timeout} ms on ${page.url()}`);
     }
+  }
+
+  /** A detail page is ready when its first field's element is there (up to 5 s): scripts may render it after load. */
+  private async waitForDetail(page: Page): Promise<void> {
+    const sel = this.config.detail_fields?.fields.find((f) => f.selector && f.type !== 'eval' && f.type !== 'exists' && f.type !== 'count')?.selector;
+    if (!sel) return;
+    await page.waitForSelector(sel, { timeout: Math.min(this.config.target.browser.timeout, IMPLICIT_WAIT_MS) }).catch(() => {
+      if (this.crashed) throw this.crashed;
+    });
   }
 
   private async actions(page: Page): Promise<void> {
@@ -540,11 +558,24 @@ class HeavyRun {
     const limit = Math.max(1, this.o.concurrency ?? 4);
     const results = new Map<string, Row | null>();
     let next = 0;
+    // Each of the `limit` workers keeps one page for all its detail pages: opening a page per URL
+    // costs more than loading the URL.
     const worker = async () => {
-      while (next < queue.length) {
-        const url = queue[next++]!;
-        if (!this.budgetLeft()) { results.set(url, null); continue; }
-        results.set(url, await this.detail(context, url));
+      let page: Page | null = null;
+      try {
+        while (next < queue.length) {
+          const url = queue[next++]!;
+          if (!this.budgetLeft()) { results.set(url, null); continue; }
+          page ??= await this.newPage(context);
+          const { row, pageUsable } = await this.detail(page, url);
+          results.set(url, row);
+          if (!pageUsable) {
+            await page.close().catch(() => undefined);
+            page = null;
+          }
+        }
+      } finally {
+        await page?.close().catch(() => undefined);
       }
     };
     await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, worker));
@@ -558,10 +589,11 @@ class HeavyRun {
     });
   }
 
-  private async detail(context: JobContext, url: string): Promise<Row | null> {
-    const page = await this.newPage(context);
+  /** One detail page in a reused page; `pageUsable` false when the page should be replaced. */
+  private async detail(page: Page, url: string): Promise<{ row: Row | null; pageUsable: boolean }> {
     try {
       await this.navigate(page, url, false);
+      await this.waitForDetail(page);
       const html = await page.content();
       const $ = loadHtml(html);
       const row = extractDetail($, this.detailFields, page.url(), documentBase($, page.url(), html));
@@ -569,15 +601,14 @@ class HeavyRun {
         const outcomes = await page.evaluate(evalFieldsInPage, { type: 'single' } as ItemQuery, this.detailEvalFields, 0);
         this.mergeEval([row], outcomes, this.detailEvalFields, this.config.detail_fields!.fields);
       }
-      return row;
+      return { row, pageUsable: true };
     } catch (err) {
       if (this.crashed || this.o.signal?.aborted) throw this.crashed ?? err;
       if (err instanceof CodedError && err.code === 'target_forbidden') throw err;
       this.warnings.push(`detail page ${url}: ${(err as Error).message.split('\n')[0]}`);
-      return null;
+      return { row: null, pageUsable: !(err instanceof CodedError) || err.code === 'target_failed' };
     } finally {
       this.report('');
-      await page.close().catch(() => undefined);
     }
   }
 
