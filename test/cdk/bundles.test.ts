@@ -5,6 +5,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { routes } from '../../lambdas/routes.ts';
 import { BUNDLING, EXTERNAL_MODULES, ROOT } from '../../lib/lambda.ts';
@@ -58,5 +60,18 @@ describe('API handler bundles', () => {
     assert.ok(!b.inputs.some((i) => /@sparticuz/.test(i)), 'the browser binary is in the layer');
     sizes['workers/run.ts'] = b.bytes;
     console.log(`bundle sizes (minified, bytes): ${JSON.stringify(sizes)}`);
+  });
+
+  it('the bundles load as ES modules and export their handler (ESM with CommonJS dependencies inside)', async () => {
+    // Inside node_modules/.cache, so that the externals (@aws-sdk, @sparticuz/chromium) resolve as from /opt and the runtime.
+    const dir = path.join(ROOT, 'node_modules', '.cache', 'sai-bundle-check');
+    fs.mkdirSync(dir, { recursive: true });
+    for (const entry of ['workers/run.ts', 'http/run.ts', 'authorizer/handler.ts']) {
+      const b = await bundle(entry);
+      const file = path.join(dir, `${entry.replace(/\W/g, '-')}.mjs`);
+      fs.writeFileSync(file, b.text);
+      const mod = (await import(pathToFileURL(file).href)) as { handler?: unknown };
+      assert.equal(typeof mod.handler, 'function', entry);
+    }
   });
 });
