@@ -212,6 +212,36 @@ export function extractItems($: CheerioAPI, extract: ScrapeConfig['extract'], fi
   }
 }
 
+/** A category found on a page (SPEC.md, categories). */
+export interface CategoryLink {
+  name: string;
+  url: string;
+}
+
+/**
+ * The category links of a page, in page order: `link_selector` inside `container` (the whole page
+ * without one), the URL from `link_attribute` resolved against the document base, the name from
+ * `name_selector` inside the link (else the link's text, whitespace collapsed); non-http links and
+ * repeats (same URL without #fragment) skipped; at most `max_categories`.
+ */
+export function categoryLinks($: CheerioAPI, c: NonNullable<ScrapeConfig['categories']>, base: string): CategoryLink[] {
+  const links = c.container ? $(c.container).find(c.link_selector) : $(c.link_selector);
+  const out: CategoryLink[] = [];
+  const seen = new Set<string>();
+  links.each((_, el) => {
+    if (out.length >= c.max_categories) return false;
+    const $el = $(el);
+    const url = absoluteUrl($el.attr(c.link_attribute), base);
+    const key = url?.split('#')[0];
+    if (!url || !key || !/^https?:/.test(url) || seen.has(key)) return undefined;
+    seen.add(key);
+    const nameEl = c.name_selector ? $el.find(c.name_selector).first() : $el;
+    out.push({ name: (nameEl.length ? nameEl : $el).text().replace(/\s+/g, ' ').trim(), url });
+    return undefined;
+  });
+  return out;
+}
+
 /** Extracts detail fields from a whole detail page: selectors apply to the document. */
 export function extractDetail($: CheerioAPI, fields: readonly CompiledField[], pageUrl: string, base = documentBase($, pageUrl)): Row {
   return extractRecord($, $.root(), fields, base);

@@ -12,8 +12,9 @@ import { CodedError } from '../errors.ts';
 import { Fetcher, type FetchedPage } from '../net/fetch.ts';
 import { OutboundGuard, type GuardOptions } from '../net/guard.ts';
 import { assertLightweight, BrowserRequiredError, type ScrapeConfig } from './config.ts';
-import { absoluteUrl, compileFields, documentBase, extractDetail, extractItems, loadHtml, type CompiledField, type Row } from './extract.ts';
+import { absoluteUrl, categoryLinks, compileFields, documentBase, extractDetail, extractItems, loadHtml, type CompiledField, type Row } from './extract.ts';
 import { finalizeRows } from './output.ts';
+import { sleep } from '../sleep.ts';
 
 export { assertLightweight, BrowserRequiredError };
 
@@ -59,15 +60,6 @@ export const DEFAULT_MAX_PAGES = 1000;
 
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml|text\/plain|application\/xml|text\/xml|)$/;
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
-    const onAbort = () => { clearTimeout(t); reject(signal!.reason); };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** A URL without its fragment: two links that differ only by #part are the same page. */
 function pageKey(url: string): string {
@@ -218,7 +210,8 @@ class Crawl {
       const first = this.firstPage ? this.accept(this.firstPage, config.target.url) : await this.fetchPage(config.target.url);
       this.firstPage = first;
       this.seen.add(pageKey(config.target.url)).add(pageKey(first.url));
-      const categories = this.discoverCategories(loadHtml(first.text), first.url);
+      const $first = loadHtml(first.text);
+      const categories = categoryLinks($first, config.categories, documentBase($first, first.url, first.text));
       if (!categories.length) {
         this.warnings.push(`categories: no category links matched "${this.categorySelector()}" on ${first.url}`);
       }
@@ -252,26 +245,6 @@ class Crawl {
   private categorySelector(): string {
     const c = this.config.categories!;
     return c.container ? `${c.container} ${c.link_selector}` : c.link_selector;
-  }
-
-  private discoverCategories($: CheerioAPI, pageUrl: string): Array<{ name: string; url: string }> {
-    const c = this.config.categories!;
-    const base = documentBase($, pageUrl);
-    const links = c.container ? $(c.container).find(c.link_selector) : $(c.link_selector);
-    const out: Array<{ name: string; url: string }> = [];
-    const urls = new Set<string>();
-    links.each((_, el) => {
-      if (out.length >= c.max_categories) return false;
-      const $el = $(el);
-      const url = absoluteUrl($el.attr(c.link_attribute), base);
-      if (!url || !/^https?:/.test(url) || urls.has(pageKey(url))) return undefined;
-      urls.add(pageKey(url));
-      const nameEl = c.name_selector ? $el.find(c.name_selector).first() : $el;
-      const name = (nameEl.length ? nameEl : $el).text().replace(/\s+/g, ' ').trim();
-      out.push({ name, url });
-      return undefined;
-    });
-    return out;
   }
 
   /** Fetches a page (its slot of the page limit reserved beforehand); a 4xx/5xx answer or a non-HTML body throws. */

@@ -17,6 +17,7 @@ import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { CodedError } from '../errors.ts';
 import { OutboundGuard, TargetForbiddenError } from './guard.ts';
 import net from 'node:net';
+import { sleep } from '../sleep.ts';
 
 /** Options of a {@link Fetcher}. */
 export interface FetcherOptions {
@@ -81,14 +82,6 @@ export class FetchError extends CodedError {
   }
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
-    const onAbort = () => { clearTimeout(t); reject(signal!.reason); };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** Parses Retry-After (seconds or an HTTP date) to milliseconds; undefined when absent or unreadable. */
 export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {

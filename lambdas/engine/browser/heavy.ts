@@ -13,7 +13,7 @@
 import type { HTTPResponse, Page } from 'puppeteer-core';
 import { CodedError } from '../../errors.ts';
 import type { FieldSpec, ScrapeConfig } from '../config.ts';
-import { absoluteUrl, compileFields, documentBase, extractDetail, extractItems, loadHtml, type CompiledField, type Row } from '../extract.ts';
+import { absoluteUrl, categoryLinks, compileFields, documentBase, extractDetail, extractItems, loadHtml, type CategoryLink, type CompiledField, type Row } from '../extract.ts';
 import { finalizeRows } from '../output.ts';
 import type { RunProgress } from '../run.ts';
 import type { BrowserHost, JobContext } from './host.ts';
@@ -21,6 +21,7 @@ import {
   controlState, countItemsInPage, documentMarker, evalFieldsInPage, markDocument, runScriptInPage, scrollPage,
   type EvalField, type EvalOutcome, type ItemQuery,
 } from './in-page.ts';
+import { sleep } from '../../sleep.ts';
 
 /** A recorded XHR/fetch JSON answer. */
 export interface CapturedResponse {
@@ -60,15 +61,6 @@ const IMPLICIT_WAIT_MS = 5000;
 const MAX_CAPTURES = 50;
 const MAX_CAPTURE_BYTES = 2 * 1024 * 1024;
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
-    const onAbort = () => { clearTimeout(t); reject(signal!.reason); };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 function evalFieldsOf(fields: readonly FieldSpec[]): EvalField[] {
   return fields.filter((f) => f.type === 'eval').map((f) => ({ name: f.name, script: f.script!, ...(f.selector ? { selector: f.selector } : {}) }));
@@ -532,24 +524,10 @@ class HeavyRun {
     }
   }
 
-  private async discoverCategories(page: Page): Promise<Array<{ name: string; url: string }>> {
-    const c = this.config.categories!;
+  private async discoverCategories(page: Page): Promise<CategoryLink[]> {
     const html = await page.content();
     const $ = loadHtml(html);
-    const base = documentBase($, page.url(), html);
-    const links = c.container ? $(c.container).find(c.link_selector) : $(c.link_selector);
-    const out: Array<{ name: string; url: string }> = [];
-    const seen = new Set<string>();
-    links.each((_, el) => {
-      if (out.length >= c.max_categories) return false;
-      const url = absoluteUrl($(el).attr(c.link_attribute), base);
-      if (!url || !/^https?:/.test(url) || seen.has(url.split('#')[0]!)) return undefined;
-      seen.add(url.split('#')[0]!);
-      const nameEl = c.name_selector ? $(el).find(c.name_selector).first() : $(el);
-      out.push({ name: (nameEl.length ? nameEl : $(el)).text().replace(/\s+/g, ' ').trim(), url });
-      return undefined;
-    });
-    return out;
+    return categoryLinks($, this.config.categories!, documentBase($, page.url(), html));
   }
 
   /** Detail pages, `concurrency` at a time, each URL once. */
