@@ -56,7 +56,7 @@ async function pollIdle(url: string, n: number, headers: Record<string, string> 
 }
 
 /** Our service: jobs in worker threads. */
-async function measureOurs(origin: string, yaml: string, idlePolls: number, concurrency: number): Promise<{ idle: Stats; busy: Stats; seconds: number }> {
+async function measureOurs(yaml: string, idlePolls: number, concurrency: number): Promise<{ idle: Stats; busy: Stats; seconds: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sai-bench-polls-'));
   const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', SAI_OUTBOUND_ALLOW: '127.0.0.0/8', SAI_ACCESS_LOG: '0', SAI_WORKERS: '1', SAI_MAX_PAGES: '2000', SAI_JOB_CONCURRENCY: String(concurrency) };
   const account = JSON.parse(execFileSync(process.execPath, [join(ROOT, 'bin/accounts.ts'), 'create', '--email', 'bench@example.com', '--password', 'bench-password', '--plan', 'pro', '--json'], { env, cwd: ROOT, encoding: 'utf8' })) as { api_key: string };
@@ -139,7 +139,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const yaml = readFileSync(join(BENCH_DIR, 'configs', 'books.yaml'), 'utf8').replaceAll('127.0.0.1:PORT', new URL(nginx.origin).host);
     console.log(`crawl: ${nginx.origin}${listingPath(1)}, 1,050 pages, concurrency ${concurrency}; polls one at a time over a kept-alive connection\n`);
-    const ours = await measureOurs(nginx.origin, yaml, idlePolls, concurrency);
+    const ours = await measureOurs(yaml, idlePolls, concurrency);
     const peer = await measureInThread(yaml, idlePolls, concurrency);
     console.log('status poll latency');
     console.log(`  ours, idle                       ${fmt(ours.idle)}`);

@@ -78,7 +78,7 @@ function isBlank(v: unknown): boolean {
 }
 
 /** The raw value of one element for a field type, before transforms. */
-function rawValue($: CheerioAPI, el: Cheerio<AnyNode>, f: CompiledField, base: string): FieldValue {
+function rawValue(el: Cheerio<AnyNode>, f: CompiledField, base: string): FieldValue {
   const s = f.spec;
   switch (s.type) {
     case 'text':
@@ -129,13 +129,13 @@ export function extractField($: CheerioAPI, item: Cheerio<AnyNode>, f: CompiledF
   if (s.multiple) {
     const values: unknown[] = [];
     matches.each((_, node) => {
-      const v = applyTransforms(rawValue($, $(node), f, base), f.transforms);
+      const v = applyTransforms(rawValue($(node), f, base), f.transforms);
       if (!isBlank(v)) values.push(v);
     });
     return values.length || !('default' in s) ? values : s.default;
   }
   if (matches.length === 0) return 'default' in s ? s.default : null;
-  return finish(rawValue($, matches.first(), f, base), f);
+  return finish(rawValue(matches.first(), f, base), f);
 }
 
 /** Extracts every field from one item element into a row. */
@@ -145,7 +145,7 @@ export function extractRecord($: CheerioAPI, item: Cheerio<AnyNode>, fields: rea
   return row;
 }
 
-function cellText($: CheerioAPI, el: Cheerio<AnyNode>): string {
+function cellText(el: Cheerio<AnyNode>): string {
   return el.text().replace(/\s+/g, ' ').trim();
 }
 
@@ -159,7 +159,7 @@ function headerKeys($: CheerioAPI, table: Cheerio<Element>): string[] | null {
   if (!header.length) return null;
   const seen = new Map<string, number>();
   return header.children('th, td').toArray().map((cell, i) => {
-    const text = cellText($, $(cell));
+    const text = cellText($(cell));
     // "__proto__" as a plain object key would replace the row's prototype instead of naming a column.
     const name = text && text !== '__proto__' ? text : `column_${i + 1}`;
     const n = (seen.get(name) ?? 0) + 1;
@@ -176,7 +176,7 @@ function tableRows($: CheerioAPI, table: Cheerio<Element>, fields: readonly Comp
   return rows.toArray().map((tr) => {
     const row: Row = {};
     $(tr).children('td, th').each((i, cell) => {
-      row[keys?.[i] ?? `column_${i + 1}`] = cellText($, $(cell));
+      row[keys?.[i] ?? `column_${i + 1}`] = cellText($(cell));
     });
     return row;
   });
