@@ -1,6 +1,7 @@
 // Makes sure the peer crawlers and the static server are on the machine:
 //   - nginx and Scrapy from Debian (apt-get, when running as root; else print the command and fail),
-//   - Crawlee from npm into bench/.peers/node_modules (kept out of the project's dependencies).
+//   - Crawlee (CheerioCrawler, PuppeteerCrawler) and its puppeteer-core from npm into bench/.peers/node_modules
+//     (kept out of the project's dependencies).
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,10 +38,11 @@ export function nginxVersion(nginx: string): string {
   return (r.stderr || r.stdout).trim().replace(/^nginx version:\s*/, '');
 }
 
-const CRAWLEE_ENTRY = join(PEERS_DIR, 'node_modules', '@crawlee', 'cheerio', 'package.json');
+/** The packages of bench/.peers/package.json that the benches load. */
+const PEER_PACKAGES = ['@crawlee/cheerio', '@crawlee/puppeteer', 'puppeteer-core'];
 
 export function hasCrawlee(): boolean {
-  return existsSync(CRAWLEE_ENTRY);
+  return PEER_PACKAGES.every((p) => existsSync(join(PEERS_DIR, 'node_modules', p, 'package.json')));
 }
 
 function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): void {
@@ -50,11 +52,15 @@ function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.Pro
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}`);
 }
 
-/** nginx and Scrapy from Debian. Installs them with apt-get when missing and running as root. */
-export function ensureSystemPackages(): { nginx: string } {
+/**
+ * nginx (and Scrapy unless `scrapy: false`) from Debian. Installs them with apt-get when missing and running as
+ * root; otherwise throws with the command to run.
+ */
+export function ensureSystemPackages(opts: { scrapy?: boolean } = {}): { nginx: string } {
+  const wantScrapy = opts.scrapy ?? true;
   const missing: string[] = [];
   if (!findNginx()) missing.push('nginx');
-  if (!hasScrapy()) missing.push('python3-scrapy');
+  if (wantScrapy && !hasScrapy()) missing.push('python3-scrapy');
   if (missing.length > 0) {
     const command = `apt-get update && apt-get install -y --no-install-recommends ${missing.join(' ')}`;
     if (process.getuid?.() !== 0) {
@@ -74,15 +80,15 @@ export function ensureSystemPackages(): { nginx: string } {
   }
   const nginx = findNginx();
   if (!nginx) throw new Error('nginx still not found after installing it');
-  if (!hasScrapy()) throw new Error(`${PYTHON} -c 'import scrapy' still fails after installing python3-scrapy`);
+  if (wantScrapy && !hasScrapy()) throw new Error(`${PYTHON} -c 'import scrapy' still fails after installing python3-scrapy`);
   return { nginx };
 }
 
-/** Crawlee into bench/.peers/node_modules, from bench/.peers/package.json. */
+/** Crawlee (cheerio and puppeteer crawlers, puppeteer-core) into bench/.peers/node_modules, from its lock file. */
 export function ensureCrawlee(): void {
   if (hasCrawlee()) return;
-  console.log('installing @crawlee/cheerio into bench/.peers (first run)');
+  console.log(`installing ${PEER_PACKAGES.join(', ')} into bench/.peers (first run)`);
   const lock = existsSync(join(PEERS_DIR, 'package-lock.json'));
   run('npm', [lock ? 'ci' : 'install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: PEERS_DIR });
-  if (!hasCrawlee()) throw new Error(`@crawlee/cheerio not found in ${PEERS_DIR}/node_modules after npm install`);
+  if (!hasCrawlee()) throw new Error(`${PEER_PACKAGES.join(', ')} not all found in ${PEERS_DIR}/node_modules after npm install`);
 }

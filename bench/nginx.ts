@@ -58,6 +58,8 @@ http {
     types {
         text/html html;
         text/plain txt;
+        application/json json;
+        image/jpeg jpg jpeg;
     }
     default_type application/octet-stream;
     charset utf-8;

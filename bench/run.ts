@@ -11,6 +11,9 @@ const BENCHES: Record<string, string> = {
   polls:
     'status-poll latency while a 1,050-page job runs: the local service (jobs in worker threads) vs the same crawl ' +
     'on the HTTP thread (options: --polls-idle N (300), --concurrency N (8))',
+  browser:
+    'heavy runs vs Crawlee PuppeteerCrawler and a minimal puppeteer-core loop on a script-rendered local site, ' +
+    'same Chromium, process-tree memory (options: --concurrency N (4), --runs N (1), --only a,b, --regenerate, --timeout S)',
   site: 'only generate the local listing site into .bench/site (options: --force)',
 };
 

@@ -132,6 +132,7 @@ class HeavyRun {
   private listingDone = 0;
   private crashed: CodedError | null = null;
   private currentUrl = '';
+  private pool: DetailPool | null = null;
 
   constructor(config: ScrapeConfig, o: HeavyOptions) {
     this.config = config;
@@ -160,6 +161,20 @@ class HeavyRun {
   }
 
   async run(context: JobContext): Promise<HeavyResult> {
+    const c = this.config;
+    // Detail pages load while the listing goes on (pipelined): `concurrency` pages in all, the listing's included.
+    const limit = Math.max(1, this.o.concurrency ?? 4);
+    this.pool = this.detailFields.length && this.linkField ? new DetailPool((page, url) => this.detail(page, url), () => this.newPage(context), () => this.budgetLeft(), limit - 1) : null;
+    try {
+      return await this.crawl(context, limit);
+    } catch (err) {
+      // Nothing of this run may go on after it: the pool's pages finish (or fail as the context closes) first.
+      await this.pool?.stop();
+      throw err;
+    }
+  }
+
+  private async crawl(context: JobContext, limit: number): Promise<HeavyResult> {
     const c = this.config;
     const page = await this.newPage(context);
     await this.navigate(page, c.target.url, true);
@@ -193,7 +208,7 @@ class HeavyRun {
 
     let rows: Row[] = [];
     for (const l of listings) rows.push(...(l.meta._category_url !== undefined ? l.rows.map((r) => ({ ...r, ...l.meta })) : l.rows));
-    if (this.detailFields.length && this.linkField) rows = await this.details(context, rows);
+    if (this.pool) rows = this.mergeDetails(rows, await this.pool.finish(limit));
     const finalRows = finalizeRows(rows, c.output);
     const refused = this.o.host.refused().slice(this.refusedAtStart);
     if (refused.length) this.warnings.push(`the outbound guard refused ${refused.length} request(s) of the page, e.g. ${refused[0]!.target}`);
@@ -426,6 +441,7 @@ class HeavyRun {
       const taken = more.slice(0, Math.max(0, room));
       rows.push(...taken);
       this.itemsFound += taken.length;
+      this.pool?.add(taken.map((r) => r[this.linkField!]));
       this.listingDone++;
       this.report(`page ${this.listingDone}: ${taken.length} items`);
       return rows.length < Math.min(maxItems ?? Infinity, cap ?? Infinity);
@@ -530,33 +546,8 @@ class HeavyRun {
     return categoryLinks($, this.config.categories!, documentBase($, page.url(), html));
   }
 
-  /** Detail pages, `concurrency` at a time, each URL once. */
-  private async details(context: JobContext, rows: Row[]): Promise<Row[]> {
-    const queue = [...new Set(rows.map((r) => r[this.linkField!]).filter((u): u is string => typeof u === 'string' && /^https?:/.test(u)))];
-    const limit = Math.max(1, this.o.concurrency ?? 4);
-    const results = new Map<string, Row | null>();
-    let next = 0;
-    // Each of the `limit` workers keeps one page for all its detail pages: opening a page per URL
-    // costs more than loading the URL.
-    const worker = async () => {
-      let page: Page | null = null;
-      try {
-        while (next < queue.length) {
-          const url = queue[next++]!;
-          if (!this.budgetLeft()) { results.set(url, null); continue; }
-          page ??= await this.newPage(context);
-          const { row, pageUsable } = await this.detail(page, url);
-          results.set(url, row);
-          if (!pageUsable) {
-            await page.close().catch(() => undefined);
-            page = null;
-          }
-        }
-      } finally {
-        await page?.close().catch(() => undefined);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, worker));
+  /** The listing's rows with their detail page's fields (the fields' defaults where a page gave nothing). */
+  private mergeDetails(rows: Row[], results: ReadonlyMap<string, Row | null>): Row[] {
     return rows.map((row) => {
       const d = results.get(row[this.linkField!] as string) ?? null;
       const merged: Row = { ...row };
@@ -597,5 +588,102 @@ class HeavyRun {
     const ratio = force ?? Math.floor((99 * this.pagesScraped) / expected);
     this.lastProgress = Math.max(this.lastProgress, Math.min(99, ratio));
     this.o.onProgress({ progress: this.lastProgress, pagesScraped: this.pagesScraped, itemsFound: this.itemsFound, message: message || `${this.pagesScraped} pages, ${this.itemsFound} items` });
+  }
+}
+
+/**
+ * Detail pages loaded while the listing is still paginating: each item's detail URL (its first link field) is
+ * queued as its listing page is extracted, and up to `slots` pages load them, each page reused for URL after
+ * URL (opening a page costs more than loading a URL). While the listing runs it holds one of the run's
+ * `concurrency` pages, so the pool gets `concurrency - 1` slots; finish() gives it all of them. Each URL is
+ * loaded once. A fatal error of a detail page (crash, abort, a refused target) stops the pool and is thrown by
+ * add()'s next caller and by finish().
+ */
+class DetailPool {
+  private readonly load: (page: Page, url: string) => Promise<{ row: Row | null; pageUsable: boolean }>;
+  private readonly open: () => Promise<Page>;
+  private readonly budgetLeft: () => boolean;
+  private slots: number;
+  private readonly queue: string[] = [];
+  private readonly seen = new Set<string>();
+  private readonly results = new Map<string, Row | null>();
+  private readonly idle: Page[] = [];
+  private readonly running = new Set<Promise<void>>();
+  private fatal: unknown = null;
+  private stopped = false;
+
+  constructor(load: DetailPool['load'], open: DetailPool['open'], budgetLeft: DetailPool['budgetLeft'], slots: number) {
+    this.load = load;
+    this.open = open;
+    this.budgetLeft = budgetLeft;
+    this.slots = slots;
+  }
+
+  /** Queues the http(s) URLs not seen yet; throws the pool's fatal error, if any, so the listing stops too. */
+  add(urls: unknown[]): void {
+    if (this.fatal) throw this.fatal;
+    for (const u of urls) {
+      if (typeof u !== 'string' || !/^https?:/.test(u) || this.seen.has(u)) continue;
+      this.seen.add(u);
+      this.queue.push(u);
+    }
+    this.pump();
+  }
+
+  /** Runs the rest with `slots` pages; resolves with every URL's row (null: no row) once all are done. */
+  async finish(slots: number): Promise<ReadonlyMap<string, Row | null>> {
+    this.slots = slots;
+    this.pump();
+    while (this.running.size) await Promise.all(this.running);
+    await this.closePages();
+    if (this.fatal) throw this.fatal;
+    return this.results;
+  }
+
+  /** Starts nothing more and waits for what runs (which fails fast once the job's browser context is closed). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.queue.length = 0;
+    while (this.running.size) await Promise.all(this.running);
+    await this.closePages();
+  }
+
+  private pump(): void {
+    while (!this.stopped && !this.fatal && this.running.size < this.slots && this.queue.length) {
+      const task = this.worker().finally(() => {
+        this.running.delete(task);
+        this.pump();
+      });
+      this.running.add(task);
+    }
+  }
+
+  /** One slot: takes URLs until the queue is empty, then gives its page back. Never rejects. */
+  private async worker(): Promise<void> {
+    let page: Page | null = null;
+    try {
+      while (!this.stopped && !this.fatal && this.queue.length) {
+        const url = this.queue.shift()!;
+        if (!this.budgetLeft()) {
+          this.results.set(url, null);
+          continue;
+        }
+        page ??= this.idle.pop() ?? (await this.open());
+        const { row, pageUsable } = await this.load(page, url);
+        this.results.set(url, row);
+        if (!pageUsable) {
+          await page.close().catch(() => undefined);
+          page = null;
+        }
+      }
+    } catch (err) {
+      this.fatal ??= err;
+    } finally {
+      if (page) this.idle.push(page);
+    }
+  }
+
+  private async closePages(): Promise<void> {
+    await Promise.all(this.idle.splice(0).map((p) => p.close().catch(() => undefined)));
   }
 }

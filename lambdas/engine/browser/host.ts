@@ -9,6 +9,7 @@
  * through the proxy (so never), background networking off.
  */
 import type { ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import type { Browser, Page } from 'puppeteer-core';
 
 /** What a job gets of the browser: its own pages, and nothing left behind when it closes. */
@@ -32,6 +33,13 @@ export interface BrowserHostOptions {
   lambdaArgs?: boolean;
   /** V8 heap limit of the page's JavaScript, MB: a page that allocates without bound crashes its tab, not the worker. @default 512 */
   pageHeapMb?: number;
+  /**
+   * Most renderer processes Chromium starts (`--renderer-process-limit`; a soft limit, pages beyond it share
+   * processes; renderers are never shared between browser contexts, so jobs stay apart). Each renderer costs
+   * ~150 MB; more of them than CPU cores only costs memory. Off Lambda only (Lambda runs one process).
+   * @default max(2, os.availableParallelism())
+   */
+  rendererProcessLimit?: number;
   /** Called with Chromium's pid after each launch (the local service kills it if its worker dies). */
   onLaunch?: (pid: number) => void;
 }
@@ -52,7 +60,13 @@ const SERVICE_FLAGS = [
 
 /** @sparticuz/chromium flags this service does not want: pages stay in their origin's sandbox. */
 const DROPPED_FLAGS = new Set(['--disable-web-security', '--allow-running-insecure-content']);
-const NOT_OFF_LAMBDA = new Set(['--single-process', '--in-process-gpu']);
+/**
+ * @sparticuz/chromium flags kept on Lambda only. `--single-process` and `--in-process-gpu` kill Chromium at
+ * launch on Debian; the SwiftShader GL flags start a GPU process of ~220 MB that scraping does not need:
+ * off Lambda the browser runs with `--disable-gpu` (software compositing; screenshots work, WebGL does not).
+ */
+const NOT_OFF_LAMBDA = new Set(['--single-process', '--in-process-gpu', '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist']);
+const OFF_LAMBDA_FLAGS = ['--disable-gpu'];
 
 export class BrowserHost {
   private readonly o: BrowserHostOptions;
@@ -124,6 +138,7 @@ export class BrowserHost {
     const args = chromium.args
       .filter((a) => !DROPPED_FLAGS.has(a) && (onLambda || !NOT_OFF_LAMBDA.has(a)) && !a.startsWith('--headless'))
       .concat(SERVICE_FLAGS, [`--proxy-server=${this.proxy.url}`, `--js-flags=--max-old-space-size=${this.o.pageHeapMb ?? 512}`]);
+    if (!onLambda) args.push(...OFF_LAMBDA_FLAGS, `--renderer-process-limit=${this.o.rendererProcessLimit ?? Math.max(2, availableParallelism())}`);
     const browser = await puppeteer.launch({
       executablePath,
       args,
