@@ -17,6 +17,7 @@ import { screenshot } from '../../lambdas/engine/browser/screenshot.ts';
 import { chooseEngine } from '../../lambdas/engine/choose.ts';
 import { Fetcher } from '../../lambdas/net/fetch.ts';
 import { OutboundGuard } from '../../lambdas/net/guard.ts';
+import { rejectsWithCode, serveInline } from './helpers.ts';
 
 const guard = new OutboundGuard({ allow: ['127.0.0.0/8'] });
 const quoteFields = `extract:
@@ -214,6 +215,67 @@ categories: { container: div.tags-box, link_selector: a.tag, max_categories: 2, 
 `), { outbound: { allow: ['127.0.0.0/8'] } });
     assert.ok(r.rows.length >= 10);
     assert.deepEqual(r.rows, light.rows);
+  });
+
+  it('detail pages load while the listing paginates (concurrency > 1), after it with concurrency 1', async () => {
+    const yaml = `target: { url: "${site.url}/quotes/", engine: heavy }
+extract:
+  container: div.quote
+  fields:
+    - { name: author, selector: small.author }
+    - { name: about, selector: "a[href*='/author/']", type: link }
+detail_fields:
+  fields:
+    - { name: born, selector: span.author-born-date }
+pagination: { type: click, selector: "li.next a", max_pages: 3, wait_after: 800 }
+`;
+    const order = (): string[] => [...site.hits.keys()].filter((k) => k.startsWith('/quotes/'));
+    site.hits.clear();
+    const piped = await runHeavy(parseConfig(yaml), { host, concurrency: 3 });
+    const pipedOrder = order();
+    site.hits.clear();
+    const serial = await runHeavy(parseConfig(yaml), { host, concurrency: 1 });
+    const serialOrder = order();
+
+    assert.equal(piped.rows.length, 30);
+    assert.deepEqual(piped.rows, serial.rows, 'the same rows either way');
+    assert.ok(piped.rows.every((r) => typeof r.born === 'string' && r.born.length > 0), 'every row has its detail field');
+    const firstAuthor = (o: string[]) => o.findIndex((k) => k.startsWith('/quotes/author/'));
+    const page3 = (o: string[]) => o.indexOf('/quotes/page/3/');
+    assert.ok(page3(pipedOrder) > 0 && firstAuthor(pipedOrder) > 0);
+    assert.ok(firstAuthor(pipedOrder) < page3(pipedOrder), `an author page before listing page 3: ${pipedOrder.join(' ')}`);
+    assert.ok(firstAuthor(serialOrder) > page3(serialOrder), `with one page, authors after the listing: ${serialOrder.join(' ')}`);
+    for (const [k, n] of site.hits) if (k.startsWith('/quotes/author/')) assert.equal(n, 1, `${k} loaded once`);
+  });
+
+  it('a detail page the guard refuses fails the run and stops the listing', async () => {
+    const pager = (n: number) => (n < 3 ? `<ul class="pager"><li class="next"><a href="/list/${n + 1}">next</a></li></ul>` : '');
+    const page = (n: number) => `<!DOCTYPE html><html><body><ul>${[1, 2].map((i) => `<li class="item"><a href="http://169.254.169.254/latest/meta-data/${n}-${i}">item ${n}-${i}</a></li>`).join('')}</ul>${pager(n)}</body></html>`;
+    const inline = await serveInline({ '/list/1': page(1), '/list/2': page(2), '/list/3': page(3) });
+    try {
+      const err = await rejectsWithCode(runHeavy(parseConfig(`target: { url: "${inline.url}/list/1", engine: heavy }
+extract:
+  container: li.item
+  fields:
+    - { name: url, selector: a, type: link }
+detail_fields:
+  fields:
+    - { name: secret, selector: body }
+pagination: { type: click, selector: "li.next a", max_pages: 3, wait_after: 500 }
+`), { host, concurrency: 3 }), 'target_forbidden');
+      assert.match(err.message, /169\.254\.169\.254/);
+      assert.equal(inline.hits.get('/list/3'), undefined, 'the listing stopped');
+    } finally {
+      await inline.close();
+    }
+  });
+
+  it('off Lambda Chromium runs without GPU rasterisation and with a renderer process limit', async () => {
+    await runHeavy(parseConfig(`target: { url: "${site.url}/quotes/", engine: heavy }\n${quoteFields}`), { host });
+    const args = host.process()!.spawnargs;
+    assert.ok(args.includes('--disable-gpu'), args.join(' '));
+    assert.ok(args.some((a) => /^--renderer-process-limit=\d+$/.test(a)), args.join(' '));
+    for (const lambdaOnly of ['--single-process', '--in-process-gpu', '--use-angle=swiftshader']) assert.ok(!args.includes(lambdaOnly), lambdaOnly);
   });
 
   it('engine auto: lightweight when the served page has the items, heavy when scripts render them', async () => {
