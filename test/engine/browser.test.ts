@@ -233,6 +233,7 @@ pagination: { type: click, selector: "li.next a", max_pages: 3, wait_after: 800 
     site.hits.clear();
     const piped = await runHeavy(parseConfig(yaml), { host, concurrency: 3 });
     const pipedOrder = order();
+    for (const [k, n] of site.hits) if (k.startsWith('/quotes/author/')) assert.equal(n, 1, `${k} loaded once while pipelined`);
     site.hits.clear();
     const serial = await runHeavy(parseConfig(yaml), { host, concurrency: 1 });
     const serialOrder = order();
@@ -245,7 +246,33 @@ pagination: { type: click, selector: "li.next a", max_pages: 3, wait_after: 800 
     assert.ok(page3(pipedOrder) > 0 && firstAuthor(pipedOrder) > 0);
     assert.ok(firstAuthor(pipedOrder) < page3(pipedOrder), `an author page before listing page 3: ${pipedOrder.join(' ')}`);
     assert.ok(firstAuthor(serialOrder) > page3(serialOrder), `with one page, authors after the listing: ${serialOrder.join(' ')}`);
-    for (const [k, n] of site.hits) if (k.startsWith('/quotes/author/')) assert.equal(n, 1, `${k} loaded once`);
+    for (const [k, n] of site.hits) if (k.startsWith('/quotes/author/')) assert.equal(n, 1, `${k} loaded once with one page`);
+  });
+
+  it('the listing has first claim on the page limit: detail pages get what is left, never more', async () => {
+    const yaml = `target: { url: "${site.url}/quotes/", engine: heavy }
+extract:
+  container: div.quote
+  fields:
+    - { name: about, selector: "a[href*='/author/']", type: link }
+detail_fields:
+  fields:
+    - { name: born, selector: span.author-born-date, default: none }
+pagination: { type: click, selector: "li.next a", max_pages: 4 }
+`;
+    site.hits.clear();
+    const r = await runHeavy(parseConfig(yaml), { host, concurrency: 4, maxPages: 6 });
+    const listing = [...site.hits.keys()].filter((k) => k === '/quotes/' || k.startsWith('/quotes/page/'));
+    const authors = [...site.hits.keys()].filter((k) => k.startsWith('/quotes/author/'));
+    assert.equal(listing.length, 4, `all 4 listing pages: ${listing.join(' ')}`);
+    assert.equal(authors.length, 2, `the 2 pages left for details: ${authors.join(' ')}`);
+    assert.equal(r.rows.length, 40);
+    for (const row of r.rows) {
+      const fetched = authors.includes(new URL(row.about as string).pathname);
+      assert.equal(row.born !== 'none', fetched, `${row.about}: detail fields exactly when its page was loaded`);
+    }
+    assert.equal(r.pagesScraped, 6);
+    assert.ok(r.warnings.includes('stopped at the page limit of 6 pages per run'), r.warnings.join('\n'));
   });
 
   it('a detail page the guard refuses fails the run and stops the listing', async () => {
@@ -261,7 +288,7 @@ extract:
 detail_fields:
   fields:
     - { name: secret, selector: body }
-pagination: { type: click, selector: "li.next a", max_pages: 3, wait_after: 500 }
+pagination: { type: click, selector: "li.next a", max_pages: 3, wait_after: 2000 }
 `), { host, concurrency: 3 }), 'target_forbidden');
       assert.match(err.message, /169\.254\.169\.254/);
       assert.equal(inline.hits.get('/list/3'), undefined, 'the listing stopped');

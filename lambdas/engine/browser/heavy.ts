@@ -129,6 +129,8 @@ class HeavyRun {
   private itemsFound = 0;
   private lastProgress = 0;
   private listingPlanned = 1;
+  /** True until the listing (and every category's) is done: its pages have first claim on the budget. */
+  private listingOpen = true;
   private listingDone = 0;
   private crashed: CodedError | null = null;
   private currentUrl = '';
@@ -161,17 +163,30 @@ class HeavyRun {
   }
 
   async run(context: JobContext): Promise<HeavyResult> {
-    const c = this.config;
     // Detail pages load while the listing goes on (pipelined): `concurrency` pages in all, the listing's included.
     const limit = Math.max(1, this.o.concurrency ?? 4);
-    this.pool = this.detailFields.length && this.linkField ? new DetailPool((page, url) => this.detail(page, url), () => this.newPage(context), () => this.budgetLeft(), limit - 1) : null;
+    this.pool = this.detailFields.length && this.linkField ? new DetailPool((page, url) => this.detail(page, url), () => this.newPage(context), () => this.detailBudget(), limit - 1) : null;
     try {
       return await this.crawl(context, limit);
     } catch (err) {
-      // Nothing of this run may go on after it: the pool's pages finish (or fail as the context closes) first.
-      await this.pool?.stop();
+      // Nothing of this run may go on after it: closing the context makes the pool's pages fail at once.
+      if (this.pool) {
+        await context.close().catch(() => undefined);
+        await this.pool.stop();
+      }
       throw err;
     }
+  }
+
+  /**
+   * May a detail page load now? The listing has first claim on the page budget, as in the lightweight engine:
+   * while it runs, its remaining planned pages stay reserved and detail pages wait for what is left.
+   */
+  private detailBudget(): 'yes' | 'wait' | 'no' {
+    const max = this.o.maxPages ?? 1000;
+    if (!this.budgetLeft()) return 'no';
+    const reserve = this.listingOpen ? Math.max(1, this.listingPlanned - this.listingDone) : 0;
+    return this.navigations + reserve < max ? 'yes' : 'wait';
   }
 
   private async crawl(context: JobContext, limit: number): Promise<HeavyResult> {
@@ -208,6 +223,7 @@ class HeavyRun {
 
     let rows: Row[] = [];
     for (const l of listings) rows.push(...(l.meta._category_url !== undefined ? l.rows.map((r) => ({ ...r, ...l.meta })) : l.rows));
+    this.listingOpen = false;
     if (this.pool) rows = this.mergeDetails(rows, await this.pool.finish(limit));
     const finalRows = finalizeRows(rows, c.output);
     const refused = this.o.host.refused().slice(this.refusedAtStart);
@@ -244,7 +260,7 @@ class HeavyRun {
     });
     page.on('response', (res) => { void this.capture(res); });
     page.on('error', (err) => {
-      this.crashed = new CodedError('page_crashed', `The page crashed at ${this.currentUrl || this.config.target.url} (${err.message}); a page that allocates without bound ends its job, not the worker`);
+      this.crashed = new CodedError('page_crashed', `The page crashed at ${page.url() || this.currentUrl || this.config.target.url} (${err.message}); a page that allocates without bound ends its job, not the worker`);
       // Whatever was waiting on the dead page fails now instead of at the protocol time-out.
       void page.close().catch(() => undefined);
     });
@@ -602,7 +618,7 @@ class HeavyRun {
 class DetailPool {
   private readonly load: (page: Page, url: string) => Promise<{ row: Row | null; pageUsable: boolean }>;
   private readonly open: () => Promise<Page>;
-  private readonly budgetLeft: () => boolean;
+  private readonly budget: () => 'yes' | 'wait' | 'no';
   private slots: number;
   private readonly queue: string[] = [];
   private readonly seen = new Set<string>();
@@ -611,11 +627,13 @@ class DetailPool {
   private readonly running = new Set<Promise<void>>();
   private fatal: unknown = null;
   private stopped = false;
+  /** Set when the budget said 'wait' (the listing's pages are reserved): nothing starts until finish(). */
+  private paused = false;
 
-  constructor(load: DetailPool['load'], open: DetailPool['open'], budgetLeft: DetailPool['budgetLeft'], slots: number) {
+  constructor(load: DetailPool['load'], open: DetailPool['open'], budget: DetailPool['budget'], slots: number) {
     this.load = load;
     this.open = open;
-    this.budgetLeft = budgetLeft;
+    this.budget = budget;
     this.slots = slots;
   }
 
@@ -633,6 +651,7 @@ class DetailPool {
   /** Runs the rest with `slots` pages; resolves with every URL's row (null: no row) once all are done. */
   async finish(slots: number): Promise<ReadonlyMap<string, Row | null>> {
     this.slots = slots;
+    this.paused = false;
     this.pump();
     while (this.running.size) await Promise.all(this.running);
     await this.closePages();
@@ -649,7 +668,7 @@ class DetailPool {
   }
 
   private pump(): void {
-    while (!this.stopped && !this.fatal && this.running.size < this.slots && this.queue.length) {
+    while (!this.stopped && !this.fatal && !this.paused && this.running.size < this.slots && this.queue.length) {
       const task = this.worker().finally(() => {
         this.running.delete(task);
         this.pump();
@@ -662,13 +681,21 @@ class DetailPool {
   private async worker(): Promise<void> {
     let page: Page | null = null;
     try {
-      while (!this.stopped && !this.fatal && this.queue.length) {
-        const url = this.queue.shift()!;
-        if (!this.budgetLeft()) {
+      while (!this.stopped && !this.fatal && !this.paused && this.queue.length) {
+        page ??= this.idle.pop() ?? (await this.open());
+        // Decided after any await and right before load(), whose navigation counts the page synchronously:
+        // no two slots can both take the last page of the budget.
+        const verdict = this.budget();
+        if (verdict === 'wait') {
+          this.paused = true;
+          break;
+        }
+        const url = this.queue.shift();
+        if (url === undefined) break;
+        if (verdict === 'no') {
           this.results.set(url, null);
           continue;
         }
-        page ??= this.idle.pop() ?? (await this.open());
         const { row, pageUsable } = await this.load(page, url);
         this.results.set(url, row);
         if (!pageUsable) {

@@ -31,7 +31,12 @@ export interface BrowserHostOptions {
    * @default true on Lambda (AWS_LAMBDA_FUNCTION_NAME set), false elsewhere
    */
   lambdaArgs?: boolean;
-  /** V8 heap limit of the page's JavaScript, MB: a page that allocates without bound crashes its tab, not the worker. @default 512 */
+  /**
+   * V8 heap limit of a renderer process's JavaScript, MB (`--js-flags=--max-old-space-size`): a page that
+   * allocates without bound crashes its renderer, not the worker. Pages of one job that share a renderer
+   * (see rendererProcessLimit) share this limit, and a crash ends them together (the job fails either way).
+   * @default 512
+   */
   pageHeapMb?: number;
   /**
    * Most renderer processes Chromium starts (`--renderer-process-limit`; a soft limit, pages beyond it share
