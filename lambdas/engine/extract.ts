@@ -122,7 +122,10 @@ function finish(value: FieldValue, f: CompiledField): unknown {
  */
 export function extractField($: CheerioAPI, item: Cheerio<AnyNode>, f: CompiledField, base: string): unknown {
   const s = f.spec;
-  const matches = s.selector === undefined ? item : item.find(s.selector);
+  // A single value needs the first match only: the search stops there (cheerio's own extract() does the same
+  // with its _findBySelector(selector, 1); positional pseudo-classes such as :last are still honoured).
+  const single = !s.multiple && s.type !== 'count' && s.type !== 'exists';
+  const matches = s.selector === undefined ? item : single ? item._findBySelector(s.selector, 1) : item.find(s.selector);
   if (s.type === 'count') return applyTransforms(matches.length, f.transforms);
   if (s.type === 'exists') return applyTransforms(matches.length > 0, f.transforms);
   if (s.type === 'eval') return 'default' in s ? s.default : null; // run in the page by the heavy engine only

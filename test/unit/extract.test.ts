@@ -237,6 +237,27 @@ describe('defaults: when nothing is extracted', () => {
   });
 });
 
+describe('a single value is the first match in document order', () => {
+  it('plain, positional (:last, :eq) and sibling selectors give the same value as the full match list would', () => {
+    const html = home();
+    const $ = loadHtml(html);
+    const pods = homePods();
+    const row = detail(html, `  fields:
+    - { name: first_title, selector: "article.product_pod h3 a", type: attribute, attribute: title }
+    - { name: last_title, selector: "article.product_pod h3 a:last", type: attribute, attribute: title }
+    - { name: third_price, selector: "p.price_color:eq(2)" }
+    - { name: sibling, selector: "div.image_container + p", type: attribute, attribute: class }
+    - { name: all_titles, selector: "article.product_pod h3 a", type: attribute, attribute: title, multiple: true }
+`, HOME_URL);
+    assert.equal(row.first_title, pods[0]!.title);
+    assert.equal(row.last_title, pods[pods.length - 1]!.title);
+    assert.equal(row.third_price, pods[2]!.priceText);
+    assert.equal(row.sibling, $('div.image_container + p').first().attr('class'));
+    assert.match(String(row.sibling), /^star-rating /);
+    assert.deepEqual(row.all_titles, pods.map((p) => p.title));
+  });
+});
+
 describe('single extraction on the book page (corpus)', () => {
   const page = () => book();
   const description = () => decodeEntities(/<div id="product_description"[\s\S]*?<\/div>\s*<p>([\s\S]*?)<\/p>/.exec(page())![1]!);
