@@ -17,10 +17,11 @@
 // book, deterministically (sha256 of the book number). The expected rows go to .bench/browser-site-manifest.json,
 // outside the served root. The site is regenerated only when the generator or the corpus pages change.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as cheerio from 'cheerio';
 import { OUT_DIR, corpusDir } from './paths.ts';
+import { type Book, RATINGS, bookPath, digest, listingPath, money, relink, replaceExact, shortTitle, write } from './site.ts';
 
 export const BROWSER_SITE_DIR = join(OUT_DIR, 'browser-site');
 export const BROWSER_MANIFEST_FILE = join(OUT_DIR, 'browser-site-manifest.json');
@@ -35,18 +36,8 @@ export const MAX_IMAGE_BYTES = 20 * 1000;
 /** Bump when the generated files change, so cached sites are rebuilt. */
 const GENERATOR_VERSION = 2;
 
-const RATINGS = ['One', 'Two', 'Three', 'Four', 'Five'] as const;
-
-export interface BrowserBook {
-  n: number;
-  /** Path of the detail page from the site root, e.g. /catalogue/book-7/index.html. */
-  path: string;
-  title: string;
-  price: number;
-  rating: string;
-  upc: string;
-  description: string;
-}
+/** A book of the browser site: the same fields as the engine bench's. */
+export type BrowserBook = Book;
 
 export interface BrowserManifest {
   generator: number;
@@ -58,30 +49,12 @@ export interface BrowserManifest {
   sizes: { listing: [number, number]; detail: [number, number]; data: [number, number]; image: [number, number]; imagesTotal: number };
 }
 
-export const listingPath = (page: number): string => `/catalogue/page-${page}.html`;
-export const bookPath = (n: number): string => `/catalogue/book-${n}/index.html`;
+export { bookPath, listingPath };
 
 
-function digest(n: number, salt: string): Buffer {
-  return createHash('sha256').update(`browser-${salt}:book-${n}`).digest();
-}
+/** Seeds per book, apart from the engine bench site's. */
+const bookDigest = (n: number, salt: string): Buffer => digest(n, `browser-${salt}`);
 
-/** Replaces exactly `count` occurrences (or fails: the template changed and the generator must be looked at). */
-function replaceExact(html: string, find: string | RegExp, by: string, count = 1): string {
-  const re = typeof find === 'string' ? new RegExp(find.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g') : find;
-  const found = html.match(re)?.length ?? 0;
-  if (found !== count) throw new Error(`browser site template: expected ${count} × ${String(find)}, found ${found}`);
-  return html.replace(re, () => by);
-}
-
-/** Rewrites the relative links of a page written for the site root to a page one folder down (catalogue/). */
-function relinkCatalogue(html: string): string {
-  return html.replace(/\b(href|src)="([^"]*)"/g, (m, attr: string, url: string) => {
-    if (/^([a-z]+:|\/\/|\/|#)/i.test(url) || url === '') return m;
-    if (url.startsWith('catalogue/')) return `${attr}="${url.slice('catalogue/'.length)}"`;
-    return `${attr}="../${url}"`;
-  });
-}
 
 /** Drops the corpus page's stylesheets, favicon and scripts (jQuery from a CDN, Bootstrap, Oscar): not served here. */
 function stripAssets(html: string): string {
@@ -172,11 +145,11 @@ function loadTemplates(): Templates {
 }
 
 function makeBook(n: number, t: Templates): BrowserBook {
-  const d = digest(n, 'data');
+  const d = bookDigest(n, 'data');
   const title = `${t.baseTitles[(n - 1) % t.baseTitles.length]!} (No. ${n})`;
   const price = (1000 + (d.readUInt32BE(0) % 5000)) / 100; // £10.00 – £59.99
   const rating = RATINGS[d[4]! % RATINGS.length]!;
-  const upc = digest(n, 'upc').toString('hex').slice(0, 16);
+  const upc = bookDigest(n, 'upc').toString('hex').slice(0, 16);
   const sentences = t.bookDescription.split(/(?<=[.?!])\s+/);
   const k = n % sentences.length;
   const rotated = [...sentences.slice(k), ...sentences.slice(0, k)].join(' ');
@@ -184,14 +157,12 @@ function makeBook(n: number, t: Templates): BrowserBook {
   return { n, path: bookPath(n), title, price, rating, upc, description };
 }
 
-const money = (p: number): string => `£${p.toFixed(2)}`;
-const shortTitle = (s: string): string => (s.length > 25 ? `${s.slice(0, 20).replace(/\s+\S*$/, '')} ...` : s);
 
 /** An image of the site: its path from the root, its size in pixels, its seed. */
 interface ImageSpec { path: string; w: number; h: number; seed: number; label: string }
 
 function imageSpec(n: number, slot: string, w: number, h: number, label: string): ImageSpec {
-  const d = digest(n, `img-${slot}`);
+  const d = bookDigest(n, `img-${slot}`);
   const hex = d.toString('hex');
   return { path: `/media/cache/${hex.slice(0, 2)}/${hex.slice(2, 4)}/${hex.slice(0, 32)}.jpg`, w, h, seed: d.readUInt32BE(0), label };
 }
@@ -294,12 +265,6 @@ async function drawImages(specs: ImageSpec[]): Promise<Buffer[]> {
   }
 }
 
-function write(file: string, data: string | Buffer): number {
-  mkdirSync(dirname(file), { recursive: true });
-  const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  writeFileSync(file, buf);
-  return buf.length;
-}
 
 const range = (xs: number[]): [number, number] => [Math.min(...xs), Math.max(...xs)];
 
@@ -341,7 +306,7 @@ export async function generateBrowserSite(): Promise<BrowserManifest> {
     );
     if (p > 1) head = replaceExact(head, '<title>\n    All products |', `<title>\n    All products | Page ${p} |`);
     // Relinked before the script goes in: the script's own href/src strings are already right for catalogue/.
-    const html = replaceExact(relinkCatalogue(`${head}${t.listingTail}`), '</body>', `${renderScript('listing', `../data/page-${p}.json`, { item: itemTemplate })}</body>`);
+    const html = replaceExact(relink(`${head}${t.listingTail}`, 1), '</body>', `${renderScript('listing', `../data/page-${p}.json`, { item: itemTemplate })}</body>`);
     listing.push(write(join(root, listingPath(p)), html));
     files.pages.push(listingPath(p));
   }
@@ -353,7 +318,7 @@ export async function generateBrowserSite(): Promise<BrowserManifest> {
     images.push(main, ...gallery);
     const json = {
       title: b.title, price: money(b.price), rating: b.rating, upc: b.upc, slug: `book-${b.n}`,
-      stock: 1 + (digest(b.n, 'stock')[0]! % 30), description: b.description,
+      stock: 1 + (bookDigest(b.n, 'stock')[0]! % 30), description: b.description,
       images: [main, ...gallery].map((s) => `../..${s.path}`),
     };
     data.push(write(join(root, `data/book-${b.n}.json`), JSON.stringify(json)));

@@ -22,6 +22,7 @@ import type { BrowserContenderResult as Reported } from './contenders/browser-co
 import { type BrowserBook, type BrowserManifest, BROWSER_SITE_DIR, ensureBrowserSite, listingPath } from './browser-site.ts';
 import { ensureCrawlee, ensureSystemPackages, nginxVersion } from './deps.ts';
 import { type Nginx, startNginx } from './nginx.ts';
+import { gitHead, median, short, table } from './report.ts';
 import { BENCH_DIR, OUT_DIR, PEERS_DIR, ROOT } from './paths.ts';
 
 const ALL = ['minimal', 'ours', 'crawlee'] as const;
@@ -216,10 +217,6 @@ function expectedFingerprint(m: BrowserManifest, origin: string): string {
   return f.hex();
 }
 
-const short = (v: unknown): string => {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
-};
 
 /** The site's pages plus the JSON file each renders from: the fewest requests a correct crawl makes. */
 const minimumRequests = (m: BrowserManifest): number => 2 * (m.listingPages + m.books.length);
@@ -290,17 +287,7 @@ async function warmUp(nginx: Nginx, manifest: BrowserManifest): Promise<number> 
   return (performance.now() - t0) / 1000;
 }
 
-function median(results: RunResult[]): RunResult {
-  const ok = results.filter((r) => r.reported);
-  if (ok.length === 0) return results[results.length - 1]!;
-  const sorted = [...ok].sort((a, b) => a.reported!.seconds - b.reported!.seconds);
-  return sorted[Math.floor((sorted.length - 1) / 2)]!;
-}
 
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n');
-}
 
 /** True when this process can see no network interface but loopback (so no packet can leave the machine). */
 function loopbackOnly(): boolean {
@@ -482,12 +469,3 @@ export async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-function gitHead(): string | undefined {
-  try {
-    const head = readFileSync(join(ROOT, '.git', 'HEAD'), 'utf8').trim();
-    if (!head.startsWith('ref: ')) return head;
-    return readFileSync(join(ROOT, '.git', head.slice(5)), 'utf8').trim();
-  } catch {
-    return undefined;
-  }
-}

@@ -16,6 +16,7 @@ import { Agent, request } from 'undici';
 import { Fingerprint, type ContenderResult as Reported, type Row } from './contenders/common.ts';
 import { PYTHON, ensureCrawlee, ensureSystemPackages, nginxVersion, scrapyVersion } from './deps.ts';
 import { type Nginx, startNginx } from './nginx.ts';
+import { gitHead, median, short, table } from './report.ts';
 import { BENCH_DIR, OUT_DIR, PEERS_DIR, ROOT, SITE_DIR } from './paths.ts';
 import { type Book, type Manifest, bookPath, ensureSite, listingPath } from './site.ts';
 
@@ -126,10 +127,6 @@ function expectedFingerprint(m: Manifest, origin: string): string {
   return f.hex();
 }
 
-const short = (v: unknown): string => {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
-};
 
 function validate(r: Reported, truth: { rows: number; pages: number; fingerprint: string; sample: Row }, requests: number): string[] {
   const errors: string[] = [];
@@ -197,17 +194,7 @@ async function warmUp(nginx: Nginx, manifest: Manifest, concurrency: number): Pr
   return (performance.now() - t0) / 1000;
 }
 
-function median(results: RunResult[]): RunResult {
-  const ok = results.filter((r) => r.status === 'ok' || r.status === 'invalid').filter((r) => r.reported);
-  if (ok.length === 0) return results[results.length - 1]!;
-  const sorted = [...ok].sort((a, b) => a.reported!.seconds - b.reported!.seconds);
-  return sorted[Math.floor((sorted.length - 1) / 2)]!;
-}
 
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n');
-}
 
 export async function main(argv: string[]): Promise<number> {
   const benchStart = performance.now();
@@ -372,12 +359,3 @@ function summary(r: RunResult): Record<string, unknown> {
   };
 }
 
-function gitHead(): string | undefined {
-  try {
-    const head = readFileSync(join(ROOT, '.git', 'HEAD'), 'utf8').trim();
-    if (!head.startsWith('ref: ')) return head;
-    return readFileSync(join(ROOT, '.git', head.slice(5)), 'utf8').trim();
-  } catch {
-    return undefined;
-  }
-}

@@ -23,7 +23,7 @@ export const MAX_PAGE_BYTES = 40 * 1000;
 /** Bump when the generated pages change, so cached sites are rebuilt. */
 const GENERATOR_VERSION = 3;
 
-const RATINGS = ['One', 'Two', 'Three', 'Four', 'Five'] as const;
+export const RATINGS = ['One', 'Two', 'Three', 'Four', 'Five'] as const;
 
 export interface Book {
   n: number;
@@ -50,12 +50,13 @@ export const bookPath = (n: number): string => `/catalogue/book-${n}/index.html`
 const escText = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const escAttr = (s: string): string => escText(s).replace(/"/g, '&quot;');
 
-function digest(n: number, salt: string): Buffer {
+/** sha256 of `<salt>:book-<n>`: the seed of everything that varies per book (the same on every machine). */
+export function digest(n: number, salt: string): Buffer {
   return createHash('sha256').update(`${salt}:book-${n}`).digest();
 }
 
 /** Replaces exactly `count` occurrences (or fails: the template changed and the generator must be looked at). */
-function replaceExact(html: string, find: string | RegExp, by: string, count = 1): string {
+export function replaceExact(html: string, find: string | RegExp, by: string, count = 1): string {
   const re = typeof find === 'string' ? new RegExp(find.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g') : find;
   const found = html.match(re)?.length ?? 0;
   if (found !== count) throw new Error(`site template: expected ${count} × ${String(find)}, found ${found}`);
@@ -63,7 +64,7 @@ function replaceExact(html: string, find: string | RegExp, by: string, count = 1
 }
 
 /** Rewrites the relative links of a page written for the site root to a page `depth` folders down. */
-function relink(html: string, depth: number): string {
+export function relink(html: string, depth: number): string {
   if (depth === 0) return html;
   const up = '../'.repeat(depth);
   return html.replace(/\b(href|src)="([^"]*)"/g, (m, attr: string, url: string) => {
@@ -132,8 +133,9 @@ function makeBook(n: number, t: Templates): Book {
   return { n, path: bookPath(n), title, price, rating, upc, description };
 }
 
-const money = (p: number): string => `£${p.toFixed(2)}`;
-const shortTitle = (s: string): string => (s.length > 25 ? `${s.slice(0, 20).replace(/\s+\S*$/, '')} ...` : s);
+export const money = (p: number): string => `£${p.toFixed(2)}`;
+/** The listing's shortened title, as books.toscrape.com shows it ("A Light in the ..."). */
+export const shortTitle = (s: string): string => (s.length > 25 ? `${s.slice(0, 20).replace(/\s+\S*$/, '')} ...` : s);
 
 function listingPage(page: number, books: Book[], t: Templates, depth: number): string {
   const first = (page - 1) * ITEMS_PER_PAGE;
@@ -186,9 +188,10 @@ function detailPage(b: Book, t: Templates): string {
   return html;
 }
 
-function write(file: string, html: string): number {
+/** Writes a file (folders made as needed); returns its size in bytes. */
+export function write(file: string, data: string | Buffer): number {
   mkdirSync(dirname(file), { recursive: true });
-  const buf = Buffer.from(html, 'utf8');
+  const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   writeFileSync(file, buf);
   return buf.length;
 }

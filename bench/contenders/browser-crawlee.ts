@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PEERS_DIR } from '../paths.ts';
-import { Fingerprint, parsePrice, ratingWord, type Row } from './common.ts';
+import { Fingerprint, bookListing, bookRow, type Row } from './common.ts';
 import { DETAIL_READY, LISTING_READY, browserContenderArgs, chromiumBase, reportBrowser } from './browser-common.ts';
 
 const args = browserContenderArgs();
@@ -59,29 +59,11 @@ const crawler = new PuppeteerCrawler(
       pages++;
       if (list) {
         await enqueueLinks({ selector: 'li.next a', label: 'LIST', forefront: true });
-        const details: { url: string; label: string; userData: { rating: string } }[] = [];
-        $('article.product_pod').each((_: number, el: any) => {
-          const pod = $(el);
-          const href: string | undefined = pod.find('h3 a').attr('href');
-          if (href) {
-            details.push({
-              url: new URL(href, request.loadedUrl ?? request.url).href,
-              label: 'DETAIL',
-              userData: { rating: ratingWord(pod.find('p.star-rating').attr('class')) },
-            });
-          }
-        });
-        await addRequests(details);
+        const { items } = bookListing($, request.loadedUrl ?? request.url);
+        await addRequests(items.map((it) => ({ url: it.url, label: 'DETAIL', userData: { rating: it.rating } })));
         return;
       }
-      const row: Row = {
-        url: request.url,
-        title: $('h1').first().text().trim(),
-        price: parsePrice($('p.price_color').first().text()),
-        rating: request.userData.rating,
-        upc: $('table.table-striped tr:first-child td').first().text(),
-        description: $('#product_description + p').first().text().trim(),
-      };
+      const row: Row = bookRow($, request.url, request.userData.rating);
       rows++;
       fingerprint.add(row);
       if (row.url === args.sampleUrl) sample = row;

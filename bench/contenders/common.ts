@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { CheerioAPI } from 'cheerio';
 
 export interface Row {
   url: unknown;
@@ -94,4 +95,37 @@ export function parsePrice(text: string): number {
 /** "star-rating Three" → "Three". */
 export function ratingWord(cls: string | undefined): string {
   return (cls ?? '').replace('star-rating', '').trim();
+}
+
+/** An item of a books listing page: its detail page (absolute) and the rating word of its listing entry. */
+export interface ListingItem {
+  url: string;
+  rating: string;
+}
+
+/**
+ * The hand-written extraction of a books listing page, shared by the contenders that are not our engine (our
+ * engine reads the same from bench/configs/*.yaml): the next listing page (`li.next a`, absolute) and the items.
+ */
+export function bookListing($: CheerioAPI, pageUrl: string): { next: string | undefined; items: ListingItem[] } {
+  const next = $('li.next a').attr('href');
+  const items: ListingItem[] = [];
+  $('article.product_pod').each((_, el) => {
+    const pod = $(el);
+    const href = pod.find('h3 a').attr('href');
+    if (href) items.push({ url: new URL(href, pageUrl).href, rating: ratingWord(pod.find('p.star-rating').attr('class')) });
+  });
+  return { next: next ? new URL(next, pageUrl).href : undefined, items };
+}
+
+/** The hand-written extraction of a books detail page into a row (`rating` comes from the listing). */
+export function bookRow($: CheerioAPI, url: string, rating: unknown): Row {
+  return {
+    url,
+    title: $('h1').first().text().trim(),
+    price: parsePrice($('p.price_color').first().text()),
+    rating,
+    upc: $('table.table-striped tr:first-child td').first().text(),
+    description: $('#product_description + p').first().text().trim(),
+  };
 }

@@ -7,7 +7,7 @@
 import * as cheerio from 'cheerio';
 import { parseDocument } from 'htmlparser2';
 import { Agent, request } from 'undici';
-import { Fingerprint, contenderArgs, parsePrice, ratingWord, report, type Row } from './common.ts';
+import { Fingerprint, bookListing, bookRow, contenderArgs, report, type Row } from './common.ts';
 
 const args = contenderArgs();
 const parser = args.parser || 'htmlparser2';
@@ -42,23 +42,12 @@ async function handle(task: Task, enqueue: (t: Task, front: boolean) => void): P
   pages++;
   const $ = load(html);
   if (task.kind === 'list') {
-    const next = $('li.next a').attr('href');
-    if (next) enqueue({ url: new URL(next, task.url).href, kind: 'list' }, true);
-    $('article.product_pod').each((_, el) => {
-      const pod = $(el);
-      const href = pod.find('h3 a').attr('href');
-      if (href) enqueue({ url: new URL(href, task.url).href, kind: 'detail', rating: ratingWord(pod.find('p.star-rating').attr('class')) }, false);
-    });
+    const { next, items } = bookListing($, task.url);
+    if (next) enqueue({ url: next, kind: 'list' }, true);
+    for (const it of items) enqueue({ url: it.url, kind: 'detail', rating: it.rating }, false);
     return;
   }
-  const row: Row = {
-    url: task.url,
-    title: $('h1').first().text().trim(),
-    price: parsePrice($('p.price_color').first().text()),
-    rating: task.rating,
-    upc: $('table.table-striped tr:first-child td').first().text(),
-    description: $('#product_description + p').first().text().trim(),
-  };
+  const row = bookRow($, task.url, task.rating);
   rows++;
   fingerprint.add(row);
   if (row.url === args.sampleUrl) sample = row;
