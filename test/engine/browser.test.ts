@@ -97,6 +97,55 @@ ${quoteFields}actions:
     assert.deepEqual(r.rows.map((x) => x.text), expected.map((q) => q.text));
   });
 
+  it('each action does what it says: hover, scroll (pixels and full), keyboard, script, click, in order', async () => {
+    // Each listener appends an item naming what happened, so the rows show which actions ran and in what order.
+    // The controls and the log stay fixed, so neither the log's growth nor scrolling moves anything under the mouse.
+    const page = `<!DOCTYPE html><html><body style="margin:0">
+<div style="position:fixed;top:0;left:0"><button id="h" style="height:40px">hover me</button><button id="c">click me</button><ul id="log"></ul></div>
+<div style="height:5000px"></div>
+<script>
+  var log = document.getElementById('log');
+  function add(t) { var li = document.createElement('li'); li.className = 'item'; li.textContent = t; log.appendChild(li); }
+  document.getElementById('h').addEventListener('mouseenter', function () { add('hover'); }, { once: true });
+  document.getElementById('c').addEventListener('click', function () { add('click'); });
+  document.addEventListener('keydown', function (e) { add('key:' + e.key); });
+  var last = 0;
+  window.addEventListener('scroll', function () {
+    var y = Math.round(window.scrollY);
+    if (y !== last) { last = y; setTimeout(function () { if (Math.round(window.scrollY) === y) add('scroll:' + (y >= document.documentElement.scrollHeight - window.innerHeight - 1 ? 'bottom' : y)); }, 100); }
+  });
+</script></body></html>`;
+    const inline = await serveInline({ '/actions': page });
+    try {
+      const r = await runHeavy(parseConfig(`target: { url: "${inline.url}/actions", engine: heavy }
+extract:
+  container: li.item
+  fields:
+    - { name: what, selector: ":scope", type: text }
+actions:
+  - { type: hover, selector: "#h" }
+  - { type: scroll, direction: down, amount: 300, wait_after: 400 }
+  - { type: keyboard, key: "PageUp" }
+  - { type: script, script: "add('script:' + document.title.length)" }
+  - { type: scroll, direction: down, amount: full, wait_after: 400 }
+  - { type: click, selector: "#c" }
+`), { host });
+      const what = r.rows.map((x) => x.what);
+      // PageUp scrolls back to the top (a settled scroll to 0 may be logged after the key).
+      assert.deepEqual(what.filter((w) => w !== 'scroll:0'), ['hover', 'scroll:300', 'key:PageUp', 'script:0', 'scroll:bottom', 'click'], what.join(', '));
+    } finally {
+      await inline.close();
+    }
+  });
+
+  it('url pagination in the browser: {page} from 2 to max_pages, rendered pages awaited', async () => {
+    const r = await runHeavy(parseConfig(`target: { url: "${site.url}/js/quotes/", engine: heavy, browser: { wait_selector: div.quote } }
+${quoteFields}pagination: { type: url, url_pattern: "${site.url}/js/quotes/page/{page}/", max_pages: 3 }
+`), { host });
+    assert.deepEqual(r.rows.map((x) => x.text), allQuotes().slice(0, 30).map((q) => q.text));
+    assert.equal(r.pagesScraped, 3);
+  });
+
   it('an action whose selector matches nothing fails the run, naming the action index and selector', async () => {
     await assert.rejects(runHeavy(parseConfig(`target: { url: "${site.url}/js/search/", engine: heavy }
 ${quoteFields}actions:
