@@ -16,13 +16,13 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Agent, request } from 'undici';
 import { Fingerprint, type Row } from './contenders/common.ts';
 import type { BrowserContenderResult as Reported } from './contenders/browser-common.ts';
 import { type BrowserBook, type BrowserManifest, BROWSER_SITE_DIR, ensureBrowserSite, listingPath } from './browser-site.ts';
 import { ensureCrawlee, ensureSystemPackages, nginxVersion } from './deps.ts';
 import { type Nginx, startNginx } from './nginx.ts';
-import { gitHead, median, short, table } from './report.ts';
+import { gitHead, short, table } from './report.ts';
+import { rounds, warmUp } from './runner.ts';
 import { BENCH_DIR, OUT_DIR, PEERS_DIR, ROOT } from './paths.ts';
 
 const ALL = ['minimal', 'ours', 'crawlee'] as const;
@@ -267,25 +267,6 @@ async function runOne(name: Name, run: number, opts: Options, nginx: Nginx, mani
   return res;
 }
 
-/** GETs every file of the site once, so nginx's open-file cache and the page cache are warm for everyone. */
-async function warmUp(nginx: Nginx, manifest: BrowserManifest): Promise<number> {
-  const t0 = performance.now();
-  const agent = new Agent({ connections: 8 });
-  const urls = [...manifest.files.pages, ...manifest.files.data, ...manifest.files.images];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < urls.length) {
-        const url = nginx.origin + urls[next++]!;
-        const { statusCode, body } = await request(url, { dispatcher: agent });
-        await body.dump();
-        if (statusCode !== 200) throw new Error(`warm-up: GET ${url}: HTTP ${statusCode}`);
-      }
-    }),
-  );
-  await agent.close();
-  return (performance.now() - t0) / 1000;
-}
 
 
 
@@ -351,45 +332,27 @@ export async function main(argv: string[]): Promise<number> {
   if (env.loadAverage1m > 0.5) console.log(`WARNING: load average ${env.loadAverage1m} before the bench: something else is using the CPU, figures will be low and noisy`);
 
   const nginx = await startNginx({ nginx: nginxBin, root: BROWSER_SITE_DIR });
-  let interrupted = false;
-  const onSignal = (sig: NodeJS.Signals): void => {
-    if (interrupted) return;
-    interrupted = true;
-    console.error(`\n${sig}: stopping`);
-    if (current) killGroup(current);
-    void nginx.stop().finally(() => process.exit(130));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-
-  const all: RunResult[] = [];
   try {
-    console.log(`nginx ${nginx.origin} (pid ${nginx.pid}); warm-up: every file once in ${(await warmUp(nginx, manifest)).toFixed(2)} s`);
+    const files = [...manifest.files.pages, ...manifest.files.data, ...manifest.files.images];
+    console.log(`nginx ${nginx.origin} (pid ${nginx.pid}); warm-up: every file once in ${(await warmUp(nginx, files, 8)).toFixed(2)} s`);
     console.log(`concurrency ${opts.concurrency}, ${opts.runs} run${opts.runs > 1 ? 's' : ''} each, order ${opts.only.join(', ')}\n`);
-    for (let run = 1; run <= opts.runs; run++) {
-      for (const name of opts.only) {
-        const r = await runOne(name, run, opts, nginx, manifest);
-        all.push(r);
-        const rep = r.reported;
-        const what = rep
-          ? `${rep.seconds.toFixed(2)} s, ${r.pagesPerSecond!.toFixed(1)} pages/s, tree ${r.memory!.peakRssMb.toFixed(0)} MB RSS / ${r.memory!.peakPssMb.toFixed(0)} MB PSS (${r.memory!.peakProcesses} processes), ${rep.rows} rows, ${r.requests} requests`
-          : r.status;
-        console.log(`  run ${run} ${name.padEnd(8)} ${what}${r.status === 'ok' ? '' : `  ${r.status.toUpperCase()}`}`);
-        for (const e of r.errors) console.log(`      ${e.replace(/\n/g, '\n      ')}`);
-      }
-    }
-  } finally {
+  } catch (err) {
     await nginx.stop();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    throw err;
   }
+  const { all, chosen } = await rounds({
+    nginx,
+    names: opts.only,
+    runs: opts.runs,
+    runOne: (name, run) => runOne(name, run, opts, nginx, manifest),
+    describe: (r) => {
+      const m = r.memory!;
+      return `${r.reported!.seconds.toFixed(2)} s, ${r.pagesPerSecond!.toFixed(1)} pages/s, tree ${m.peakRssMb.toFixed(0)} MB RSS / ${m.peakPssMb.toFixed(0)} MB PSS (${m.peakProcesses} processes), ${r.reported!.rows} rows, ${r.requests} requests`;
+    },
+    killCurrent: () => { if (current) killGroup(current); },
+  });
 
   // ---- report ----
-  const chosen = new Map<Name, RunResult>();
-  for (const name of opts.only) {
-    const rs = all.filter((r) => r.name === name);
-    if (rs.length) chosen.set(name, median(rs));
-  }
   const head = ['contender', 'requests', 'rows', 'seconds', 'pages/s', 'tree RSS MB', 'tree PSS MB', 'procs', 'node MB', 'launches', 'wall s', 'status'];
   const lines = [head];
   for (const [name, r] of chosen) {

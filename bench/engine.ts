@@ -12,11 +12,11 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Agent, request } from 'undici';
 import { Fingerprint, type ContenderResult as Reported, type Row } from './contenders/common.ts';
 import { PYTHON, ensureCrawlee, ensureSystemPackages, nginxVersion, scrapyVersion } from './deps.ts';
 import { type Nginx, startNginx } from './nginx.ts';
-import { gitHead, median, short, table } from './report.ts';
+import { gitHead, short, table } from './report.ts';
+import { rounds, warmUp } from './runner.ts';
 import { BENCH_DIR, OUT_DIR, PEERS_DIR, ROOT, SITE_DIR } from './paths.ts';
 import { type Book, type Manifest, bookPath, ensureSite, listingPath } from './site.ts';
 
@@ -174,25 +174,6 @@ async function runOne(name: Name, run: number, opts: Options, nginx: Nginx, mani
   return res;
 }
 
-/** GETs every page of the site once, so nginx's open-file cache and the page cache are warm for everyone. */
-async function warmUp(nginx: Nginx, manifest: Manifest, concurrency: number): Promise<number> {
-  const t0 = performance.now();
-  const agent = new Agent({ connections: concurrency });
-  const urls = ['/index.html', ...Array.from({ length: manifest.listingPages }, (_, i) => listingPath(i + 1)), ...manifest.books.map((b) => b.path)];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < urls.length) {
-        const url = nginx.origin + urls[next++]!;
-        const { statusCode, body } = await request(url, { dispatcher: agent });
-        await body.dump();
-        if (statusCode !== 200) throw new Error(`warm-up: GET ${url}: HTTP ${statusCode}`);
-      }
-    }),
-  );
-  await agent.close();
-  return (performance.now() - t0) / 1000;
-}
 
 
 
@@ -230,45 +211,24 @@ export async function main(argv: string[]): Promise<number> {
   if (env.loadAverage1m > 0.5) console.log(`WARNING: load average ${env.loadAverage1m} before the bench: something else is using the CPU, figures will be low and noisy`);
 
   const nginx = await startNginx({ nginx: nginxBin, root: SITE_DIR });
-  let interrupted = false;
-  const onSignal = (sig: NodeJS.Signals): void => {
-    if (interrupted) return;
-    interrupted = true;
-    console.error(`\n${sig}: stopping`);
-    current?.kill('SIGKILL');
-    void nginx.stop().finally(() => process.exit(130));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-
-  const all: RunResult[] = [];
   try {
-    console.log(`nginx ${nginx.origin} (pid ${nginx.pid}); warm-up: every page once in ${(await warmUp(nginx, manifest, opts.concurrency)).toFixed(2)} s`);
+    const pages = ['/index.html', ...Array.from({ length: manifest.listingPages }, (_, i) => listingPath(i + 1)), ...manifest.books.map((b) => b.path)];
+    console.log(`nginx ${nginx.origin} (pid ${nginx.pid}); warm-up: every page once in ${(await warmUp(nginx, pages, opts.concurrency)).toFixed(2)} s`);
     console.log(`concurrency ${opts.concurrency}, ${opts.runs} run${opts.runs > 1 ? 's' : ''} each, order ${opts.only.join(', ')}\n`);
-    for (let run = 1; run <= opts.runs; run++) {
-      for (const name of opts.only) {
-        const r = await runOne(name, run, opts, nginx, manifest);
-        all.push(r);
-        const rep = r.reported;
-        const what = rep
-          ? `${rep.seconds.toFixed(2)} s, ${r.pagesPerSecond!.toFixed(0)} pages/s, ${rep.peak_rss_mb.toFixed(1)} MB peak RSS, ${rep.rows} rows, ${r.requests} requests`
-          : r.status;
-        console.log(`  run ${run} ${name.padEnd(8)} ${what}${r.status === 'invalid' || r.status === 'failed' ? `  ${r.status.toUpperCase()}` : ''}`);
-        for (const e of r.errors) console.log(`      ${e.replace(/\n/g, '\n      ')}`);
-      }
-    }
-  } finally {
+  } catch (err) {
     await nginx.stop();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    throw err;
   }
+  const { all, chosen } = await rounds({
+    nginx,
+    names: opts.only,
+    runs: opts.runs,
+    runOne: (name, run) => runOne(name, run, opts, nginx, manifest),
+    describe: (r) => `${r.reported!.seconds.toFixed(2)} s, ${r.pagesPerSecond!.toFixed(0)} pages/s, ${r.reported!.peak_rss_mb.toFixed(1)} MB peak RSS, ${r.reported!.rows} rows, ${r.requests} requests`,
+    killCurrent: () => current?.kill('SIGKILL'),
+  });
 
   // ---- report ----
-  const chosen = new Map<Name, RunResult>();
-  for (const name of opts.only) {
-    const rs = all.filter((r) => r.name === name);
-    if (rs.length) chosen.set(name, median(rs));
-  }
   const head = ['contender', 'pages', 'rows', 'seconds', 'pages/s', 'peak RSS MB', 'wall s', 'status'];
   const lines = [head];
   for (const [name, r] of chosen) {
