@@ -83,3 +83,36 @@ extract:
     assert.match(job.status_message, /^action_failed: actions\[0\] \(click "#missing"\): no element matches the selector "#missing"/);
   });
 });
+
+describe('the job time limit with the browser engine', () => {
+  let site: FixtureSite;
+  let svc: TestService;
+  let api: ReturnType<typeof client>;
+  before(async () => {
+    site = await startFixtureSite();
+    svc = await startService({ SAI_WORKERS: '1', SAI_JOB_TIMEOUT_MS: '3000' });
+    api = client(svc.url, (await createAccount(svc.dataDir, { plan: 'pro' })).api_key);
+  });
+  after(async () => {
+    await svc?.stop();
+    await site?.close();
+  });
+
+  it('a heavy job past SAI_JOB_TIMEOUT_MS fails with job_timeout at once; the worker runs the next browser job', async () => {
+    const slow = await api.post('/api/v1/run/', { yaml_content: `target: { url: "${site.url}/js/quotes/", engine: heavy }
+${fields}actions: [{ type: script, script: "new Promise((r) => setTimeout(r, 60000))" }]
+` });
+    assert.equal(slow.status, 202);
+    const t0 = Date.now();
+    const { job } = await api.waitForJob(slow.body.id, 30_000);
+    const took = Date.now() - t0;
+    assert.equal(job.status, 'failed');
+    // Stopped by the run's own abort (its browser context closed), not by the watchdog that restarts workers.
+    assert.match(job.status_message, /^job_timeout: The run took longer than the limit of 3 s per job and was stopped/);
+    assert.ok(took < 3000 + 4000, `failed ${took} ms after it was queued`);
+    const next = await api.post('/api/v1/run/', { yaml_content: `target: { url: "${site.url}/js/quotes/", engine: heavy, browser: { wait_selector: div.quote } }\n${fields}` });
+    const done = await api.waitForJob(next.body.id, 30_000);
+    assert.equal(done.job.status, 'completed', done.job.status_message);
+    assert.equal(done.job.results.row_count, 10);
+  });
+});
