@@ -5,9 +5,12 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes } from '../fixtures/site/quotes.ts';
 import { client, createAccount, startService, type TestService } from '../helpers/service.ts';
+import { captureKey } from '../../lambdas/core/run-worker.ts';
 
 const fields = `extract:
   container: div.quote
@@ -20,10 +23,13 @@ describe('browser engine through the API', () => {
   let site: FixtureSite;
   let svc: TestService;
   let api: ReturnType<typeof client>;
+  let accountId: number;
   before(async () => {
     site = await startFixtureSite();
     svc = await startService({ SAI_WORKERS: '1' });
-    api = client(svc.url, (await createAccount(svc.dataDir, { plan: 'pro' })).api_key);
+    const acc = await createAccount(svc.dataDir, { plan: 'pro' });
+    accountId = acc.id;
+    api = client(svc.url, acc.api_key);
   });
   after(async () => {
     await svc?.stop();
@@ -37,6 +43,9 @@ describe('browser engine through the API', () => {
     assert.equal(job.status, 'completed', job.status_message);
     assert.match(job.status_message, /\(heavy engine; auto: the config needs a browser \(extract\.fields\[1\]\)\)/);
     assert.equal(job.api_discovered, true);
+    // The capture is kept for the generator, under the account's own prefix of the blob store.
+    const capture = JSON.parse(readFileSync(join(svc.dataDir, 'blobs', captureKey({ account_id: accountId, id: job.id })), 'utf8')) as { url: string; method: string; status: number; sample: string }[];
+    assert.ok(capture.some((c) => c.url.includes('/api/quotes/?page=2') && c.method === 'GET' && c.status === 200 && c.sample.startsWith('{') && c.sample.includes('"page":2')), JSON.stringify(capture).slice(0, 300));
     assert.equal(job.results.row_count, 20);
     assert.deepEqual(job.results.data.map((x: { tags: number }) => x.tags), allQuotes().slice(0, 20).map((q) => q.tags.length));
     for (let i = 1; i < progressSeen.length; i++) assert.ok(progressSeen[i]! >= progressSeen[i - 1]!);
