@@ -354,6 +354,27 @@ pagination: { type: click, selector: "li.next a", max_pages: 3, wait_after: 2000
     for (const lambdaOnly of ['--single-process', '--in-process-gpu', '--use-angle=swiftshader']) assert.ok(!args.includes(lambdaOnly), lambdaOnly);
   });
 
+  it('images stay off in Blink unless a job needs them; the worker keeps one browser across the switch', async () => {
+    await runHeavy(parseConfig(`target: { url: "${site.url}/quotes/", engine: heavy }
+${quoteFields}`), { host });
+    const lean = host.process()!;
+    assert.ok(lean.spawnargs.includes('--blink-settings=imagesEnabled=false'), lean.spawnargs.join(' '));
+    const launches = host.launches;
+    await runHeavy(parseConfig(`target: { url: "${site.url}/quotes/", engine: heavy }
+extract: { container: div.quote, fields: [{ name: n, type: eval, script: "1" }] }
+`), { host });
+    const full = host.process()!;
+    assert.notEqual(full.pid, lean.pid);
+    assert.ok(!full.spawnargs.some((a) => a.startsWith('--blink-settings')), full.spawnargs.join(' '));
+    assert.equal(host.launches, launches + 1);
+    assert.ok(lean.exitCode !== null || lean.signalCode !== null, 'the idle lean browser was closed');
+    // Back to a job without images: lean again, still one browser.
+    await runHeavy(parseConfig(`target: { url: "${site.url}/quotes/", engine: heavy }
+${quoteFields}`), { host });
+    assert.ok(full.exitCode !== null || full.signalCode !== null, 'the idle images browser was closed');
+    assert.ok(host.process()!.spawnargs.includes('--blink-settings=imagesEnabled=false'));
+  });
+
   it('engine auto: lightweight when the served page has the items, heavy when scripts render them', async () => {
     const fetcher = new Fetcher(guard, { retries: 0 });
     try {

@@ -94,7 +94,7 @@ function jsonStrings(text: string, out: Set<string>): void {
  */
 export async function runHeavy(config: ScrapeConfig, o: HeavyOptions): Promise<HeavyResult> {
   const run = new HeavyRun(config, o);
-  const context = await o.host.newContext();
+  const context = await o.host.newContext({ images: run.allowImages });
   // Aborting (the job's time limit) closes the context: whatever the page was doing stops at once.
   const onAbort = () => { void context.close().catch(() => undefined); };
   o.signal?.addEventListener('abort', onAbort, { once: true });
@@ -118,7 +118,8 @@ class HeavyRun {
   private readonly detailEvalFields: EvalField[];
   private readonly linkField: string | undefined;
   private readonly query: ItemQuery;
-  private readonly allowImages: boolean;
+  /** True when a script may need the images' bytes (eval fields, script actions); else no page loads any. */
+  readonly allowImages: boolean;
   private readonly warnings: string[] = [];
   private readonly captures: CapturedResponse[] = [];
   private readonly jsonValues = new Set<string>();

@@ -45,7 +45,7 @@ export async function screenshot(host: BrowserHost, url: string, o: ScreenshotOp
   }
   host.guardCheck(url);
   const refusedBefore = host.refused().length;
-  const context = await host.newContext();
+  const context = await host.newContext({ images: true });
   try {
     const page = await context.newPage();
     await page.setViewport({ width, height, deviceScaleFactor: scale });
