@@ -133,9 +133,16 @@ export class BrowserHost {
       };
     }
     const browser = await this.get(mode);
-    const context = await browser.createBrowserContext();
+    // Counted before the next await, so a job asking for the other image mode meanwhile cannot close this browser.
     const entry = this.browsers.get(mode);
     if (entry?.browser === browser) entry.open++;
+    let context: Awaited<ReturnType<Browser['createBrowserContext']>>;
+    try {
+      context = await browser.createBrowserContext();
+    } catch (err) {
+      if (entry?.browser === browser) entry.open--;
+      throw err;
+    }
     let closed = false;
     return {
       newPage: () => context.newPage(),
