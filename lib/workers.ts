@@ -28,7 +28,7 @@ export class Workers extends Construct {
     super(scope, id);
     const { stage } = p;
     this.run = serviceFunction(this, 'worker-run', {
-      entry: 'workers/run.ts',
+      entry: 'workers/run-queue-consumer.ts',
       stage,
       environment: { ...p.environment, JOB_TIMEOUT_MS: String(stage.workerTimeout.toMilliseconds() - 60_000) },
       architecture: Architecture.X86_64,

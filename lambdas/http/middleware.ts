@@ -1,15 +1,18 @@
 /**
  * The middy middlewares every API handler is built from, one concern each (the AWS Powertools way):
- * services, errors (the one place codes become status codes), the caller's account, the JSON body.
+ * the Lambda context in every log line (Powertools Logger), services, errors (the one place codes become
+ * status codes), the caller's account, the JSON body.
  * Handlers take an API Gateway REST (v1) proxy event and return a proxy result, the same locally
  * (bin/local.ts builds the event) and on Lambda.
  */
 import middy, { type MiddlewareObj } from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
 import { CodedError, isCodedError } from '../errors.ts';
 import type { AccountRecord } from '../core/ports.ts';
 import { services, type Services } from '../core/services.ts';
+import { logger } from '../logger.ts';
 
 export type ApiEvent = APIGatewayProxyEvent;
 export type ApiResult = APIGatewayProxyResult;
@@ -97,7 +100,7 @@ function errors(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
         return;
       }
       const requestId = request.event?.requestContext?.requestId ?? request.context?.awsRequestId ?? 'unknown';
-      console.error(JSON.stringify({ level: 'error', message: 'unhandled error', requestId, error: (err as Error)?.stack ?? String(err) }));
+      logger.error('unhandled error', { requestId, error: err });
       request.response = errorResult('internal_error', `Internal error; quote request id ${requestId} when reporting it`);
     },
   };
@@ -176,7 +179,7 @@ export function apiHandler<B = unknown>(
   options: HandlerOptions<B>,
   fn: (event: ApiEvent, context: ApiContext & { body: B }) => Promise<ApiResult>,
 ) {
-  const h = middy<ApiEvent, ApiResult, Error, ApiContext>().use(withServices()).use(errors());
+  const h = middy<ApiEvent, ApiResult, Error, ApiContext>().use(injectLambdaContext(logger, { resetKeys: true })).use(withServices()).use(errors());
   if (options.auth ?? true) h.use(account());
   if (options.body) h.use(jsonBody(ajv.compile(options.body)));
   return h.handler(fn as (event: ApiEvent, context: ApiContext) => Promise<ApiResult>);

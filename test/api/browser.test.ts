@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes } from '../fixtures/site/quotes.ts';
 import { client, createAccount, startService, type TestService } from '../helpers/service.ts';
-import { captureKey } from '../../lambdas/core/run-worker.ts';
+import { captureKey } from '../../lambdas/core/run-job-executor.ts';
 
 const fields = `extract:
   container: div.quote

@@ -25,7 +25,7 @@ import { handler as run } from '../../lambdas/http/run.ts';
 import { handler as status } from '../../lambdas/http/job-status.ts';
 import { handler as results } from '../../lambdas/http/job-results.ts';
 import { handler as me } from '../../lambdas/http/me.ts';
-import { handler as runWorker } from '../../lambdas/workers/run.ts';
+import { handler as runWorker } from '../../lambdas/workers/run-queue-consumer.ts';
 import { handler as deadLetter } from '../../lambdas/workers/dead-letter.ts';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { bookDetails } from '../fixtures/site/books.ts';

@@ -52,13 +52,13 @@ describe('API handler bundles', () => {
   }
 
   it('the run worker bundles the crawler and puppeteer-core, but not Chromium (it comes from the layer)', async () => {
-    const b = await bundle('workers/run.ts');
+    const b = await bundle('workers/run-queue-consumer.ts');
     assert.ok(b.inputs.some((i) => i.includes('lambdas/engine/run.ts')));
     assert.ok(b.inputs.some((i) => i.includes('lambdas/engine/browser/heavy.ts')));
     assert.ok(b.inputs.some((i) => i.includes('node_modules/undici/')));
     assert.ok(b.inputs.some((i) => i.includes('node_modules/puppeteer-core/')));
     assert.ok(!b.inputs.some((i) => /@sparticuz/.test(i)), 'the browser binary is in the layer');
-    sizes['workers/run.ts'] = b.bytes;
+    sizes['workers/run-queue-consumer.ts'] = b.bytes;
     console.log(`bundle sizes (minified, bytes): ${JSON.stringify(sizes)}`);
   });
 
@@ -66,7 +66,7 @@ describe('API handler bundles', () => {
     // Inside node_modules/.cache, so that the externals (@aws-sdk, @sparticuz/chromium) resolve as from /opt and the runtime.
     const dir = path.join(ROOT, 'node_modules', '.cache', 'sai-bundle-check');
     fs.mkdirSync(dir, { recursive: true });
-    for (const entry of ['workers/run.ts', 'http/run.ts', 'authorizer/handler.ts']) {
+    for (const entry of ['workers/run-queue-consumer.ts', 'http/run.ts', 'authorizer/handler.ts']) {
       const b = await bundle(entry);
       const file = path.join(dir, `${entry.replace(/\W/g, '-')}.mjs`);
       fs.writeFileSync(file, b.text);

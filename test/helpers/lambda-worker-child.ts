@@ -24,7 +24,7 @@ const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
 const { S3Client } = await import('@aws-sdk/client-s3');
 const { createAwsServices } = await import('../../lambdas/adapters/aws/services.ts');
 const { installServices } = await import('../../lambdas/core/services.ts');
-const { handler, onBrowserLaunch, closeBrowser } = await import('../../lambdas/workers/run.ts');
+const { handler, onBrowserLaunch, closeBrowser } = await import('../../lambdas/workers/run-queue-consumer.ts');
 const { memoryS3, sqsEvent, sqsRecord } = await import('./aws-events.ts');
 
 const s3 = memoryS3();

@@ -1,6 +1,6 @@
 /**
  * One job worker of the local service: a worker thread that plays the part of a run-worker Lambda.
- * It receives messages from the local queue, hands them to lambdas/workers/run.ts as an SQS event
+ * It receives messages from the local queue, hands them to lambdas/workers/run-queue-consumer.ts as an SQS event
  * (the same handler the cloud runs) and deletes or releases them as the batch response says.
  *
  * Running jobs here, off the HTTP thread, keeps status polls fast while pages are parsed. The parent
@@ -9,7 +9,7 @@
  */
 import { BroadcastChannel, parentPort, workerData } from 'node:worker_threads';
 import { installServices } from '../../core/services.ts';
-import { closeBrowser, handler as runHandler, onBrowserLaunch } from '../../workers/run.ts';
+import { closeBrowser, handler as runHandler, onBrowserLaunch } from '../../workers/run-queue-consumer.ts';
 import { QUEUE_CHANNEL } from './queue.ts';
 import { createLocalServices, toSqsEvent, visibilityTimeoutMs, type LocalSettings } from './runtime.ts';
 

@@ -1,7 +1,7 @@
 /**
  * Run jobs, the API side (ARCHITECTURE.md, "Data through the house"):
  * POST /run/ -> {@link startRun} (validate, check the plan, meter, create `pending`, enqueue) -> queue ->
- * run worker -> executeRun (core/run-worker.ts) -> status and results endpoints. Kept apart from the
+ * run worker -> executeRun (core/run-job-executor.ts) -> status and results endpoints. Kept apart from the
  * worker side so that the API function's bundle carries no HTTP client or crawler.
  */
 import { randomUUID } from 'node:crypto';

@@ -4,8 +4,8 @@
  * `{"job_id": "…"}`; a record that should be delivered again is reported in `batchItemFailures`.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { executeRun } from '../core/run-worker.ts';
-import type { RunMessage } from '../core/runs.ts';
+import { executeRun } from '../core/run-job-executor.ts';
+import type { RunMessage } from '../core/run-jobs.ts';
 import { services, type Services } from '../core/services.ts';
 import { BrowserHost } from '../engine/browser/host.ts';
 
