@@ -1,19 +1,146 @@
 /**
- * The one error type that crosses layers: every failure a caller can act on carries a machine code
- * from the closed list in docs/errors.md and optional details. The HTTP layer maps codes to status
- * codes in one place (lambdas/http/middleware.ts); the engine, the guard and the domain only throw.
+ * The one error type that crosses layers, and the closed list of its machine codes.
  *
- * Body on the wire (ARCHITECTURE.md, "Errors"): `{"error": message, "code": code, "details": details}`.
+ * Every failure a caller can act on carries a code of {@link ERROR_CODES} and optional details. The
+ * list says, per code, the HTTP status it answers with (when it is an HTTP answer at all), where it can
+ * arise and what it means; `STATUS_BY_CODE` in lambdas/http/middleware.ts and docs/errors.md
+ * (`node scripts/generate.ts`) are derived from it, so a code exists in one place. The engine, the guard
+ * and the domain only throw.
+ *
+ * Body on the wire (ARCHITECTURE.md, "Errors"): `{"error": message, "code": code, "details": details}`;
+ * in a failed job's status_message: `<code>: <message>`.
+ */
+
+/**
+ * Where a code can reach a person or a program:
+ * - `http`: an API answer `{error, code, details}` with the code's status;
+ * - `job`: a failed job's status_message, `<code>: <text>`;
+ * - `cli`: the accounts CLI (`npm run accounts`) prints it;
+ * - `fetcher`: thrown by the fetcher (lambdas/net/fetch.ts) to its callers, which report it in their
+ *   own terms; never shown as is.
+ */
+export type ErrorPlace = 'http' | 'job' | 'cli' | 'fetcher';
+
+/** One entry of {@link ERROR_CODES}. */
+export interface ErrorCodeSpec {
+  /** HTTP status of the API answer; present exactly when `where` has `http`. */
+  readonly status?: number;
+  readonly where: readonly ErrorPlace[];
+  /** When the code arises, for people (one sentence, Markdown). */
+  readonly description: string;
+  /** Shape of `details` when it is not empty, e.g. `[{path, message}]`. */
+  readonly details?: string;
+}
+
+/**
+ * The closed list of error codes (ARCHITECTURE.md, "Errors"). Statuses are SPEC.md's ("Errors"): 400 bad
+ * request data, 401 bad key or login, 404 no such resource, 429 rate limit or quota, 500 server error;
+ * 403, 405, 409, 413 and 503 where SPEC.md is silent (docs/decisions.md).
+ */
+export const ERROR_CODES = {
+  invalid_request: {
+    status: 400, where: ['http', 'cli'],
+    description: 'A body field is missing, of the wrong type or unknown; both or neither of config_id and yaml_content; a bad `limit`; in the accounts CLI a bad email, a short password or an unknown plan',
+    details: '`[{path, message}]`',
+  },
+  invalid_json: { status: 400, where: ['http'], description: 'The body is not JSON (the message names a non-JSON Content-Type)' },
+  invalid_config: {
+    status: 400, where: ['http', 'job'],
+    description: 'yaml_content is not a valid config; in a job: the stored YAML no longer validates',
+    details: '`[{path, line, column, message}]`, at most 50',
+  },
+  invalid_url: { status: 400, where: ['http'], description: 'A URL that does not parse', details: '`[{url}]`' },
+  invalid_cursor: { status: 400, where: ['http'], description: 'A `cursor` this service did not issue' },
+  browser_required: {
+    status: 400, where: ['http', 'job'],
+    description: 'The config needs the browser engine but `engine: lightweight` runs it; in a job: a click pagination control on the first page that is not a link',
+    details: '`[{path, reason}]`',
+  },
+  target_forbidden: {
+    status: 400, where: ['http', 'job'],
+    description: 'The target URL is refused by the outbound guard (scheme, private, loopback or metadata address); in a job: the target, a redirect hop or the address its name resolves to is refused',
+    details: '`[{url}]`',
+  },
+  unauthorized: { status: 401, where: ['http'], description: 'Missing, malformed, unknown or replaced API key' },
+  invalid_credentials: { status: 401, where: ['http'], description: 'Login with a wrong email or password (same answer for both)' },
+  plan_required: {
+    status: 403, where: ['http'],
+    description: 'The plan lacks server execution (POST /run/) or API access',
+    details: '`[{plan, required, plans_with_it}]`',
+  },
+  plan_unknown: {
+    status: 403, where: ['http'],
+    description: "The account's plan is not offered by this service; an operator must set a plan (`npm run accounts -- set-plan`)",
+  },
+  not_found: { status: 404, where: ['http', 'cli'], description: "No such route, config or job, or another account's; in the accounts CLI no account with that email" },
+  method_not_allowed: { status: 405, where: ['http'], description: 'Known path, other method (the `Allow` header lists the methods)' },
+  email_taken: { where: ['cli'], description: 'An account with this email exists' },
+  job_not_finished: { status: 409, where: ['http'], description: 'Results of a job that is pending or running', details: '`[{status, progress}]`' },
+  payload_too_large: { status: 413, where: ['http'], description: 'A body above 1 MiB' },
+  rate_limited: {
+    status: 429, where: ['http'],
+    description: "The plan's hourly rate limit is spent; `Retry-After` header (seconds)",
+    details: '`[{limit, window, retry_after_seconds}]`',
+  },
+  quota_exceeded: {
+    status: 429, where: ['http'],
+    description: "The month's credits (or scrapes) are spent",
+    details: '`[{unit, remaining, limit, cost, resets_at}]`',
+  },
+  internal_error: {
+    status: 500, where: ['http', 'job'],
+    description: 'A bug; the message carries the request id (also in the `x-request-id` header), in a job the job id under which it is logged',
+  },
+  queue_unavailable: { status: 503, where: ['http'], description: 'The job could not be queued; nothing was charged' },
+  target_failed: {
+    where: ['job'],
+    description: 'The first page answered 4xx or 5xx (after retries), is not HTML, or could not be fetched (network error, time-out, too many redirects)',
+    details: '`[{url, status?, content_type?}]`',
+  },
+  dns_failed: { where: ['job'], description: "The target's host name resolves to no address", details: '`[{host}]`' },
+  response_too_large: { where: ['job', 'fetcher'], description: 'The first page is larger than 10 MiB (after decompression)', details: '`[{url}]`' },
+  action_failed: {
+    where: ['job'],
+    description: 'A browser action failed: no element matches its selector within 5 s, a `select` value has no option, or its script threw',
+    details: '`[{path, selector?}]`',
+  },
+  browser_crashed: { where: ['job'], description: 'The browser stopped during the run; the next job starts a new one' },
+  page_crashed: { where: ['job'], description: 'A page crashed or ran out of memory (the JavaScript heap of a renderer is capped at 512 MB)' },
+  job_timeout: { where: ['job'], description: 'The run passed `SAI_JOB_TIMEOUT_MS`' },
+  worker_lost: { where: ['job'], description: 'Every delivery of the job died (crash, time-out, out of memory) and the queue moved it to the dead-letter queue' },
+  fetch_failed: {
+    where: ['fetcher'],
+    description: "A page could not be fetched after the fetcher's retries (network error, time-out, too many or bad redirects, a body that does not decode); the crawler reports it as `target_failed` for the first page and as a warning for later ones",
+    details: '`[{url, status?}]`',
+  },
+} as const satisfies Record<string, ErrorCodeSpec>;
+
+/** A machine code of {@link ERROR_CODES}; a code outside the list is a compile error. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** True when `code` is in the closed list (for codes that arrive as plain strings, e.g. across threads). */
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.hasOwn(ERROR_CODES, code);
+}
+
+/**
+ * An error a caller can act on: a code of {@link ERROR_CODES}, a message for people that says what was
+ * wrong and the limit crossed, and structured details.
+ *
+ * **Example usage:**
+ * ```ts
+ * throw new CodedError('job_not_finished', `Job ${id} is running (40%)`, [{ status: 'running', progress: 40 }]);
+ * ```
  */
 export class CodedError extends Error {
   /** Machine-readable code, e.g. `invalid_config`, `target_forbidden`. */
-  readonly code: string;
+  readonly code: ErrorCode;
   /** Structured details, e.g. `[{path, line, column, message}]` for config errors. */
   readonly details: unknown[];
   /** Extra response headers, e.g. `Retry-After` for `rate_limited`. */
   headers?: Record<string, string>;
 
-  constructor(code: string, message: string, details: unknown[] = [], headers?: Record<string, string>) {
+  constructor(code: ErrorCode, message: string, details: unknown[] = [], headers?: Record<string, string>) {
     super(message);
     this.name = 'CodedError';
     this.code = code;
@@ -22,9 +149,12 @@ export class CodedError extends Error {
   }
 }
 
-/** True for any error that carries a machine code (also across worker-thread boundaries, where classes are lost). */
+/**
+ * True for any error that carries a code of the list and a details array (also across worker-thread
+ * boundaries, where classes are lost).
+ */
 export function isCodedError(err: unknown): err is CodedError {
   return err instanceof CodedError
-    || (typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string'
+    || (typeof err === 'object' && err !== null && isErrorCode((err as { code?: unknown }).code)
       && Array.isArray((err as { details?: unknown }).details));
 }

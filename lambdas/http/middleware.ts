@@ -9,7 +9,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
-import { CodedError, isCodedError } from '../errors.ts';
+import { CodedError, ERROR_CODES, isCodedError, type ErrorCode } from '../errors.ts';
 import type { AccountRecord } from '../core/ports.ts';
 import { services, type Services } from '../core/services.ts';
 import { logger } from '../logger.ts';
@@ -27,31 +27,13 @@ export interface ApiContext extends Context {
 }
 
 /**
- * Status code of each error code (the closed list is in docs/errors.md). A code missing here is a
- * programming error and answers 500.
+ * HTTP status of each error code that can be an API answer, derived from the closed list
+ * (`ERROR_CODES` in lambdas/errors.ts). A code without one (a job-level or CLI code) reaching a handler is
+ * a programming error and answers 500.
  */
-export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
-  invalid_request: 400,
-  invalid_json: 400,
-  invalid_config: 400,
-  invalid_url: 400,
-  invalid_cursor: 400,
-  browser_required: 400,
-  target_forbidden: 400,
-  unauthorized: 401,
-  invalid_credentials: 401,
-  plan_required: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  email_taken: 409,
-  job_not_finished: 409,
-  payload_too_large: 413,
-  rate_limited: 429,
-  quota_exceeded: 429,
-  internal_error: 500,
-  plan_unknown: 500,
-  queue_unavailable: 503,
-};
+export const STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = Object.fromEntries(
+  Object.entries(ERROR_CODES).flatMap(([code, spec]) => ('status' in spec ? [[code, spec.status]] : [])),
+);
 
 /** Largest JSON body accepted, in bytes (docs/limits.md). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -73,7 +55,7 @@ export function noContent(): ApiResult {
 }
 
 /** The error body of ARCHITECTURE.md: `{error, code, details}`. */
-export function errorResult(code: string, message: string, details: unknown[] = [], headers?: Record<string, string>): ApiResult {
+export function errorResult(code: ErrorCode, message: string, details: unknown[] = [], headers?: Record<string, string>): ApiResult {
   return json(STATUS_BY_CODE[code] ?? 500, { error: message, code, details }, headers);
 }
 

@@ -75,7 +75,7 @@ const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDO
 /** A fetch that failed for good; code `fetch_failed` (or `response_too_large`). */
 export class FetchError extends CodedError {
   readonly status?: number;
-  constructor(code: string, message: string, url: string, status?: number) {
+  constructor(code: 'fetch_failed' | 'response_too_large', message: string, url: string, status?: number) {
     super(code, message, [{ url, ...(status ? { status } : {}) }]);
     this.name = 'FetchError';
     if (status !== undefined) this.status = status;
