@@ -26,9 +26,6 @@ export class TransformError extends Error {
 /** Currency symbols removed by `strip_currency`: pound, dollar, euro, yen, lira, plus their common variants. */
 const CURRENCY = /US\$|[£$€¥₺￥＄￡]|\bTL(?=\s*\d)|(?<=\d\s*)TL\b/gu;
 
-/** The first number in a text: optional sign, digits with optional thousands separators and decimals. */
-const FIRST_NUMBER = /[-+]?(?:\d[\d.,\u00a0\u202f']*\d|\d)/u;
-
 /** Every transform name of SPEC.md, for the schema and error messages. */
 export const TRANSFORM_NAMES = [
   'strip', 'lowercase', 'uppercase', 'strip_currency', 'to_number', 'extract_number', 'strip_html',
@@ -48,34 +45,97 @@ function onText(fn: (s: string) => FieldValue): Transform {
   };
 }
 
+/** Characters that only ever group digits by thousands: spaces (plain, no-break, narrow no-break, thin, figure) and apostrophes. */
+const GROUP_SPACE = "[ \\u00a0\\u202f\\u2009\\u2007'\\u2019]";
+
 /**
- * Parses a number the way people write prices and counts: "1,234.56", "1.234,56", "1 234", "12,5".
- * The last of `.` and `,` is the decimal separator when both appear; a lone separator followed by
- * exactly three digits (one or more groups) is a thousands separator ("1,000", "2.500.000").
- * @returns the number, or `null` when the text is not a number.
+ * A number as written in a text: a sign (not glued to a word: "SKU-12" has no negative number), then
+ * digits in runs joined by `.` or `,`, or by a space or apostrophe when exactly three digits follow
+ * ("1 234", "1'000"), or a leading `.` ("$.50"); then an exponent ("1e3"). A separator is taken only
+ * between digits, so "3." ends at the 3. The run may still not be one number ("12.03.2024"):
+ * {@link readNumber} decides.
  */
-export function parseNumber(text: string): number | null {
-  let s = text.trim().replace(/[\s\u00a0\u202f']/gu, '');
-  if (s === '') return null;
-  const lastDot = s.lastIndexOf('.');
-  const lastComma = s.lastIndexOf(',');
-  if (lastDot !== -1 && lastComma !== -1) {
-    const decimal = lastDot > lastComma ? '.' : ',';
-    const thousands = decimal === '.' ? ',' : '.';
-    s = s.split(thousands).join('').replace(decimal, '.');
-  } else if (lastComma !== -1 || lastDot !== -1) {
-    const sep = lastComma !== -1 ? ',' : '.';
-    const groups = s.split(sep);
-    const thousandsGrouping = groups.length > 1 && groups.slice(1).every((g) => /^\d{3}$/.test(g))
-      && /^[-+]?\d{1,3}$/.test(groups[0]!);
-    // "1.500" is ambiguous; one dot with three decimals is read as a decimal (the JavaScript reading),
-    // commas in groups of three as thousands ("1,500" -> 1500), which matches prices on the web.
-    if (thousandsGrouping && (sep === ',' || groups.length > 2)) s = groups.join('');
-    else if (groups.length === 2) s = groups.join('.');
-    else return null;
+const NUMBER_RUN = new RegExp(
+  `(?:(?<![\\p{L}\\p{N}.,])[-+\\u2212])?(?:\\d+(?:(?:[.,]|${GROUP_SPACE}(?=\\d{3}(?!\\d)))\\d+)*|(?<![\\p{N}])\\.\\d+)(?:[eE][-+]?\\d+)?`,
+  'u',
+);
+
+/**
+ * Reads one run of {@link NUMBER_RUN} as a JavaScript number literal ("-1234.5", "1e3"), or `null` when
+ * the run is not one number.
+ *
+ * Decisions (docs/config-language.md, "Numbers"):
+ * - spaces and apostrophes group thousands; a `.` or `,` after such groups is the decimal separator
+ *   ("1 234,50" -> 1234.5);
+ * - when both `.` and `,` appear, the last is the decimal separator and may appear once ("1.234,56",
+ *   "-1,234.56"; "1,23,456.78", Indian grouping, too);
+ * - a lone `,` followed by exactly three digits after 1 to 3 leading digits (not a lone 0) groups
+ *   thousands ("1,500" -> 1500), otherwise it is a decimal comma ("12,5", "0,500");
+ * - a lone `.` is a decimal point ("1.500" -> 1.5: ambiguous, read as JavaScript and most English pages do);
+ * - the same separator twice or more groups thousands when every group after the first has three
+ *   digits ("2.500.000"), otherwise the run is not one number ("12.03.2024", "2.0.1", "8,10,12").
+ */
+function readNumber(run: string): string | null {
+  const m = /^([-+\u2212]?)(.*?)([eE][-+]?\d+)?$/u.exec(run)!;
+  const sign = m[1] === '' || m[1] === '+' ? '' : '-';
+  const exponent = m[3] ?? '';
+  const body = m[2]!;
+  let intPart: string;
+  let fraction = '';
+  const spaced = body.split(new RegExp(GROUP_SPACE, 'u'));
+  if (spaced.length > 1) {
+    const last = /^(\d{3})(?:[.,](\d+))?$/.exec(spaced.at(-1)!);
+    if (!/^\d{1,3}$/.test(spaced[0]!) || !last || !spaced.slice(1, -1).every((g) => /^\d{3}$/.test(g))) return null;
+    intPart = spaced.slice(0, -1).join('') + last[1];
+    fraction = last[2] ?? '';
+  } else if (body.startsWith('.')) {
+    intPart = '0';
+    fraction = body.slice(1);
+  } else {
+    const lastDot = body.lastIndexOf('.');
+    const lastComma = body.lastIndexOf(',');
+    if (lastDot !== -1 && lastComma !== -1) {
+      const decimal = lastDot > lastComma ? '.' : ',';
+      const at = Math.max(lastDot, lastComma);
+      if (body.indexOf(decimal) !== at) return null;
+      intPart = body.slice(0, at).replace(/[.,]/g, '');
+      fraction = body.slice(at + 1);
+    } else if (lastDot === -1 && lastComma === -1) {
+      intPart = body;
+    } else {
+      const sep = lastDot !== -1 ? '.' : ',';
+      const groups = body.split(sep);
+      const thousands = groups.slice(1).every((g) => g.length === 3) && /^\d{1,3}$/.test(groups[0]!) && groups[0] !== '0';
+      if (groups.length > 2) {
+        if (!thousands) return null;
+        intPart = groups.join('');
+      } else if (sep === ',' && thousands) {
+        intPart = groups.join('');
+      } else {
+        [intPart, fraction] = groups as [string, string];
+      }
+    }
   }
-  if (!/^[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?$/i.test(s)) return null;
-  const n = Number(s);
+  return `${sign}${intPart}${fraction ? `.${fraction}` : ''}${exponent}`;
+}
+
+/**
+ * The one number parser of the language, behind `to_number` (mode `whole`: the text, trimmed, must be
+ * one number) and `extract_number` (mode `first`: the first number in the text). For a text that is
+ * exactly one number the two agree. In mode `first`, a first run that is not one number ("v2.0.1",
+ * "12.03.2024") gives its leading integer (2, 12): the text has digits, and the first of them is the
+ * likeliest reading.
+ * @returns the number, or `null` when there is none (or it is not finite, "1e999").
+ */
+export function parseNumber(text: string, mode: 'whole' | 'first' = 'whole'): number | null {
+  const whole = mode === 'whole';
+  const s = whole ? text.trim() : text;
+  const m = NUMBER_RUN.exec(s);
+  if (!m) return null;
+  if (whole && (m.index !== 0 || m[0].length !== s.length)) return null;
+  const literal = readNumber(m[0]) ?? (whole ? null : /^[-+\u2212]?\d+/u.exec(m[0])?.[0].replace('\u2212', '-'));
+  if (literal == null) return null;
+  const n = Number(literal);
   return Number.isFinite(n) ? n : null;
 }
 
@@ -156,16 +216,7 @@ export function compileTransform(spec: string): Transform {
     case 'to_number':
       return noArgs((v) => (typeof v === 'number' ? v : v === null || typeof v === 'boolean' ? null : parseNumber(v)));
     case 'extract_number':
-      return noArgs((v) => {
-        if (typeof v === 'number') return v;
-        const text = asText(v);
-        if (text === null) return null;
-        const m = FIRST_NUMBER.exec(text);
-        if (!m) return null;
-        // A run that is no single number ("v2.0.1", "sizes 8,10,12", "12.03.2024") still starts with one:
-        // its leading integer, rather than null for a text that has digits.
-        return parseNumber(m[0].replace(/[.,]$/, '')) ?? parseNumber(/^[-+]?\d+/.exec(m[0])![0]);
-      });
+      return noArgs((v) => (typeof v === 'number' ? v : v === null || typeof v === 'boolean' ? null : parseNumber(v, 'first')));
     case 'strip_html':
       return noArgs(onText(stripHtml));
     case 'trim_whitespace':

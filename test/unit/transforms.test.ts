@@ -147,6 +147,104 @@ describe('extract_number', () => {
   });
 });
 
+describe('numbers: one parser behind to_number and extract_number (docs/config-language.md, "Numbers")', () => {
+  // [text, to_number (the whole text is one number), extract_number (the first number in the text)]
+  const cases: Array<[string, number | null, number | null]> = [
+    ['$.50', null, 0.5],
+    ['.5', 0.5, 0.5],
+    ['1 234,50', 1234.5, 1234.5],
+    ['1e3', 1000, 1000],
+    ['2.5E-2', 0.025, 0.025],
+    ['-1,234.56', -1234.56, -1234.56],
+    ['1.234,56', 1234.56, 1234.56],
+    ['1,500', 1500, 1500],
+    ['1.500', 1.5, 1.5],
+    ['0,500', 0.5, 0.5],
+    ['2.500.000', 2500000, 2500000],
+    ['1,23,456.78', 123456.78, 123456.78],
+    ['1\u2009234,50', 1234.5, 1234.5],
+    ['1\u202f234', 1234, 1234],
+    ['1\u00a0234\u00a0567', 1234567, 1234567],
+    ["1'234.50", 1234.5, 1234.5],
+    ['1\u2019000', 1000, 1000],
+    ['\u22127', -7, -7],
+    ['+3', 3, 3],
+    ['v2.0.1', null, 2],
+    ['12.03.2024', null, 12],
+    ['abc', null, null],
+    ['1e999', null, null],
+  ];
+  for (const [text, whole, first] of cases) {
+    it(`${JSON.stringify(text)}: to_number ${whole}, extract_number ${first}`, () => {
+      assert.equal(t('to_number', text), whole);
+      assert.equal(t('extract_number', text), first);
+    });
+  }
+
+  it('finds the number inside a text by the same rules', () => {
+    assert.equal(t('extract_number', 'from $.50 each'), 0.5);
+    assert.equal(t('extract_number', 'Total : 1 234,50 €'), 1234.5);
+    assert.equal(t('extract_number', 'about 1e3 hits'), 1000);
+    assert.equal(t('extract_number', 'Prix\u202f: 12\u202f500,00\u00a0€'), 12500);
+    assert.equal(chain(['strip_currency', 'to_number'], '$.50'), 0.5);
+  });
+
+  it('a space or apostrophe groups only three digits, so counts side by side stay apart', () => {
+    assert.equal(t('extract_number', 'sizes 8 10 12'), 8);
+    assert.equal(t('extract_number', "he is 5'10\""), 5);
+    assert.equal(t('to_number', '1 2'), null);
+  });
+
+  it('a sign glued to a word is not a minus', () => {
+    assert.equal(t('extract_number', 'SKU-123'), 123);
+    assert.equal(t('extract_number', 'pages 5-10'), 5);
+    assert.equal(t('extract_number', 'change: -4.5%'), -4.5);
+  });
+
+  it('property: for any bare number, extract_number equals to_number, alone or inside a text', () => {
+    // A seeded generator (mulberry32), so a failure reproduces.
+    let seed = 0x5eed;
+    const rand = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+      return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+    };
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const digits = (n: number) => Array.from({ length: n }, () => String(Math.floor(rand() * 10))).join('');
+    const GROUPS = ['', ',', '.', ' ', '\u00a0', '\u202f', '\u2009', "'"] as const;
+    let checkedValues = 0;
+    for (let i = 0; i < 3000; i++) {
+      const intPart = String(Number(digits(1 + Math.floor(rand() * 10))));
+      const group = pick(GROUPS);
+      const decimal = pick(['.', ','].filter((d) => d !== group));
+      const fraction = rand() < 0.5 ? digits(1 + Math.floor(rand() * 4)) : '';
+      const sign = pick(['', '', '-', '+']);
+      const exponent = !group && rand() < 0.2 ? `e${pick(['', '-', '+'])}${Math.floor(rand() * 20)}` : '';
+      const grouped = group ? intPart.replace(/\B(?=(\d{3})+$)/g, group) : intPart;
+      const text = `${sign}${grouped}${fraction ? decimal + fraction : ''}${exponent}`;
+
+      const whole = t('to_number', text);
+      assert.notEqual(whole, null, `${JSON.stringify(text)} is a number`);
+      assert.equal(t('extract_number', text), whole, JSON.stringify(text));
+      assert.equal(t('extract_number', `about ${text} items`), whole, `inside a text: ${JSON.stringify(text)}`);
+
+      // Where the writing is unambiguous, the value is the one written. The two ambiguous forms are a
+      // single "." group of three without decimals ("1.500") and a decimal comma followed by exactly
+      // three digits after at most three ("1,500"): docs/config-language.md decides those.
+      const groups = grouped === intPart ? 1 : grouped.split(group).length;
+      const ambiguous = (!fraction && group === '.' && groups === 2)
+        || (!group || groups === 1) && decimal === ',' && fraction.length === 3 && /^[1-9]\d{0,2}$/.test(intPart);
+      if (!ambiguous) {
+        const written = Number(`${sign === '-' ? '-' : ''}${intPart}${fraction ? `.${fraction}` : ''}${exponent}`);
+        assert.equal(whole, written, JSON.stringify(text));
+        checkedValues++;
+      }
+    }
+    assert.ok(checkedValues > 2000, `values checked: ${checkedValues}`);
+  });
+});
+
 describe('regex:PATTERN', () => {
   it('with a group gives the first group', () => {
     assert.equal(t('regex:\\((\\d+) available\\)', 'In stock (22 available)'), '22');
