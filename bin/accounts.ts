@@ -8,6 +8,10 @@
  * With --json, stdout carries one JSON value and nothing else (`create`: {"id","email","plan","api_key"}).
  * With --stage STAGE, the commands act on that deployed stage instead (its DynamoDB table, sealing secret
  * and API Gateway usage plans, found by their names; AWS credentials and region from the environment).
+ *
+ * Plans are those of the service's billing variant: the one stored in DATA_DIR by its first start
+ * (SAI_BILLING is used only if DATA_DIR is new), or for --stage the stage's SAI_BILLING. A plan the variant
+ * lacks is refused with exit code 2 and the variant's plans; other failures exit with 1.
  */
 import { Command, CommanderError } from 'commander';
 import { isCodedError } from '../lambdas/errors.ts';
@@ -16,9 +20,24 @@ import { createLocalServices, settingsFromEnv } from '../lambdas/adapters/local/
 import type { Services } from '../lambdas/core/services.ts';
 import type { Store } from '../lambdas/core/ports.ts';
 
+/** Exit code of a refused argument (a plan the variant lacks), as for commander's usage errors. */
+const USAGE_ERROR = 2;
+
+/** A plan the variant has no plan of that name: the message lists the variant's plans. */
+class UnknownPlanError extends Error {
+  override name = 'UnknownPlanError';
+}
+
 /** The services of DATA_DIR, or of a deployed stage with --stage. */
 async function open(stage?: string): Promise<{ services: Services; store: Store; close(): void }> {
-  if (!stage) return createLocalServices(settingsFromEnv());
+  if (!stage) {
+    const settings = settingsFromEnv(process.env, 'data-dir-wins');
+    const asked = process.env.SAI_BILLING?.trim();
+    if (asked && asked !== settings.billing) {
+      console.error(`accounts: SAI_BILLING=${asked} ignored: DATA_DIR ${settings.dataDir} is of the ${settings.billing} variant (set by its first start)`);
+    }
+    return createLocalServices(settings);
+  }
   // Loaded only for --stage: the local CLI needs no AWS SDK.
   const { physicalNames } = await import('../lib/stage.ts');
   const { createAwsServices } = await import('../lambdas/adapters/aws/services.ts');
@@ -40,6 +59,13 @@ async function open(stage?: string): Promise<{ services: Services; store: Store;
   return { services, store: services.store, close: () => client.destroy() };
 }
 
+/** @throws UnknownPlanError when the services' variant has no plan `plan`. */
+function requireKnownPlan(services: Services, plan: string): void {
+  const catalog = services.plans;
+  if (catalog.plans[plan]) return;
+  throw new UnknownPlanError(`the ${catalog.billing} variant has no plan "${plan}"; its plans: ${Object.keys(catalog.plans).join(', ')}`);
+}
+
 const program = new Command('accounts')
   .description('Manage scrape-ai accounts in DATA_DIR (default ./data)')
   .exitOverride()
@@ -57,6 +83,7 @@ program.command('create')
   .action(async (o: { email: string; password: string; plan: string; firstName: string; lastName: string; json?: boolean; stage?: string }) => {
     const local = await open(o.stage);
     try {
+      requireKnownPlan(local.services, o.plan);
       const { account, apiKey } = await createAccount(local.services, { email: o.email, password: o.password, plan: o.plan, first_name: o.firstName, last_name: o.lastName });
       if (o.json) process.stdout.write(JSON.stringify({ id: account.id, email: account.email, plan: account.plan, api_key: apiKey }) + '\n');
       else console.log(`created account ${account.id} ${account.email} on plan ${account.plan}\napi key: ${apiKey}`);
@@ -90,6 +117,7 @@ program.command('set-plan')
   .action(async (o: { email: string; plan: string; json?: boolean; stage?: string }) => {
     const local = await open(o.stage);
     try {
+      requireKnownPlan(local.services, o.plan);
       const a = await setPlan(local.services, o.email, o.plan);
       if (o.json) process.stdout.write(JSON.stringify({ id: a.id, email: a.email, plan: a.plan }) + '\n');
       else console.log(`account ${a.id} ${a.email} is now on plan ${a.plan}`);
@@ -102,6 +130,10 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) process.exit(err.exitCode);
+  if (err instanceof UnknownPlanError) {
+    console.error(`accounts: ${err.message}`);
+    process.exit(USAGE_ERROR);
+  }
   console.error(`accounts: ${isCodedError(err) || !process.env.DEBUG ? (err as Error).message : (err as Error).stack}`);
   process.exit(1);
 }

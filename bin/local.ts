@@ -1,10 +1,9 @@
 /**
  * `npm start`: the whole service in one process on embedded parts (SQLite, a durable local queue,
  * files under DATA_DIR), serving every route of lambdas/routes.ts on http://HOST:PORT.
- * Environment: README, "Environment".
+ * Environment: README, "Environment". Exit code 2 for bad settings (an invalid variable, or a SAI_BILLING
+ * other than the variant DATA_DIR was first started with), 1 when the service cannot start.
  */
-import { randomBytes } from 'node:crypto';
-import { createAccount } from '../lambdas/core/accounts.ts';
 import { startLocalService } from '../lambdas/adapters/local/server.ts';
 import { settingsFromEnv } from '../lambdas/adapters/local/runtime.ts';
 
@@ -24,18 +23,14 @@ try {
   process.exit(1);
 }
 
-// First start: an account to log in with, shown once.
-const { services, store } = service.local;
-if ((await store.listAccounts()).length === 0) {
-  const password = randomBytes(12).toString('base64url');
-  const plan = services.plans.plans.pro ? 'pro' : Object.keys(services.plans.plans).find((p) => services.plans.plans[p]!.has_server_execution) ?? services.plans.default_plan;
-  const { account, apiKey } = await createAccount(services, { email: 'admin@localhost', password, plan });
+if (service.firstAccount) {
+  const first = service.firstAccount;
   console.log([
     'First start: created an account (shown once; `npm run accounts -- list` lists accounts):',
-    `  email:    ${account.email}`,
-    `  password: ${password}`,
-    `  plan:     ${account.plan}`,
-    `  api key:  ${apiKey}`,
+    `  email:    ${first.email}`,
+    `  password: ${first.password}`,
+    `  plan:     ${first.plan}`,
+    `  api key:  ${first.apiKey}`,
   ].join('\n'));
 }
 

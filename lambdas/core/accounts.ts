@@ -6,6 +6,7 @@ import { apiKeyDigest, digestsEqual, generateApiKey, hashPassword, looksLikeApiK
 import { subscriptionView } from './metering.ts';
 import type { AccountRecord } from './ports.ts';
 import type { Services } from './services.ts';
+import { logger } from '../logger.ts';
 
 /** Passwords shorter than this are refused when an account is created (docs/security.md). */
 export const MIN_PASSWORD_LENGTH = 8;
@@ -93,7 +94,7 @@ export async function login(svc: Services, email: string, password: string): Pro
     } catch (err) {
       // SAI_SECRET changed since the key was sealed: the key cannot be shown again, so a new one is
       // issued (the old one stops working). docs/security.md.
-      console.warn(JSON.stringify({ level: 'warn', message: 'sealed API key cannot be opened; issuing a new key', accountId: account.id, error: (err as Error).message }));
+      logger.warn('sealed API key cannot be opened; issuing a new key', { accountId: account.id, error: (err as Error).message });
     }
   }
   key ??= await issueKey(svc, account);

@@ -1,18 +1,11 @@
 /**
- * Jobs: the state machine and the views of SPEC.md ("Job", "States and transitions").
- *
- * Run jobs go `pending -> running -> completed | failed`; generate jobs go
- * `pending -> analyzing -> generating -> validating -> completed | failed`. Every change is a
- * conditional write on the current status (Store.updateJob): a finished job never moves again, and
- * progress only goes up. A job whose worker died is handed out again by the queue (`running -> running`
- * with attempts + 1) or ends `failed` with a reason once the queue gives up (dead-letter handler).
+ * Jobs: the views of SPEC.md ("Job"), where a job's rows are kept, and the end of a job the queue gave
+ * up on. The state machine, which every change of a job's state goes through, is core/job-states.ts.
  */
-import type { JobRecord, JobStatus, JobType } from './ports.ts';
+import { FINISHED, transitionJob } from './job-states.ts';
+import type { JobRecord, JobType } from './ports.ts';
 import type { Services } from './services.ts';
 import type { Row } from '../engine/extract.ts';
-
-export const FINISHED: readonly JobStatus[] = ['completed', 'failed'];
-export const UNFINISHED: readonly JobStatus[] = ['pending', 'analyzing', 'generating', 'validating', 'running'];
 
 /** Rows included in the status response's `results.data`; all rows are at /results/ (docs/api.md). */
 export const STATUS_ROWS_PREVIEW = 100;
@@ -80,14 +73,12 @@ export async function jobStatusView(svc: Services, job: JobRecord): Promise<Reco
 
 /**
  * A message the queue gave up on (it reached the maximum receives: the worker crashed, timed out or ran
- * out of memory each time). Ends its job `failed` with that reason.
+ * out of memory each time). Ends its job `failed` with that reason (the `dead_letter` transition).
  */
 export async function deadLetter(svc: Services, jobId: string, receiveCount: number): Promise<void> {
   const job = await svc.store.getJobById(jobId);
   if (!job || FINISHED.includes(job.status)) return;
-  await svc.store.updateJob(jobId, ['pending', 'running', 'analyzing', 'generating', 'validating'], {
-    status: 'failed',
+  await transitionJob(svc, job, 'dead_letter', {
     status_message: `worker_lost: the job was attempted ${receiveCount} time(s) and the worker stopped before finishing each time (crash, time-out or out of memory); it was moved to the dead-letter queue`,
-    completed_at: svc.clock.now().toISOString(),
-  });
+  }, { by: 'dead_letter_consumer' });
 }

@@ -2,7 +2,7 @@
  * Run jobs, the worker side: one delivery of a run message ({@link executeRun}). The job goes
  * `running`; the engine is chosen (engine/choose.ts) and runs with a progress callback; rows go to the
  * blob store (and the API capture of a browser run next to them); the job ends `completed` or `failed`
- * with a reason.
+ * with a reason. Every state write is a transition of core/job-states.ts made by `run_worker`.
  */
 import { isCodedError, CodedError } from '../errors.ts';
 import { parseConfig, type ScrapeConfig } from '../engine/config.ts';
@@ -11,7 +11,10 @@ import { chooseEngine } from '../engine/choose.ts';
 import { runHeavy, type CapturedResponse } from '../engine/browser/heavy.ts';
 import type { BrowserHost } from '../engine/browser/host.ts';
 import { Fetcher } from '../net/fetch.ts';
-import { FINISHED, previewKey, resultsKey, STATUS_ROWS_PREVIEW } from './jobs.ts';
+import { FINISHED, transitionJob, type TransitionActor } from './job-states.ts';
+import { previewKey, resultsKey, STATUS_ROWS_PREVIEW } from './jobs.ts';
+import { logger } from '../logger.ts';
+import type { JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
 
 /** Blob key of a browser run's captured XHR/fetch JSON answers (for the generator). */
@@ -41,22 +44,19 @@ export async function executeRun(
 ): Promise<DeliveryOutcome> {
   const job = await svc.store.getJobById(jobId);
   if (!job || FINISHED.includes(job.status)) return 'done';
-  const now = () => svc.clock.now().toISOString();
-  const started = await svc.store.updateJob(jobId, ['pending', 'running'], {
-    status: 'running',
-    started_at: now(),
-    increment_attempts: true,
+  const started = await transitionJob(svc, job, 'start', {
     status_message: job.status === 'running' ? `Running again (attempt ${job.attempts + 1}) after an interrupted attempt` : 'Running',
-  });
+  }, { by: 'run_worker' });
   if (!started) return 'done';
   // Every later write names this attempt: a stale duplicate delivery cannot overwrite a newer one.
   const attempt = started.attempts;
+  const worker: TransitionActor = { by: 'run_worker', attempt };
 
   let config: ScrapeConfig;
   try {
     config = parseConfig(job.yaml_content);
   } catch (err) {
-    await fail(svc, jobId, err, attempt);
+    await fail(svc, job, err, worker);
     return 'done';
   }
 
@@ -73,9 +73,9 @@ export async function executeRun(
       const t = Date.now();
       if (t - lastWrite < PROGRESS_WRITE_MS) return;
       lastWrite = t;
-      writing = writing.then(() => svc.store.updateJob(jobId, ['running'], {
+      writing = writing.then(() => transitionJob(svc, job, 'progress', {
         progress: p.progress, pages_scraped: p.pagesScraped, items_found: p.itemsFound, status_message: `${p.message} (${choice.engine} engine)`,
-      }, attempt)).catch(() => undefined);
+      }, worker)).catch(() => undefined);
     };
     const options = { concurrency: svc.jobConcurrency, maxPages: svc.maxPagesPerJob, signal: controller.signal, onProgress };
     const result: { rows: unknown[]; pagesScraped: number; itemsFound: number; warnings: string[]; apiDiscovered?: boolean; apiCapture?: CapturedResponse[] } =
@@ -90,31 +90,29 @@ export async function executeRun(
     const warn = result.warnings.length
       ? `; ${result.warnings.length} warning(s): ${result.warnings.slice(0, 3).join(' | ')}${result.warnings.length > 3 ? ' | …' : ''}`
       : '';
-    await svc.store.updateJob(jobId, ['running'], {
-      status: 'completed',
+    await transitionJob(svc, job, 'complete', {
       progress: 100,
       row_count: result.rows.length,
       items_found: result.itemsFound,
       pages_scraped: result.pagesScraped,
       results_key: key,
       api_discovered: result.apiDiscovered ?? false,
-      completed_at: now(),
       status_message: `Completed: ${result.rows.length} rows from ${result.pagesScraped} pages (${choice.engine} engine; ${choice.reason})${warn}`,
-    }, attempt);
+    }, worker);
     return 'done';
   } catch (err) {
     await writing;
     if (isCodedError(err) || controller.signal.aborted) {
-      await fail(svc, jobId, controller.signal.aborted ? controller.signal.reason : err, attempt);
+      await fail(svc, job, controller.signal.aborted ? controller.signal.reason : err, worker);
       return 'done';
     }
     // An unexpected error is ours, not the caller's: its details go to the log, not to the job.
-    console.error(JSON.stringify({ level: 'error', message: 'run attempt failed', jobId, attempt, delivery: delivery.receiveCount, error: (err as Error)?.stack ?? String(err) }));
+    logger.error('run attempt failed', { jobId, attempt, delivery: delivery.receiveCount, error: err });
     if (delivery.receiveCount >= delivery.maxReceives) {
-      await fail(svc, jobId, new CodedError('internal_error', `Gave up after ${delivery.receiveCount} attempts, each ended by an internal error (logged with job id ${jobId})`), attempt);
+      await fail(svc, job, new CodedError('internal_error', `Gave up after ${delivery.receiveCount} attempts, each ended by an internal error (logged with job id ${jobId})`), worker);
       return 'done';
     }
-    await svc.store.updateJob(jobId, ['running'], { status_message: `Attempt ${delivery.receiveCount} failed with an internal error; it will be retried` }, attempt);
+    await transitionJob(svc, job, 'retry', { status_message: `Attempt ${delivery.receiveCount} failed with an internal error; it will be retried` }, worker);
     return 'retry';
   } finally {
     clearTimeout(timer);
@@ -123,8 +121,8 @@ export async function executeRun(
 }
 
 /** Ends a job `failed` with the error's code and message as status_message. */
-async function fail(svc: Services, jobId: string, err: unknown, attempt: number): Promise<void> {
+async function fail(svc: Services, job: JobRecord, err: unknown, worker: TransitionActor): Promise<void> {
   const e = err as { code?: string; message?: string };
   const message = isCodedError(err) ? `${e.code}: ${e.message}` : e.message ?? String(err);
-  await svc.store.updateJob(jobId, ['pending', 'running'], { status: 'failed', status_message: message, completed_at: svc.clock.now().toISOString() }, attempt);
+  await transitionJob(svc, job, 'fail', { status_message: message }, worker);
 }

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { CodedError } from '../errors.ts';
 import { assertLightweight, parseConfig } from '../engine/config.ts';
+import { transitionJob } from './job-states.ts';
 import { meter, refund } from './metering.ts';
 import type { AccountRecord, JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
@@ -85,7 +86,7 @@ export async function startRun(svc: Services, account: AccountRecord, req: RunRe
     await svc.queue.send('run', JSON.stringify({ job_id: job.id } satisfies RunMessage));
   } catch (err) {
     // Without a message no worker would ever take the job: end it now and give the charge back.
-    await svc.store.updateJob(job.id, ['pending'], { status: 'failed', status_message: `Could not queue the job: ${(err as Error).message}`, completed_at: svc.clock.now().toISOString() });
+    await transitionJob(svc, job, 'queue_failed', { status_message: `Could not queue the job: ${(err as Error).message}` }, { by: 'api' });
     await refund(svc, account, charge);
     throw new CodedError('queue_unavailable', 'The job queue is unavailable; nothing was charged, try again', []);
   }

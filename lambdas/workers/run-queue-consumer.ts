@@ -1,13 +1,16 @@
 /**
- * The run worker: an SQS consumer (Lambda event source mapping with ReportBatchItemFailures; locally,
- * the worker threads of bin/local.ts deliver the same event shape). Each record's body is
- * `{"job_id": "…"}`; a record that should be delivered again is reported in `batchItemFailures`.
+ * The run queue's consumer, the run-worker Lambda: an SQS event source mapping with
+ * ReportBatchItemFailures delivers run messages (locally, the worker threads of the local service deliver
+ * the same event shape, lambdas/adapters/local/worker-thread.ts). Each record's body is `{"job_id": "…"}`
+ * and is one delivery for core/run-job-executor.ts; a record that should be delivered again is reported
+ * in `batchItemFailures`.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { executeRun } from '../core/run-job-executor.ts';
 import type { RunMessage } from '../core/run-jobs.ts';
 import { services, type Services } from '../core/services.ts';
 import { BrowserHost } from '../engine/browser/host.ts';
+import { logger } from '../logger.ts';
 
 /** This worker's browser: one per worker (Lambda instance, local worker thread), launched on first use. */
 let host: BrowserHost | null = null;
@@ -36,7 +39,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     try {
       jobId = (JSON.parse(record.body) as RunMessage).job_id;
     } catch {
-      console.error(JSON.stringify({ level: 'error', message: 'unreadable run message dropped', messageId: record.messageId }));
+      logger.error('unreadable run message dropped', { messageId: record.messageId });
       continue;
     }
     try {
@@ -46,7 +49,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       }, () => browser(svc));
       if (outcome === 'retry') failures.push({ itemIdentifier: record.messageId });
     } catch (err) {
-      console.error(JSON.stringify({ level: 'error', message: 'run delivery failed', jobId, error: (err as Error).stack }));
+      logger.error('run delivery failed', { jobId, messageId: record.messageId, error: err });
       failures.push({ itemIdentifier: record.messageId });
     }
   }

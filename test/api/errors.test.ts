@@ -82,6 +82,18 @@ describe('API errors', () => {
       assert.equal((await api.get('/api/v1/configs')).status, 200, 'the trailing slash is optional, as on API Gateway');
     });
 
+    it('query parameters and headers named after Object.prototype members are plain names', async () => {
+      const api = client(svc.url, pro.api_key);
+      const query = '?constructor=1&__proto__=2&toString=3&hasOwnProperty=4&valueOf=5';
+      const jobs = await api.get(`/api/v1/jobs/${query}`, { constructor: 'x', 'hasOwnProperty': 'y' });
+      assert.equal(jobs.status, 200, JSON.stringify(jobs.body));
+      assert.equal(typeof jobs.body.count, 'number');
+      const me = await api.get(`/api/v1/me/${query}`);
+      assert.equal(me.status, 200, JSON.stringify(me.body));
+      assert.equal(me.body.user.email, pro.email);
+      assertError(await api.get(`/api/v1/jobs/${query}&limit=0`), 400, 'invalid_request');
+    });
+
     it('explains a JSON body sent with a form content type', async () => {
       const api = client(svc.url, pro.api_key);
       const r = await api.post('/api/v1/configs/', 'name=x', { 'content-type': 'application/x-www-form-urlencoded' });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
-export const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const NODE = process.execPath;
 
 export interface TestService {
@@ -77,6 +77,25 @@ export async function createAccount(dataDir: string, opts: { email?: string; pas
     cwd: ROOT,
   });
   return { ...(JSON.parse(stdout) as { id: number; email: string; plan: string; api_key: string }), password };
+}
+
+/** What a run of the accounts CLI printed, and its exit code. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `npm run accounts -- <args>` on a DATA_DIR; a non-zero exit is returned, not thrown. */
+export async function runAccounts(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  try {
+    const { stdout, stderr } = await execFileAsync(NODE, [path.join(ROOT, 'bin/accounts.ts'), ...args], { env: { ...process.env, ...env, DATA_DIR: dataDir }, cwd: ROOT });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: unknown; stdout?: string; stderr?: string };
+    if (typeof e.code !== 'number') throw err;
+    return { code: e.code, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
 }
 
 /** A small client for the API under test. */

@@ -3,9 +3,9 @@
  * domain's ports. The HTTP thread and every worker thread call {@link createLocalServices} with the same
  * settings and get their own SQLite connection to the same files.
  *
- * Environment variables (README, "Environment"): PORT, HOST, DATA_DIR, SAI_BILLING, SAI_SECRET,
- * SAI_OUTBOUND_ALLOW, SAI_WORKERS, SAI_PLANS_FILE, SAI_JOB_TIMEOUT_MS, SAI_MAX_PAGES, SAI_MAX_RECEIVES,
- * SAI_JOB_CONCURRENCY.
+ * Environment variables (README, "Environment"): PORT, HOST, DATA_DIR, SAI_BILLING (first start of a
+ * DATA_DIR only: the variant is stored in it), SAI_SECRET, SAI_OUTBOUND_ALLOW, SAI_WORKERS, SAI_PLANS_FILE,
+ * SAI_JOB_TIMEOUT_MS, SAI_MAX_PAGES, SAI_MAX_RECEIVES, SAI_JOB_CONCURRENCY.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,6 +27,7 @@ export interface LocalSettings {
   host: string;
   /** Absolute path of DATA_DIR. */
   dataDir: string;
+  /** The variant stored in DATA_DIR (SAI_BILLING of its first start). */
   billing: Billing;
   /** SAI_SECRET, or the secret generated into DATA_DIR/secret. */
   secret: string;
@@ -71,30 +72,66 @@ function loadSecret(env: NodeJS.ProcessEnv, dataDir: string): string {
 }
 
 /**
- * Settings from the environment.
- * @throws Error naming the variable for any invalid value.
+ * The billing variant of a DATA_DIR (docs/plans-and-metering.md): plans, quotas and usage counters of one
+ * variant mean nothing in the other, so the variant belongs to the data. The first process that opens a
+ * DATA_DIR (the service or the accounts CLI) stores `requested` in its database; every later one gets
+ * the stored variant.
  */
-export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): LocalSettings {
+function pinBilling(dataDir: string, requested: Billing): Billing {
+  const store = new SqliteStore(databaseFile(dataDir));
+  try {
+    return store.pinSetting('billing', requested) as Billing;
+  } finally {
+    store.close();
+  }
+}
+
+/** What {@link settingsFromEnv} does with a SAI_BILLING that differs from the variant stored in DATA_DIR. */
+export type BillingEnvPolicy =
+  /** Refuse (the service: a start must not silently run another variant than the one it was asked for). */
+  | 'must-match'
+  /** Use DATA_DIR's variant (the accounts CLI: it acts on the service's data). */
+  | 'data-dir-wins';
+
+/**
+ * Settings from the environment, and the billing variant of DATA_DIR (stored there on first use from
+ * SAI_BILLING, `credits` when unset).
+ * @throws Error naming the variable for any invalid value; with `must-match`, when SAI_BILLING is set and
+ *   differs from the variant DATA_DIR was first started with.
+ */
+export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv: BillingEnvPolicy = 'must-match'): LocalSettings {
   const dataDir = path.resolve(env.DATA_DIR?.trim() || './data');
-  const billing = billingFromEnv(env);
+  const requested = env.SAI_BILLING?.trim() ? billingFromEnv(env) : null;
   const outboundAllow = parseAllowList(env.SAI_OUTBOUND_ALLOW);
   new OutboundGuard({ allow: outboundAllow }); // validates the entries now, not at the first job
-  const settings: LocalSettings = {
-    port: intEnv(env, 'PORT', 8787, 0, 65535),
+  const port = intEnv(env, 'PORT', 8787, 0, 65535);
+  const workers = intEnv(env, 'SAI_WORKERS', Math.max(1, Math.min(4, os.availableParallelism())), 1, 64);
+  const jobTimeoutMs = intEnv(env, 'SAI_JOB_TIMEOUT_MS', 15 * 60_000, 1000, 24 * 3600_000);
+  const maxPagesPerJob = intEnv(env, 'SAI_MAX_PAGES', 1000, 1, 100_000);
+  const maxReceives = intEnv(env, 'SAI_MAX_RECEIVES', 3, 1, 100);
+  const jobConcurrency = intEnv(env, 'SAI_JOB_CONCURRENCY', 4, 1, 64);
+  const plansFile = env.SAI_PLANS_FILE?.trim() ? path.resolve(env.SAI_PLANS_FILE.trim()) : undefined;
+  // Only once every variable is valid does DATA_DIR get its files (secret, database with the variant).
+  const billing = pinBilling(dataDir, requested ?? billingFromEnv({}));
+  if (requested && requested !== billing && billingEnv === 'must-match') {
+    throw new Error(`DATA_DIR ${dataDir} was first started with SAI_BILLING=${billing}: its accounts, plans and usage are of that variant, and SAI_BILLING=${requested} would mix the two. `
+      + `Start without SAI_BILLING (or with SAI_BILLING=${billing}) to use this DATA_DIR, or point DATA_DIR at a new folder for the ${requested} variant and create its accounts there (npm run accounts -- create …)`);
+  }
+  loadPlans(billing, plansFile); // fail at start-up on a bad plans file
+  return {
+    port,
     host: env.HOST?.trim() || '127.0.0.1',
     dataDir,
     billing,
     secret: loadSecret(env, dataDir),
     outboundAllow,
-    workers: intEnv(env, 'SAI_WORKERS', Math.max(1, Math.min(4, os.availableParallelism())), 1, 64),
-    jobTimeoutMs: intEnv(env, 'SAI_JOB_TIMEOUT_MS', 15 * 60_000, 1000, 24 * 3600_000),
-    maxPagesPerJob: intEnv(env, 'SAI_MAX_PAGES', 1000, 1, 100_000),
-    maxReceives: intEnv(env, 'SAI_MAX_RECEIVES', 3, 1, 100),
-    jobConcurrency: intEnv(env, 'SAI_JOB_CONCURRENCY', 4, 1, 64),
+    workers,
+    ...(plansFile ? { plansFile } : {}),
+    jobTimeoutMs,
+    maxPagesPerJob,
+    maxReceives,
+    jobConcurrency,
   };
-  if (env.SAI_PLANS_FILE?.trim()) settings.plansFile = path.resolve(env.SAI_PLANS_FILE.trim());
-  loadPlans(billing, settings.plansFile); // fail at start-up on a bad plans file
-  return settings;
 }
 
 /** The local adapters of one thread, with handles the runtime needs beyond the ports. */
@@ -106,7 +143,7 @@ export interface LocalServices {
 }
 
 /** Path of the SQLite database in DATA_DIR. */
-export function databaseFile(dataDir: string): string {
+function databaseFile(dataDir: string): string {
   return path.join(dataDir, 'scrape-ai.db');
 }
 

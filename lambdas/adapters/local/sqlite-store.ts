@@ -166,6 +166,18 @@ export class SqliteStore implements Store {
     this.db.close();
   }
 
+  /**
+   * A setting that belongs to the data, not to one start (the billing variant, runtime.ts): the stored
+   * value, or `value` when none was stored yet, which is stored then. Atomic across processes: of two
+   * first starts, one value wins and both get it.
+   */
+  pinSetting(key: string, value: string): string {
+    return immediate(this.db, () => {
+      this.q('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING').run(key, value);
+      return (this.q('SELECT value FROM meta WHERE key = ?').get(key) as { value: string }).value;
+    });
+  }
+
   async createAccount(a: Omit<AccountRecord, 'id' | 'created_at' | 'usage_key_id' | 'usage_key_value'>): Promise<AccountRecord> {
     const created_at = new Date().toISOString();
     try {
