@@ -3,7 +3,7 @@
 // Ours: the real local service (bin/local.ts, jobs in worker threads) runs the 1,050-page crawl of the
 // engine bench (bench/configs/books.yaml over nginx) while a client polls GET /jobs/{id}/status/ in a
 // loop. Peer: the design the issue rules out, the same crawl run on the HTTP server's own event loop
-// (runConfig in the process that answers a status endpoint). Both also measure polls with no job
+// (runLightweight in the process that answers a status endpoint). Both also measure polls with no job
 // running. Prints p50/p95/p99/max latency in ms for each and the ratio peer/ours of the p95 under load.
 //
 //   npm run bench -- polls [--polls-idle N (300)] [--concurrency N (8)]
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseConfig } from '../lambdas/engine/config.ts';
-import { runConfig } from '../lambdas/engine/run.ts';
+import { runLightweight } from '../lambdas/engine/engines.ts';
 import { findNginx } from './deps.ts';
 import { startNginx } from './nginx.ts';
 import { BENCH_DIR, ROOT, SITE_DIR } from './paths.ts';
@@ -113,7 +113,7 @@ async function measureInThread(yaml: string, idlePolls: number, concurrency: num
     const busy: number[] = [];
     const t0 = performance.now();
     let done = false;
-    const run = runConfig(parseConfig(yaml), {
+    const run = runLightweight(parseConfig(yaml), {
       concurrency,
       maxPages: 2000,
       outbound: { allow: ['127.0.0.0/8'] },

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type * as ConfigModule from '../../lambdas/engine/config.ts';
-import type * as HeavyModule from '../../lambdas/engine/browser/heavy.ts';
+import type * as EnginesModule from '../../lambdas/engine/engines.ts';
 import type * as HostModule from '../../lambdas/engine/browser/host.ts';
 import type * as GuardModule from '../../lambdas/net/guard.ts';
 import { JOB_WORKER_RESOURCE_LIMITS } from '../../lambdas/adapters/local/limits.ts';
@@ -36,7 +36,7 @@ interface Outcome {
 async function runJob(job: Job): Promise<Outcome> {
   // Loaded here: with a worker thread, the main thread only waits, as the service's HTTP thread runs no engine.
   const { parseConfig } = (await import('../../lambdas/engine/config.ts')) as typeof ConfigModule;
-  const { runHeavy } = (await import('../../lambdas/engine/browser/heavy.ts')) as typeof HeavyModule;
+  const { runHeavy } = (await import('../../lambdas/engine/engines.ts')) as typeof EnginesModule;
   const { BrowserHost } = (await import('../../lambdas/engine/browser/host.ts')) as typeof HostModule;
   const { OutboundGuard } = (await import('../../lambdas/net/guard.ts')) as typeof GuardModule;
   const start = new URL(job.start);

@@ -1,8 +1,8 @@
 // Our engine as the service runs it: bench/configs/books.yaml (PORT replaced by the start URL's port)
-// through parseConfig() and runConfig() from lambdas/engine/, inside a worker thread with the V8 limits
+// through parseConfig() and runLightweight() from lambdas/engine/, inside a worker thread with the V8 limits
 // of the local service's job workers (JOB_WORKER_RESOURCE_LIMITS), with the outbound guard told to
 // allow loopback and maxPages raised to 2,000 (the site has 1,050 pages; the engine stops at 1,000 by
-// default). Peak RSS is the whole process's, both threads included. The rows runConfig returns are
+// default). Peak RSS is the whole process's, both threads included. The rows runLightweight returns are
 // fingerprinted exactly as given (no clean-up here: a price that is not a number, or a url that is not
 // absolute, makes the runner fail loudly).
 //
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type * as ConfigModule from '../../lambdas/engine/config.ts';
-import type * as RunModule from '../../lambdas/engine/run.ts';
+import type * as EnginesModule from '../../lambdas/engine/engines.ts';
 import { JOB_WORKER_RESOURCE_LIMITS } from '../../lambdas/adapters/local/limits.ts';
 import { BENCH_DIR } from '../paths.ts';
 import { Fingerprint, contenderArgs, report, type Row } from './common.ts';
@@ -26,12 +26,12 @@ interface Outcome { rows: Record<string, unknown>[]; pagesScraped: number; items
 async function runInWorker(job: Job): Promise<Outcome> {
   // Loaded here, not at the top: the main thread only waits, as the service's HTTP thread does not run engines.
   const { parseConfig } = (await import('../../lambdas/engine/config.ts')) as typeof ConfigModule;
-  const { runConfig } = (await import('../../lambdas/engine/run.ts')) as typeof RunModule;
+  const { runLightweight } = (await import('../../lambdas/engine/engines.ts')) as typeof EnginesModule;
   const start = new URL(job.start);
   const yamlText = readFileSync(join(BENCH_DIR, 'configs', 'books.yaml'), 'utf8').replaceAll('127.0.0.1:PORT', start.host);
   const config = parseConfig(yamlText);
   const t0 = performance.now();
-  const result = await runConfig(config, { concurrency: job.concurrency, maxPages: MAX_PAGES, outbound: { allow: ['127.0.0.0/8'] } });
+  const result = await runLightweight(config, { concurrency: job.concurrency, maxPages: MAX_PAGES, outbound: { allow: ['127.0.0.0/8'] } });
   return { ...result, seconds: (performance.now() - t0) / 1000 };
 }
 

@@ -6,9 +6,8 @@
  */
 import { isCodedError, CodedError } from '../errors.ts';
 import { parseConfig, type ScrapeConfig } from '../engine/config.ts';
-import { runConfig, type RunProgress } from '../engine/run.ts';
+import { runHeavy, runLightweight, type CrawlResult, type RunProgress } from '../engine/engines.ts';
 import { chooseEngine } from '../engine/choose.ts';
-import { runHeavy, type CapturedResponse } from '../engine/browser/heavy.ts';
 import type { BrowserHost } from '../engine/browser/host.ts';
 import { Fetcher } from '../net/fetch.ts';
 import { FINISHED, transitionJob, type TransitionActor } from './job-states.ts';
@@ -78,10 +77,9 @@ export async function executeRun(
       }, worker)).catch(() => undefined);
     };
     const options = { concurrency: svc.jobConcurrency, maxPages: svc.maxPagesPerJob, signal: controller.signal, onProgress };
-    const result: { rows: unknown[]; pagesScraped: number; itemsFound: number; warnings: string[]; apiDiscovered?: boolean; apiCapture?: CapturedResponse[] } =
-      choice.engine === 'heavy'
-        ? await runHeavy(config, { ...options, host: browser() })
-        : await runConfig(config, { ...options, fetcher, ...(firstPage ? { firstPage } : {}) });
+    const result: CrawlResult = choice.engine === 'heavy'
+      ? await runHeavy(config, { ...options, host: browser() })
+      : await runLightweight(config, { ...options, fetcher, ...(firstPage ? { preloaded: firstPage } : {}) });
     await writing;
     const key = resultsKey(job, attempt);
     await svc.blobs.put(key, JSON.stringify(result.rows), 'application/json');

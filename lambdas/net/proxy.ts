@@ -1,61 +1,107 @@
 /**
  * The browser's way out: a forward proxy on 127.0.0.1 that Chromium must use for every request
- * (`--proxy-server`, with loopback not bypassed), which opens each upstream connection through the
- * outbound guard (ARCHITECTURE.md, idea 5). So a page on an allowed host that loads
- * http://169.254.169.254/, a private address or a name resolving inside gets a 403 from here, and the
- * address checked is the address connected to (the guard resolves; the socket uses that result).
+ * (`--proxy-server`, or the `proxyServer` of a job's browser context, with loopback not bypassed), which
+ * opens each upstream connection through the outbound guard (ARCHITECTURE.md, idea 6). So a page on an
+ * allowed host that loads http://169.254.169.254/, a private address or a name resolving inside gets a 403
+ * from here, and the address checked is the address connected to (the guard resolves; the socket uses
+ * that result).
  *
  * - `CONNECT host:port` (https, wss): tunnels to the guard-checked address.
- * - absolute-URI requests (http): forwarded with the guard's `lookup`, hop by hop (Chromium follows
- *   redirects itself, each one comes back through here).
+ * - absolute-URI requests (http): forwarded with the guard's `lookup` over keep-alive connections, hop by
+ *   hop (Chromium follows redirects itself, each one comes back through here); a response body is cut at
+ *   `maxBytes`, as the fetcher cuts it.
+ *
+ * Each job's browser context gets a proxy of its own (BrowserHost.newContext), so what the proxy refused
+ * or could not reach is recorded for that job alone ({@link GuardProxy.events}), and a page that failed to
+ * load is explained with the same code the HTTP fetcher would give: `target_forbidden`, `dns_failed` or
+ * `fetch_failed`.
  */
 import http from 'node:http';
 import net from 'node:net';
 import { OutboundGuard } from './guard.ts';
 import { isCodedError } from '../errors.ts';
 
-/** A request the proxy refused, for the job's warnings. */
-export interface RefusedRequest {
+/** Why the proxy did not get a response for a request. */
+export type ProxyFailureCode = 'target_forbidden' | 'dns_failed' | 'fetch_failed' | 'response_too_large';
+
+/** One request the proxy refused or could not complete. */
+export interface ProxyEvent {
+  /** `host:port` for CONNECT, the absolute URL for plain http. */
   target: string;
-  reason: string;
+  /** The host name (without port or brackets), to match a page's URL. */
+  host: string;
+  code: ProxyFailureCode;
+  message: string;
+}
+
+/** What a proxy recorded: the last event per host, and counts (bounded memory whatever a page does). */
+export interface ProxyEventLog {
+  /** The most recent event of each host (at most 1,000 hosts kept). */
+  readonly byHost: ReadonlyMap<string, ProxyEvent>;
+  /** The first events (at most 20), for a job's warnings. */
+  readonly first: readonly ProxyEvent[];
+  /** Events of each code since the proxy started. */
+  readonly counts: Readonly<Record<ProxyFailureCode, number>>;
 }
 
 /** A running guard proxy. */
 export interface GuardProxy {
-  /** `http://127.0.0.1:<port>`, for `--proxy-server`. */
+  /** `http://127.0.0.1:<port>`, for `--proxy-server` or a browser context's `proxyServer`. */
   url: string;
   port: number;
-  /** Requests refused since start (most recent last, at most 100 kept). */
-  refused: RefusedRequest[];
+  events: ProxyEventLog;
   close(): Promise<void>;
 }
 
+/** Options of {@link startGuardProxy}. */
+export interface GuardProxyOptions {
+  /** Largest response body forwarded for a plain-http request, bytes (as the fetcher's cap). @default 10485760 */
+  maxBytes?: number;
+}
+
 const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const MAX_HOSTS = 1000;
+
+function hostOf(target: string): string {
+  try {
+    return new URL(target.includes('://') ? target : `http://${target}`).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return '';
+  }
+}
+
+function failureCode(err: unknown): ProxyFailureCode {
+  if (isCodedError(err) && (err.code === 'target_forbidden' || err.code === 'dns_failed')) return err.code;
+  return 'fetch_failed';
+}
 
 /**
  * Starts a guard proxy.
  * @param guard decides every upstream connection.
  */
-export async function startGuardProxy(guard: OutboundGuard): Promise<GuardProxy> {
-  const refused: RefusedRequest[] = [];
+export async function startGuardProxy(guard: OutboundGuard, options: GuardProxyOptions = {}): Promise<GuardProxy> {
+  const maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
+  const byHost = new Map<string, ProxyEvent>();
+  const first: ProxyEvent[] = [];
+  const counts: Record<ProxyFailureCode, number> = { target_forbidden: 0, dns_failed: 0, fetch_failed: 0, response_too_large: 0 };
   const sockets = new Set<net.Socket>();
-  const refuse = (target: string, reason: string) => {
-    refused.push({ target, reason });
-    if (refused.length > 100) refused.shift();
-  };
+  // Keep-alive upstream connections: each was opened through the guard's lookup, so reusing it is safe.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 16, lookup: guard.lookup as unknown as net.LookupFunction } as http.AgentOptions);
 
-  /** Resolves and checks a host; the first accepted address is the one to connect to. */
-  async function checked(host: string): Promise<{ address: string; family: number }> {
-    const list = await guard.resolveChecked(host.replace(/^\[|\]$/g, ''));
-    return list[0]!;
-  }
+  const record = (target: string, code: ProxyFailureCode, message: string) => {
+    const event: ProxyEvent = { target, host: hostOf(target), code, message };
+    counts[code]++;
+    if (first.length < 20) first.push(event);
+    if (byHost.size >= MAX_HOSTS && !byHost.has(event.host)) byHost.delete(byHost.keys().next().value!);
+    byHost.set(event.host, event);
+  };
 
   const server = http.createServer((req, res) => {
     let url: URL;
     try {
       url = guard.checkUrl(req.url ?? '');
     } catch (err) {
-      refuse(req.url ?? '', (err as Error).message);
+      record(req.url ?? '', 'target_forbidden', (err as Error).message);
       res.writeHead(403, { 'content-type': 'text/plain' }).end(`Refused by the outbound guard: ${(err as Error).message}`);
       return;
     }
@@ -65,25 +111,34 @@ export async function startGuardProxy(guard: OutboundGuard): Promise<GuardProxy>
     }
     const headers: http.OutgoingHttpHeaders = {};
     for (const [k, v] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(k.toLowerCase()) && v !== undefined) headers[k] = v;
-    const upstream = http.request({
-      host: url.hostname.replace(/^\[|\]$/g, ''),
-      port: url.port || 80,
-      path: url.pathname + url.search,
-      method: req.method,
-      headers,
-      lookup: guard.lookup as unknown as net.LookupFunction,
-      // IP-literal hosts skip `lookup`; checkUrl above already decided on them.
-    }, (up) => {
+    // IP-literal hosts skip `lookup`; checkUrl above already decided on them.
+    const upstream = http.request({ host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || 80, path: url.pathname + url.search, method: req.method, headers, agent }, (up) => {
+      const declared = Number(up.headers['content-length']);
+      if (declared > maxBytes) {
+        up.destroy();
+        record(url.href, 'response_too_large', `${url.href} is ${declared} bytes, limit ${maxBytes} bytes`);
+        res.writeHead(502, { 'content-type': 'text/plain' }).end(`Response larger than ${maxBytes} bytes`);
+        return;
+      }
       const out: http.OutgoingHttpHeaders = {};
       for (const [k, v] of Object.entries(up.headers)) if (!HOP_BY_HOP.has(k.toLowerCase()) && v !== undefined) out[k] = v;
       res.writeHead(up.statusCode ?? 502, up.statusMessage, out);
+      let size = 0;
+      up.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBytes) {
+          record(url.href, 'response_too_large', `${url.href} exceeds the limit of ${maxBytes} bytes`);
+          up.destroy();
+          res.destroy();
+        }
+      });
       up.pipe(res);
     });
     upstream.on('error', (err) => {
-      const forbidden = isCodedError(err) && err.code === 'target_forbidden';
-      if (forbidden) refuse(url.href, err.message);
-      if (!res.headersSent) res.writeHead(forbidden ? 403 : 502, { 'content-type': 'text/plain' });
-      res.end(forbidden ? `Refused by the outbound guard: ${err.message}` : `Upstream error: ${err.message}`);
+      const code = failureCode(err);
+      record(url.href, code, err.message);
+      if (!res.headersSent) res.writeHead(code === 'target_forbidden' ? 403 : 502, { 'content-type': 'text/plain' });
+      res.end(code === 'target_forbidden' ? `Refused by the outbound guard: ${err.message}` : `Upstream error: ${err.message}`);
     });
     req.pipe(upstream);
   });
@@ -103,7 +158,7 @@ export async function startGuardProxy(guard: OutboundGuard): Promise<GuardProxy>
     try {
       // The scheme does not matter for CONNECT; check the host the same way as an https URL.
       guard.checkUrl(`https://${host}:${port}/`);
-      check = checked(host);
+      check = guard.resolveChecked(host.replace(/^\[|\]$/g, '')).then((list) => list[0]!);
     } catch (err) {
       check = Promise.reject(err);
     }
@@ -116,11 +171,17 @@ export async function startGuardProxy(guard: OutboundGuard): Promise<GuardProxy>
       });
       sockets.add(upstream);
       upstream.on('close', () => { sockets.delete(upstream); client.destroy(); });
-      upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+      upstream.on('error', (err) => {
+        record(target, 'fetch_failed', err.message);
+        client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+      });
       client.on('close', () => upstream.destroy());
     }, (err: Error) => {
-      refuse(target, err.message);
-      client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nRefused by the outbound guard: ${err.message}`);
+      const code = failureCode(err);
+      record(target, code, err.message);
+      client.end(code === 'target_forbidden'
+        ? `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nRefused by the outbound guard: ${err.message}`
+        : `HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\n\r\n${err.message}`);
     });
   });
   server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
@@ -130,9 +191,10 @@ export async function startGuardProxy(guard: OutboundGuard): Promise<GuardProxy>
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    refused,
+    events: { byHost, first, counts },
     close: () => new Promise<void>((resolve) => {
       for (const s of sockets) s.destroy();
+      agent.destroy();
       server.close(() => resolve());
     }),
   };

@@ -10,7 +10,7 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes, quotesWithTag, topTags, QUOTES_PER_PAGE } from '../fixtures/site/quotes.ts';
 import { CHARSET_TEXT, CHARSET_TITLE } from '../fixtures/site/charset.ts';
 import { parseConfig } from '../../lambdas/engine/config.ts';
-import { runConfig, type RunProgress } from '../../lambdas/engine/run.ts';
+import { runLightweight as runConfig, type RunProgress } from '../../lambdas/engine/engines.ts';
 import { Fetcher } from '../../lambdas/net/fetch.ts';
 import { OutboundGuard } from '../../lambdas/net/guard.ts';
 import { LOOPBACK, nameKey, rejectsWithCode, runYaml, serveInline, type InlineServer } from './helpers.ts';

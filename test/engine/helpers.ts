@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { parseConfig } from '../../lambdas/engine/config.ts';
-import { runConfig, type RunOptions, type RunResult } from '../../lambdas/engine/run.ts';
+import { runLightweight as runConfig, type LightweightOptions as RunOptions, type CrawlResult as RunResult } from '../../lambdas/engine/engines.ts';
 import { corpusPath } from '../fixtures/corpus.ts';
 import { decodeEntities } from '../fixtures/site/http.ts';
 

@@ -11,9 +11,10 @@
  * whichever way; a second one only while the first still has a job open).
  *
  * The binary is the one @sparticuz/chromium ships (unpacked to /tmp on first use; on Lambda from the
- * layer), or CHROME_PATH (e.g. on macOS). Every request of every page goes through the guard proxy
- * (lambdas/net/proxy.ts): `--proxy-server` with loopback not bypassed, QUIC off, WebRTC UDP only
- * through the proxy (so never), background networking off.
+ * layer), or CHROME_PATH (e.g. on macOS). Every request of every page goes through a guard proxy
+ * (lambdas/net/proxy.ts): each job's browser context has its own (so refusals are the job's), the browser a
+ * default one; loopback not bypassed, QUIC off, WebRTC UDP only through the proxy (so never), background
+ * networking off. Pages send the fetcher's User-Agent.
  */
 import type { ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -22,13 +23,20 @@ import type { Browser, Page } from 'puppeteer-core';
 /** Whether pages load images: 'lean' (Blink's images off) or 'images'. */
 export type ImageMode = 'lean' | 'images';
 
-/** What a job gets of the browser: its own pages, and nothing left behind when it closes. */
+import { startGuardProxy, type GuardProxy, type ProxyEventLog } from '../../net/proxy.ts';
+import type { OutboundGuard } from '../../net/guard.ts';
+import { DEFAULT_USER_AGENT } from '../../net/fetch.ts';
+
+/**
+ * What a job gets of the browser: its own pages, its own guard proxy (so what the guard refused is known
+ * per job), and nothing left behind when it closes.
+ */
 export interface JobContext {
   newPage(): Promise<Page>;
+  /** What this job's guard proxy refused or could not reach. */
+  readonly proxyEvents: ProxyEventLog;
   close(): Promise<void>;
 }
-import { startGuardProxy, type GuardProxy } from '../../net/proxy.ts';
-import type { OutboundGuard } from '../../net/guard.ts';
 
 /** Options of a {@link BrowserHost}. */
 export interface BrowserHostOptions {
@@ -57,6 +65,10 @@ export interface BrowserHostOptions {
   rendererProcessLimit?: number;
   /** Called with Chromium's pid after each launch (the local service kills it if its worker dies). */
   onLaunch?: (pid: number) => void;
+  /** The User-Agent of every page (the fetcher's, so a site sees one client whichever loader runs). @default DEFAULT_USER_AGENT */
+  userAgent?: string;
+  /** Largest response body a job's proxy forwards for a plain-http request, bytes. @default 10485760 */
+  maxResponseBytes?: number;
 }
 
 /** Flags this service adds to Chromium's, whatever the platform. */
@@ -101,7 +113,7 @@ export class BrowserHost {
    * The running browser of that image mode, launched (again) when needed. An idle browser of the other
    * mode is closed first, so a worker keeps one browser.
    */
-  async get(mode: ImageMode = 'lean'): Promise<Browser> {
+  async get(mode: ImageMode = 'lean', proxyUrl?: string): Promise<Browser> {
     const running = this.browsers.get(mode);
     if (running?.browser.connected) return running.browser;
     let launching = this.launching.get(mode);
@@ -109,7 +121,7 @@ export class BrowserHost {
       const other = this.browsers.get(mode === 'lean' ? 'images' : 'lean');
       launching = (async () => {
         if (other && other.open === 0) await this.closeBrowser(mode === 'lean' ? 'images' : 'lean');
-        return this.launch(mode);
+        return this.launch(mode, proxyUrl);
       })().finally(() => { this.launching.delete(mode); });
       this.launching.set(mode, launching);
     }
@@ -117,40 +129,55 @@ export class BrowserHost {
   }
 
   /**
-   * A fresh, isolated context for one job: an incognito browser context; with Lambda's single-process
-   * Chromium, which cannot open a second context, a browser of its own (a new profile), closed with
-   * the job. A Lambda instance runs one job at a time, so that costs one launch per job.
+   * A fresh, isolated context for one job: an incognito browser context whose requests go through a guard
+   * proxy of its own; with Lambda's single-process Chromium, which cannot open a second context, a browser of
+   * its own (a new profile) launched with the job's proxy, closed with the job. A Lambda instance runs one job
+   * at a time, so that costs one launch per job.
    * @param o.images load images (default false: Blink's images off, see the file's comment)
    */
   async newContext(o: { images?: boolean } = {}): Promise<JobContext> {
     const mode: ImageMode = o.images ? 'images' : 'lean';
+    const proxy = await startGuardProxy(this.o.guard, { maxBytes: this.o.maxResponseBytes });
     if (this.singleProcess()) {
       await this.closeBrowser();
-      const browser = await this.get(mode);
+      const browser = await this.get(mode, proxy.url).catch(async (err: unknown) => { await proxy.close(); throw err; });
       return {
         newPage: () => browser.newPage(),
-        close: () => this.closeBrowser(),
+        proxyEvents: proxy.events,
+        close: async () => {
+          await this.closeBrowser();
+          await proxy.close();
+        },
       };
     }
-    const browser = await this.get(mode);
+    let browser: Browser;
+    try {
+      browser = await this.get(mode);
+    } catch (err) {
+      await proxy.close();
+      throw err;
+    }
     // Counted before the next await, so a job asking for the other image mode meanwhile cannot close this browser.
     const entry = this.browsers.get(mode);
     if (entry?.browser === browser) entry.open++;
     let context: Awaited<ReturnType<Browser['createBrowserContext']>>;
     try {
-      context = await browser.createBrowserContext();
+      context = await browser.createBrowserContext({ proxyServer: proxy.url, proxyBypassList: ['<-loopback>'] });
     } catch (err) {
       if (entry?.browser === browser) entry.open--;
+      await proxy.close();
       throw err;
     }
     let closed = false;
     return {
       newPage: () => context.newPage(),
+      proxyEvents: proxy.events,
       close: async () => {
         if (closed) return;
         closed = true;
         if (entry?.browser === browser) entry.open--;
-        await context.close();
+        await context.close().catch(() => undefined);
+        await proxy.close();
       },
     };
   }
@@ -174,24 +201,24 @@ export class BrowserHost {
     this.o.guard.checkUrl(url);
   }
 
-  /** Requests refused by the guard proxy so far (the caller remembers where a job started). */
-  refused(): readonly { target: string; reason: string }[] {
-    return this.proxy?.refused ?? [];
-  }
-
   /** The Chromium process launched last (tests kill it to check crash handling). */
   process(): ChildProcess | null {
     return this.lastLaunched?.connected ? this.lastLaunched.process() : null;
   }
 
-  private async launch(mode: ImageMode): Promise<Browser> {
+  private async launch(mode: ImageMode, proxyUrl?: string): Promise<Browser> {
     const [{ default: puppeteer }, chromium] = await Promise.all([import('puppeteer-core'), import('@sparticuz/chromium').then((m) => m.default)]);
-    this.proxy ??= await startGuardProxy(this.o.guard);
+    // The browser-wide proxy carries whatever no job context does (the default context's blank page).
+    this.proxy ??= await startGuardProxy(this.o.guard, { maxBytes: this.o.maxResponseBytes });
     const onLambda = this.singleProcess();
     const executablePath = this.o.executablePath ?? (process.env.CHROME_PATH || await chromium.executablePath());
     const args = chromium.args
       .filter((a) => !DROPPED_FLAGS.has(a) && (onLambda || !NOT_OFF_LAMBDA.has(a)) && !a.startsWith('--headless'))
-      .concat(SERVICE_FLAGS, [`--proxy-server=${this.proxy.url}`, `--js-flags=--max-old-space-size=${this.o.pageHeapMb ?? 512}`]);
+      .concat(SERVICE_FLAGS, [
+        `--proxy-server=${proxyUrl ?? this.proxy.url}`,
+        `--js-flags=--max-old-space-size=${this.o.pageHeapMb ?? 512}`,
+        `--user-agent=${this.o.userAgent ?? DEFAULT_USER_AGENT}`,
+      ]);
     if (!onLambda) args.push(...OFF_LAMBDA_FLAGS, `--renderer-process-limit=${this.o.rendererProcessLimit ?? Math.max(2, availableParallelism())}`);
     if (mode === 'lean') args.push('--blink-settings=imagesEnabled=false');
     const browser = await puppeteer.launch({

@@ -44,7 +44,6 @@ export async function screenshot(host: BrowserHost, url: string, o: ScreenshotOp
     throw new CodedError('invalid_request', `Screenshot size out of range: width 100-${SCREENSHOT_LIMITS.maxWidth}, height 100-${SCREENSHOT_LIMITS.maxHeight}, device scale factor up to ${SCREENSHOT_LIMITS.maxScale}`);
   }
   host.guardCheck(url);
-  const refusedBefore = host.refused().length;
   const context = await host.newContext({ images: true });
   try {
     const page = await context.newPage();
@@ -54,8 +53,8 @@ export async function screenshot(host: BrowserHost, url: string, o: ScreenshotOp
       const res = await page.goto(url, { waitUntil: 'networkidle2', timeout: o.timeoutMs ?? 30_000, signal: o.signal } as Parameters<typeof page.goto>[1]);
       status = res?.status() ?? 200;
     } catch (err) {
-      const refused = host.refused().slice(refusedBefore).find((r) => r.target.includes(new URL(url).host));
-      if (refused) throw new CodedError('target_forbidden', refused.reason, [{ url }]);
+      const event = context.proxyEvents.byHost.get(new URL(url).hostname.replace(/^\[|\]$/g, ''));
+      if (event?.code === 'target_forbidden' || event?.code === 'dns_failed') throw new CodedError(event.code, event.message, [{ url }]);
       throw new CodedError('target_failed', `${url} could not be loaded: ${(err as Error).message.split('\n')[0]}`, [{ url }]);
     }
     if (status >= 400) throw new CodedError('target_failed', `${url} answered HTTP ${status}`, [{ url, status }]);

@@ -1,0 +1,490 @@
+/**
+ * The browser page loader: pages are tabs of one fresh browser context per job (BrowserHost), every request
+ * of every page through the job's guard proxy. A tab is kept and reused URL after URL (opening a tab costs
+ * more than loading a URL). The crawler reads the rendered DOM's HTML with the same cheerio code as over HTTP;
+ * only `eval` fields run inside the page (in-page.ts).
+ *
+ * Per page: `goto` until DOMContentLoaded, then the page's ready condition (the config's `wait_selector`,
+ * else the items' or the first detail field's selector, at most 5 s): pages rendered by script have their
+ * content then, and no page waits for images, fonts, iframes or analytics to finish. Images, media and fonts
+ * are never fetched unless a script may need them (`eval` fields, `script` actions): Blink's images are off
+ * and the rest is aborted by request interception. The same rules as the fetcher's hold: its User-Agent
+ * (BrowserHost), its redirect cap (a navigation with more hops is aborted), its body cap (the job's proxy cuts
+ * plain-http bodies; a document over the cap fails with `response_too_large`), its time-out per page.
+ */
+import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
+import { CodedError } from '../../errors.ts';
+import type { ActionSpec } from '../config.ts';
+import type { BrowserHost, JobContext } from '../browser/host.ts';
+import {
+  controlState, countItemsInPage, documentMarker, evalFieldsInPage, markDocument, runScriptInPage, scrollPage,
+  type EvalField, type EvalOutcome, type ItemQuery,
+} from '../browser/in-page.ts';
+import { sleep } from '../../sleep.ts';
+import type { ProxyEvent } from '../../net/proxy.ts';
+import type { BrowserSessionFeatures, CapturedResponse, LoadedDocument, LoadOptions, PageLoader, PageSession, ReadyCondition, StepOutcome } from './page-loader.ts';
+
+/** Options of {@link BrowserPageLoader.open}. */
+export interface BrowserLoaderOptions {
+  host: BrowserHost;
+  /** Load images (a script may measure or draw them). @default false */
+  images?: boolean;
+  /** Time-out of one navigation, ms (the fetcher's per-request time-out). @default 30000 */
+  navigationTimeoutMs?: number;
+  /** Redirects followed by one navigation (the fetcher's cap). @default 10 */
+  maxRedirects?: number;
+  /** Largest document accepted, bytes of its HTML (the fetcher's cap). @default 10485760 */
+  maxBytes?: number;
+  /** Record XHR/fetch JSON answers (API discovery). @default true */
+  captureApi?: boolean;
+  /** Aborting closes the context: whatever a page was doing stops at once. */
+  signal?: AbortSignal;
+}
+
+const BLOCKED_TYPES = new Set(['image', 'media', 'font']);
+const ALLOWED_SCHEMES = new Set(['http', 'https', 'data', 'blob', 'about']);
+const MAX_CAPTURES = 50;
+const MAX_CAPTURE_BYTES = 2 * 1024 * 1024;
+
+/** Strings inside a JSON value (bounded), to find the items of a page in an API's answer. */
+function jsonStrings(text: string, out: Set<string>): void {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return;
+  }
+  const stack: unknown[] = [data];
+  let seen = 0;
+  while (stack.length && seen < 20_000) {
+    const v = stack.pop();
+    seen++;
+    if (typeof v === 'string') { if (v.trim().length >= 3) out.add(v.trim()); }
+    else if (typeof v === 'number') out.add(String(v));
+    else if (Array.isArray(v)) stack.push(...v);
+    else if (v && typeof v === 'object') stack.push(...Object.values(v));
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Loads pages in a browser. One per job: {@link BrowserPageLoader.open} makes the job's browser context,
+ * {@link close} ends it.
+ */
+export class BrowserPageLoader implements PageLoader {
+  readonly engine = 'heavy' as const;
+  private readonly o: BrowserLoaderOptions;
+  private readonly context: JobContext;
+  private readonly captures: CapturedResponse[] = [];
+  private readonly jsonValues = new Set<string>();
+  private captureBytes = 0;
+  /** Set by the first crash: every later operation fails with it. */
+  crashed: CodedError | null = null;
+  private readonly onAbort: () => void;
+  private closed = false;
+  /** Sequence of proxy events seen so far, so a failure is matched with events that happened during it. */
+  private readonly proxyCountAtStart: number;
+
+  private constructor(o: BrowserLoaderOptions, context: JobContext) {
+    this.o = o;
+    this.context = context;
+    this.proxyCountAtStart = this.proxyEventCount();
+    this.onAbort = () => { void this.context.close().catch(() => undefined); };
+    o.signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** Opens the job's browser context. @throws the signal's reason when aborted meanwhile. */
+  static async open(o: BrowserLoaderOptions): Promise<BrowserPageLoader> {
+    const context = await o.host.newContext({ images: o.images ?? false });
+    const loader = new BrowserPageLoader(o, context);
+    if (o.signal?.aborted) {
+      await loader.close();
+      throw o.signal.reason;
+    }
+    return loader;
+  }
+
+  get host(): BrowserHost {
+    return this.o.host;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.o.signal;
+  }
+
+  get options(): Readonly<BrowserLoaderOptions> {
+    return this.o;
+  }
+
+  private proxyEventCount(): number {
+    const c = this.context.proxyEvents.counts;
+    return c.target_forbidden + c.dns_failed + c.fetch_failed + c.response_too_large;
+  }
+
+  /** The proxy's account of why a URL's host could not be reached, if it has one from after `since`. */
+  proxyFailure(url: string, since: number): ProxyEvent | null {
+    if (this.proxyEventCount() <= since) return null;
+    return this.context.proxyEvents.byHost.get(hostOf(url)) ?? null;
+  }
+
+  proxyEventsSoFar(): number {
+    return this.proxyEventCount();
+  }
+
+  /** Turns low-level failures into the job's reasons: the abort's reason, a crash, a dead browser. */
+  explain(err: unknown): unknown {
+    if (this.o.signal?.aborted) return this.o.signal.reason;
+    if (this.crashed) return this.crashed;
+    if (err instanceof CodedError) return err;
+    const msg = (err as Error)?.message ?? String(err);
+    if (/Target closed|Connection closed|Session closed|browser has disconnected|Protocol error.*(closed|detached)/i.test(msg)) {
+      return new CodedError('browser_crashed', `The browser stopped during the run (${msg.split('\n')[0]}); the job failed and the next one starts a new browser`);
+    }
+    return err;
+  }
+
+  async openSession(): Promise<PageSession> {
+    if (this.crashed) throw this.crashed;
+    let page: Page;
+    try {
+      page = await this.context.newPage();
+    } catch (err) {
+      throw this.explain(err);
+    }
+    return new BrowserTab(this, page);
+  }
+
+  /** Prepares a new tab: time-outs, request interception, API capture, crash detection. */
+  async setUp(tab: BrowserTab, page: Page): Promise<void> {
+    page.setDefaultTimeout(this.o.navigationTimeoutMs ?? 30_000);
+    await page.setBypassCSP(true);
+    await page.setRequestInterception(true);
+    const maxRedirects = this.o.maxRedirects ?? 10;
+    page.on('request', (req: HTTPRequest) => {
+      if (req.isInterceptResolutionHandled()) return;
+      const url = req.url();
+      const scheme = url.slice(0, url.indexOf(':'));
+      if (!ALLOWED_SCHEMES.has(scheme)) {
+        void req.abort('accessdenied');
+        return;
+      }
+      if (!this.o.images && BLOCKED_TYPES.has(req.resourceType())) {
+        void req.abort('blockedbyclient');
+        return;
+      }
+      if (req.isNavigationRequest() && req.redirectChain().length > maxRedirects) {
+        tab.redirectLimitHit = req.redirectChain()[0]?.url() ?? url;
+        void req.abort('failed');
+        return;
+      }
+      void req.continue();
+    });
+    if (this.o.captureApi ?? true) page.on('response', (res) => { void this.capture(res); });
+    page.on('error', (err) => {
+      this.crashed ??= new CodedError('page_crashed', `The page crashed at ${page.url() || tab.currentUrl} (${err.message}); a page that allocates without bound ends its job, not the worker`);
+      // Whatever was waiting on the dead page fails now instead of at the protocol time-out.
+      void page.close().catch(() => undefined);
+    });
+  }
+
+  private async capture(res: HTTPResponse): Promise<void> {
+    const req = res.request();
+    const type = req.resourceType();
+    if (type !== 'xhr' && type !== 'fetch') return;
+    if (!/json/i.test(res.headers()['content-type'] ?? '')) return;
+    if (this.captureBytes > MAX_CAPTURE_BYTES) return;
+    let text: string;
+    try {
+      text = await res.text();
+    } catch {
+      return;
+    }
+    this.captureBytes += text.length;
+    if (this.captures.length < MAX_CAPTURES) this.captures.push({ url: res.url(), method: req.method(), status: res.status(), sample: text.slice(0, 2000) });
+    jsonStrings(text, this.jsonValues);
+  }
+
+  warnings(): string[] {
+    const ev = this.context.proxyEvents;
+    const refused = ev.counts.target_forbidden;
+    if (!refused) return [];
+    const examples = [...new Set(ev.first.filter((e) => e.code === 'target_forbidden').map((e) => e.target))].slice(0, 3);
+    return [`the outbound guard refused ${refused} request(s) of the pages, e.g. ${examples.join(', ')}`];
+  }
+
+  apiCapture(): { responses: CapturedResponse[]; values: ReadonlySet<string> } {
+    return { responses: this.captures, values: this.jsonValues };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.o.signal?.removeEventListener('abort', this.onAbort);
+    await this.context.close().catch(() => undefined);
+  }
+}
+
+/** One tab of a {@link BrowserPageLoader}. */
+class BrowserTab implements PageSession, BrowserSessionFeatures {
+  readonly browser: BrowserSessionFeatures = this;
+  private readonly loader: BrowserPageLoader;
+  private readonly page: Page;
+  private ready: Promise<void> | null;
+  /** The URL being loaded, for crash messages. */
+  currentUrl = '';
+  /** Set by request interception when a navigation had more redirects than allowed. */
+  redirectLimitHit: string | null = null;
+  private lastStatus = 200;
+  private lastContentType = 'text/html';
+
+  constructor(loader: BrowserPageLoader, page: Page) {
+    this.loader = loader;
+    this.page = page;
+    this.ready = loader.setUp(this, page);
+  }
+
+  private async alive(): Promise<void> {
+    if (this.ready) {
+      const r = this.ready;
+      this.ready = null;
+      try {
+        await r;
+      } catch (err) {
+        throw this.loader.explain(err);
+      }
+    }
+    if (this.loader.crashed) throw this.loader.crashed;
+    if (this.loader.signal?.aborted) throw this.loader.signal.reason;
+  }
+
+  /**
+   * Loads a URL in this tab.
+   * @throws CodedError `target_forbidden` (the URL, a redirect hop or an address it resolves to is refused),
+   *   `dns_failed`, `fetch_failed` (network error, time-out, too many redirects), `response_too_large`;
+   *   `page_crashed`, `browser_crashed` or the abort's reason.
+   */
+  async load(url: string, o: LoadOptions = {}): Promise<LoadedDocument> {
+    await this.alive();
+    // Scheme and IP literals are decided before the browser sees the URL; names are decided by the proxy.
+    this.loader.host.guardCheck(url);
+    this.currentUrl = url;
+    this.redirectLimitHit = null;
+    const since = this.loader.proxyEventsSoFar();
+    const timeout = this.loader.options.navigationTimeoutMs ?? 30_000;
+    let res: HTTPResponse | null;
+    try {
+      const signal = o.signal && this.loader.signal ? AbortSignal.any([o.signal, this.loader.signal]) : o.signal ?? this.loader.signal;
+      res = await this.page.goto(url, { waitUntil: 'domcontentloaded', timeout, signal } as Parameters<Page['goto']>[1]);
+    } catch (err) {
+      if (o.signal?.aborted) throw o.signal.reason;
+      if (!this.page.browser().connected) throw this.loader.explain(new Error('Target closed: browser has disconnected'));
+      const explained = this.loader.explain(err);
+      if (explained !== err || err instanceof CodedError) throw explained;
+      if (this.redirectLimitHit) {
+        throw new CodedError('fetch_failed', `Too many redirects (more than ${this.loader.options.maxRedirects ?? 10}) starting at ${url}`, [{ url }]);
+      }
+      const event = this.loader.proxyFailure(url, since);
+      if (event) throw new CodedError(event.code, event.message, [{ url }]);
+      throw new CodedError('fetch_failed', `${url} could not be loaded in the browser: ${(err as Error).message.split('\n')[0]}`, [{ url }]);
+    }
+    const status = res?.status() ?? 200;
+    // The proxy answers plain-http requests it refused or could not reach itself (403, 502): say why.
+    if (status === 403 || status === 502) {
+      const event = this.loader.proxyFailure(url, since);
+      if (event) throw new CodedError(event.code, event.message, [{ url }]);
+    }
+    this.lastStatus = status;
+    this.lastContentType = (res?.headers()['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (status >= 400) {
+      return { requestedUrl: url, url: this.page.url(), status, contentType: this.lastContentType, html: '' };
+    }
+    return this.current(o.ready, url);
+  }
+
+  /** Waits for the ready condition; returns the time-out of an explicit one that did not appear. */
+  private async waitReady(ready: ReadyCondition | undefined): Promise<LoadedDocument['waitTimedOut']> {
+    if (!ready) return undefined;
+    try {
+      await this.page.waitForSelector(ready.selector, { timeout: ready.timeoutMs });
+    } catch (err) {
+      if (this.loader.crashed) throw this.loader.crashed;
+      if (this.loader.signal?.aborted) throw this.loader.signal.reason;
+      const explained = this.loader.explain(err);
+      if (explained !== err) throw explained;
+      if (ready.explicit) return { selector: ready.selector, timeoutMs: ready.timeoutMs };
+    }
+    return undefined;
+  }
+
+  async current(ready?: ReadyCondition, requestedUrl?: string): Promise<LoadedDocument> {
+    await this.alive();
+    const waitTimedOut = await this.waitReady(ready);
+    let html: string;
+    try {
+      html = await this.page.content();
+    } catch (err) {
+      throw this.loader.explain(err);
+    }
+    const max = this.loader.options.maxBytes ?? 10 * 1024 * 1024;
+    if (html.length > max) {
+      throw new CodedError('response_too_large', `The page ${this.page.url()} is larger than ${max} bytes of HTML`, [{ url: this.page.url() }]);
+    }
+    const url = this.page.url();
+    return { requestedUrl: requestedUrl ?? url, url, status: this.lastStatus, contentType: this.lastContentType, html, ...(waitTimedOut ? { waitTimedOut } : {}) };
+  }
+
+  async runActions(actions: readonly ActionSpec[]): Promise<void> {
+    await this.alive();
+    const page = this.page;
+    for (let i = 0; i < actions.length; i++) {
+      const a = actions[i]!;
+      const where = `actions[${i}] (${a.type}${a.selector ? ` "${a.selector}"` : ''})`;
+      const element = async () => {
+        const el = await page.waitForSelector(a.selector!, { timeout: 5000 }).catch(() => null);
+        if (!el) throw new CodedError('action_failed', `${where}: no element matches the selector "${a.selector}" on ${page.url()}`, [{ path: `actions[${i}].selector`, selector: a.selector }]);
+        return el;
+      };
+      try {
+        switch (a.type) {
+          case 'click':
+            await (await element()).click();
+            break;
+          case 'scroll':
+            await page.evaluate(scrollPage, a.direction ?? 'down', a.amount ?? 'full');
+            break;
+          case 'type': {
+            const el = await element();
+            await el.click({ count: 3 });
+            await el.type(a.value ?? '');
+            break;
+          }
+          case 'select': {
+            await element();
+            const chosen = await page.select(a.selector!, a.value ?? '');
+            if (!chosen.length) throw new CodedError('action_failed', `${where}: no option with the value "${a.value}"`, [{ path: `actions[${i}].value` }]);
+            break;
+          }
+          case 'hover':
+            await (await element()).hover();
+            break;
+          case 'keyboard':
+            await page.keyboard.press(a.key as Parameters<Page['keyboard']['press']>[0]);
+            break;
+          case 'script':
+            try {
+              await page.evaluate(runScriptInPage, a.script!);
+            } catch (err) {
+              if (this.loader.explain(err) !== err) throw err;
+              throw new CodedError('action_failed', `${where}: the script threw ${(err as Error).message.split('\n')[0]}`, [{ path: `actions[${i}].script` }]);
+            }
+            break;
+        }
+      } catch (err) {
+        throw this.loader.explain(err);
+      }
+      // Let the page react (requests, rendering) before the next action.
+      await this.settle(a.wait_after ?? 500);
+    }
+  }
+
+  /** Waits `ms`, and for a navigation the last action may have started. */
+  private async settle(ms: number): Promise<void> {
+    await Promise.race([sleep(ms, this.loader.signal), this.page.waitForNavigation({ waitUntil: 'domcontentloaded', timeout: ms }).catch(() => undefined)]);
+    if (this.loader.crashed) throw this.loader.crashed;
+  }
+
+  async step(kind: 'click' | 'scroll', selector: string | undefined, query: ItemQuery, waitMs: number, ready?: ReadyCondition): Promise<StepOutcome> {
+    await this.alive();
+    const page = this.page;
+    try {
+      if (kind === 'scroll') {
+        const before = await page.evaluate(countItemsInPage, query);
+        await page.evaluate(scrollPage, 'down' as const, 'full' as const);
+        return { outcome: (await this.waitForMore(query, before, waitMs)) ? 'more' : 'end', before };
+      }
+      const state = await page.evaluate(controlState, selector!);
+      if (state !== 'ready') return { outcome: 'end', before: 0 };
+      const before = await page.evaluate(countItemsInPage, query);
+      const marker = `m${Date.now()}-${Math.random()}`;
+      await page.evaluate(markDocument, marker);
+      const navigation = page.waitForNavigation({ waitUntil: 'domcontentloaded', timeout: waitMs }).then((r) => {
+        if (r) {
+          this.lastStatus = r.status();
+          this.lastContentType = (r.headers()['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+        }
+        return true;
+      }, () => false);
+      await page.click(selector!).catch(() => undefined);
+      const change = await this.waitForChange(query, before, marker, waitMs, navigation);
+      if (change === 'navigated') {
+        await navigation;
+        await this.waitReady(ready);
+      }
+      return { outcome: change === 'none' ? 'end' : change, before };
+    } catch (err) {
+      throw this.loader.explain(err);
+    }
+  }
+
+  /**
+   * After a click: did the page navigate (the marked document is gone), grow (more items), or neither
+   * within `ms`? A navigation destroys the page's context mid-poll; that counts as navigated.
+   */
+  private async waitForChange(query: ItemQuery, before: number, marker: string, ms: number, navigation: Promise<boolean>): Promise<'navigated' | 'more' | 'none'> {
+    let navigated = false;
+    void navigation.then((v) => { navigated ||= v; });
+    const end = Date.now() + ms;
+    for (;;) {
+      if (this.loader.crashed) throw this.loader.crashed;
+      if (navigated) return 'navigated';
+      try {
+        if ((await this.page.evaluate(documentMarker)) !== marker) return 'navigated';
+        if ((await this.page.evaluate(countItemsInPage, query)) > before) {
+          // Give a batch that is still being appended a moment to finish.
+          await sleep(150, this.loader.signal);
+          return 'more';
+        }
+      } catch {
+        return 'navigated';
+      }
+      if (Date.now() >= end) return 'none';
+      await sleep(100, this.loader.signal);
+    }
+  }
+
+  /** Polls until the page has more items than `before`; false when it stopped changing within `ms`. */
+  private async waitForMore(query: ItemQuery, before: number, ms: number): Promise<boolean> {
+    const end = Date.now() + ms;
+    for (;;) {
+      if (this.loader.crashed) throw this.loader.crashed;
+      const now = await this.page.evaluate(countItemsInPage, query);
+      if (now > before) {
+        await sleep(150, this.loader.signal);
+        return true;
+      }
+      if (Date.now() >= end) return false;
+      await sleep(100, this.loader.signal);
+    }
+  }
+
+  async evalFields(query: ItemQuery, fields: EvalField[], start: number): Promise<EvalOutcome[][]> {
+    await this.alive();
+    try {
+      return await this.page.evaluate(evalFieldsInPage, query, fields, start);
+    } catch (err) {
+      throw this.loader.explain(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.ready?.catch(() => undefined);
+    await this.page.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The HTTP page loader: a page is one GET through the outbound guard (lambdas/net/fetch.ts: redirects hop by
+ * hop through the guard, time and size caps, retries of 429/5xx/network errors, charset detection), no browser.
+ * Sessions are stateless: every session is the same object.
+ */
+import { Fetcher, type FetchedPage } from '../../net/fetch.ts';
+import { OutboundGuard, type GuardOptions } from '../../net/guard.ts';
+import type { CapturedResponse, LoadedDocument, LoadOptions, PageLoader, PageSession } from './page-loader.ts';
+
+/** Options of {@link HttpPageLoader}. */
+export interface HttpLoaderOptions {
+  /** The HTTP client; when absent one is made from `outbound` and closed with the loader. */
+  fetcher?: Fetcher;
+  /** Guard options for the fetcher made here (ignored with `fetcher`). */
+  outbound?: GuardOptions;
+  /** Connections per host of the fetcher made here. @default 4 */
+  perHostConcurrency?: number;
+  /** A page fetched already (engine auto probes target.url): served once instead of fetching it again. */
+  preloaded?: FetchedPage;
+  /** Aborts every fetch. */
+  signal?: AbortSignal;
+}
+
+function toDocument(page: FetchedPage, requestedUrl: string): LoadedDocument {
+  return { requestedUrl, url: page.url, status: page.status, contentType: page.contentType, html: page.text };
+}
+
+const NO_CAPTURE = { responses: [] as CapturedResponse[], values: new Set<string>() as ReadonlySet<string> };
+
+/**
+ * Loads pages over HTTP.
+ *
+ * **Example usage:**
+ * ```ts
+ * const loader = new HttpPageLoader({ outbound: { allow: ['127.0.0.0/8'] } });
+ * const result = await crawl(parseConfig(yaml), loader);
+ * await loader.close();
+ * ```
+ */
+export class HttpPageLoader implements PageLoader {
+  readonly engine = 'lightweight' as const;
+  private readonly fetcher: Fetcher;
+  private readonly ownsFetcher: boolean;
+  private preloaded: FetchedPage | null;
+  private readonly signal: AbortSignal | undefined;
+  /** The one session: HTTP needs no per-session state. */
+  private readonly session: PageSession = { load: (url, o) => this.load(url, o), close: async () => undefined };
+
+  constructor(o: HttpLoaderOptions = {}) {
+    this.ownsFetcher = !o.fetcher;
+    this.fetcher = o.fetcher ?? new Fetcher(new OutboundGuard(o.outbound), { perHostConcurrency: o.perHostConcurrency ?? 4 });
+    this.preloaded = o.preloaded ?? null;
+    this.signal = o.signal;
+  }
+
+  async openSession(): Promise<PageSession> {
+    return this.session;
+  }
+
+  /**
+   * Fetches a URL.
+   * @throws CodedError `target_forbidden`, `dns_failed`, `fetch_failed`, `response_too_large` (lambdas/net/fetch.ts);
+   *   the signal's reason when aborted.
+   */
+  async load(url: string, o: LoadOptions = {}): Promise<LoadedDocument> {
+    const p = this.preloaded;
+    if (p && (p.requestedUrl === url || p.url === url)) {
+      this.preloaded = null;
+      return toDocument(p, url);
+    }
+    const signal = o.signal && this.signal ? AbortSignal.any([o.signal, this.signal]) : o.signal ?? this.signal;
+    return toDocument(await this.fetcher.fetch(url, { signal }), url);
+  }
+
+  warnings(): string[] {
+    return [];
+  }
+
+  apiCapture(): { responses: CapturedResponse[]; values: ReadonlySet<string> } {
+    return NO_CAPTURE;
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsFetcher) await this.fetcher.close();
+  }
+}
