@@ -1,5 +1,4 @@
 // Paths shared by the benchmarks. Everything generated goes under <project root>/.bench/ (git-ignored).
-import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,16 +10,5 @@ export const SITE_DIR = join(OUT_DIR, 'site');
 export const MANIFEST_FILE = join(OUT_DIR, 'site-manifest.json');
 export const PEERS_DIR = join(BENCH_DIR, '.peers');
 
-/**
- * The shared real-world corpus: env SAI_CORPUS_DIR, else <project root>/../shared/corpus,
- * else /work/shared/corpus. Only read from; never copied into the repository.
- */
-export function corpusDir(): string {
-  const candidates = [process.env.SAI_CORPUS_DIR, join(ROOT, '..', 'shared', 'corpus'), '/work/shared/corpus'];
-  for (const c of candidates) {
-    if (c && existsSync(join(c, 'listings'))) return resolve(c);
-  }
-  throw new Error(
-    `corpus not found: set SAI_CORPUS_DIR or put it at ${join(ROOT, '..', 'shared', 'corpus')} (tried: ${candidates.filter(Boolean).join(', ')})`,
-  );
-}
+/** The shared real-world corpus: one lookup for tests and benchmarks. */
+export { corpusDir } from '../test/fixtures/corpus.ts';

@@ -9,7 +9,7 @@ import type { Services } from './services.ts';
 import { logger } from '../logger.ts';
 
 /** Passwords shorter than this are refused when an account is created (docs/security.md). */
-export const MIN_PASSWORD_LENGTH = 8;
+const MIN_PASSWORD_LENGTH = 8;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$|^[^\s@]+@localhost$/;
 
 export interface NewAccount {
@@ -63,7 +63,7 @@ async function assignUsageKey(svc: Services, account: AccountRecord, plan: strin
 }
 
 /** Gives an account a new API key (the old one stops working). @returns the new key. */
-export async function issueKey(svc: Services, account: AccountRecord): Promise<string> {
+async function issueKey(svc: Services, account: AccountRecord): Promise<string> {
   const key = generateApiKey();
   await svc.store.updateAccount(account.id, { api_key_digest: apiKeyDigest(key), api_key_sealed: (await svc.sealer()).seal(key, account.id) });
   return key;

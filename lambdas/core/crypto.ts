@@ -12,8 +12,8 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, ra
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 /** Characters after the prefix (SPEC.md asks for at least 32). */
-export const API_KEY_LENGTH = 40;
-export const API_KEY_PREFIX = 'sai_';
+const API_KEY_LENGTH = 40;
+const API_KEY_PREFIX = 'sai_';
 const API_KEY_RE = new RegExp(`^${API_KEY_PREFIX}[A-Za-z0-9]{32,128}$`);
 
 /** A new API key: `sai_` + {@link API_KEY_LENGTH} uniformly random base62 characters. */

@@ -49,7 +49,7 @@ export type JobTransition =
 type Move = readonly [from: JobStatus, to: JobStatus];
 
 /** A row of the table. */
-export interface TransitionRule {
+interface TransitionRule {
   /** The moves it allows, per job type; a job type that is absent cannot make it. */
   moves: Readonly<Partial<Record<JobType, readonly Move[]>>>;
   /** Who may make it. */
@@ -70,7 +70,7 @@ const GENERATE_UNFINISHED: JobStatus[] = ['pending', 'analyzing', 'generating', 
 const RUN_UNFINISHED: JobStatus[] = ['pending', 'running'];
 
 /** The transitions of every job. The unit tests (test/unit/job-states.test.ts) try each against each state. */
-export const JOB_TRANSITIONS: Readonly<Record<JobTransition, TransitionRule>> = {
+const JOB_TRANSITIONS: Readonly<Record<JobTransition, TransitionRule>> = {
   start: {
     moves: { run: [['pending', 'running'], ['running', 'running']] },
     by: ['run_worker'],

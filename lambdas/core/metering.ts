@@ -28,7 +28,7 @@ function nextMonth(d: Date): Date {
 }
 
 /** The account's plan; an unknown plan name (a plans file edited under a live account) is an error. */
-export function planOf(svc: Services, account: AccountRecord): Plan {
+function planOf(svc: Services, account: AccountRecord): Plan {
   const plan = svc.plans.plans[account.plan];
   if (!plan) throw new CodedError('plan_unknown', `The account's plan "${account.plan}" is not defined; an operator must move it to a known plan`);
   return plan;

@@ -88,17 +88,15 @@ describe('quotes site', () => {
       assert.deepEqual(listingHits(), ['/quotes/', '/quotes/page/2/']);
     });
 
-    it('wait_after measurably delays each next page', async () => {
+    it('wait_after waits before each next page', async () => {
       const wait = 200;
       const started = Date.now();
       const r = await runYaml(`target: { url: "${site.url}/quotes/" }\n${QUOTE_FIELDS}pagination: { type: click, selector: "li.next a", max_pages: 3, wait_after: ${wait} }\n`);
       const elapsed = Date.now() - started;
       assert.equal(r.rows.length, 30);
-      // Two waits: before page 2 and before page 3. A local run without them takes a few ms.
+      // Two waits: before page 2 and before page 3. Only a lower bound: load makes a run slower, never
+      // faster, so this cannot flake (comparing against a run without waits could; timing is bench/'s).
       assert.ok(elapsed >= 2 * wait - 5, `took ${elapsed} ms, expected at least ${2 * wait}`);
-      const quick = Date.now();
-      await runYaml(`target: { url: "${site.url}/quotes/" }\n${QUOTE_FIELDS}pagination: { type: click, selector: "li.next a", max_pages: 3, wait_after: 0 }\n`);
-      assert.ok(Date.now() - quick < elapsed - wait, 'the same run without wait_after is clearly faster');
     });
   });
 

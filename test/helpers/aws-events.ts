@@ -8,8 +8,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 
-export const API_ID = 'abc123';
-export const STAGE = 'test';
+const API_ID = 'abc123';
+const STAGE = 'test';
 
 /** A REST API proxy event; `authorizer` is what API Gateway copies from the authorizer's context. */
 export function proxyEvent(method: string, resource: string, path: string, o: {

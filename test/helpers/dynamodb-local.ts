@@ -71,7 +71,7 @@ export async function startDynamoLocal(): Promise<DynamoLocal> {
 }
 
 /** Whether `java` can run here (for a clear message before the suite). */
-export function javaVersion(): Promise<string> {
+function javaVersion(): Promise<string> {
   return new Promise((resolve, reject) => {
     const p = spawnProcess('java', ['-version']);
     let out = '';

@@ -23,7 +23,7 @@ const FINISHED: readonly JobStatus[] = ['completed', 'failed'];
 type Item = Record<string, unknown>;
 
 /** Thrown for a list cursor that this store did not make; the HTTP layer answers 400 `invalid_cursor`. */
-export class BadCursorError extends Error {
+class BadCursorError extends Error {
   override name = 'BadCursorError';
 }
 

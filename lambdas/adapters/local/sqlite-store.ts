@@ -84,7 +84,7 @@ const MIGRATIONS: Record<number, string> = {
 };
 
 /** Opens a SQLite database file with the settings every connection of this service uses. */
-export function openDatabase(file: string): DatabaseSync {
+function openDatabase(file: string): DatabaseSync {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new DatabaseSync(file, { timeout: 10_000 });
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
@@ -130,7 +130,7 @@ function decodeCursor(cursor: string): [string, string] | null {
 }
 
 /** Thrown for a cursor that this store did not make; the HTTP layer answers 400. */
-export class BadCursorError extends Error {
+class BadCursorError extends Error {
   override name = 'BadCursorError';
 }
 

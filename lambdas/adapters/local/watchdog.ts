@@ -11,7 +11,7 @@ import type { LocalServices, LocalSettings } from './runtime.ts';
 import type { WorkerSlot } from './worker-pool.ts';
 
 /** Time past a job's limit before the watchdog steps in (ms): the job's own timer gets the first chance. */
-export function watchdogGraceMs(s: Pick<LocalSettings, 'jobTimeoutMs'>): number {
+function watchdogGraceMs(s: Pick<LocalSettings, 'jobTimeoutMs'>): number {
   return Math.min(30_000, Math.max(1000, s.jobTimeoutMs / 2));
 }
 
