@@ -9,6 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ERROR_CODES, type ErrorCodeSpec } from '../lambdas/errors.ts';
+import { configSchema } from '../lambdas/engine/schema.ts';
 
 /** A generated file: its path from the repository root and its whole text. */
 export interface GeneratedFile {
@@ -50,9 +51,35 @@ ${rows.join('\n')}
 `;
 }
 
+/** JSON on one line, with a space after `,` and `:` and inside braces. */
+function inline(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(inline).join(', ')}]`;
+  if (v !== null && typeof v === 'object') {
+    const entries = Object.entries(v);
+    return entries.length ? `{ ${entries.map(([k, x]) => `${JSON.stringify(k)}: ${inline(x)}`).join(', ')} }` : '{}';
+  }
+  return JSON.stringify(v);
+}
+
+/** JSON with two-space indentation, where a value that fits the line (100 characters) stays on one line. */
+function readableJson(v: unknown, indent = ''): string {
+  const one = inline(v);
+  if (v === null || typeof v !== 'object' || indent.length + one.length <= 100) return one;
+  const inner = `${indent}  `;
+  if (Array.isArray(v)) return `[\n${v.map((x) => inner + readableJson(x, inner)).join(',\n')}\n${indent}]`;
+  const lines = Object.entries(v).map(([k, x]) => `${inner}${JSON.stringify(k)}: ${readableJson(x, inner)}`);
+  return `{\n${lines.join(',\n')}\n${indent}}`;
+}
+
+/** The text of lambdas/engine/schema.json: the config schema as JSON, for editors (yaml-language-server). */
+export function renderConfigSchema(): string {
+  return `${readableJson(configSchema)}\n`;
+}
+
 /** Every generated file of the repository. */
 export const GENERATED_FILES: readonly GeneratedFile[] = [
   { path: 'docs/errors.md', render: renderErrorsDoc },
+  { path: 'lambdas/engine/schema.json', render: renderConfigSchema },
 ];
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

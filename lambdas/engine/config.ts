@@ -1,90 +1,21 @@
 /**
- * Parsing and validation of the YAML config language (SPEC.md, "YAML config language";
- * reference: docs/config-language.md; schema: ./schema.json, the same file editors use).
+ * Parsing and validation of the YAML config language (SPEC.md, "YAML config language"; reference:
+ * docs/config-language.md; schema: ./schema.ts, written to ./schema.json for editors).
  *
  * `parseConfig` is the single entry point: YAML text in, a normalized {@link ScrapeConfig} out (every
- * default filled in), or a {@link ConfigError} whose details give, for each problem, the path in the
- * config (`extract.fields[2].type`), the 1-based line and column in the YAML text and the reason.
+ * default filled in by Ajv from the schema), or a {@link ConfigError} whose details give, for each
+ * problem, the path in the config (`extract.fields[2].type`), the 1-based line and column in the YAML
+ * text and the reason. Schema problems and the checks a schema cannot express (selectors, transforms,
+ * regular expressions, URLs, names, cross references) are reported together, in document order.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { load, type CheerioAPI } from 'cheerio/slim';
 import { CodedError } from '../errors.ts';
-import schema from './schema.json' with { type: 'json' };
-import { compilePattern, compileTransforms, type FieldValue } from './transforms.ts';
+import { configSchema, type FieldSpec, type ScrapeConfig, type ValidatedConfig } from './schema.ts';
+import { compilePattern, compileTransform } from './transforms.ts';
 
-/** Field types of SPEC.md's field table. */
-export type FieldType = 'text' | 'attribute' | 'html' | 'link' | 'image_url' | 'count' | 'exists' | 'regex' | 'eval';
-
-/** A field definition with its defaults applied. */
-export interface FieldSpec {
-  name: string;
-  /** CSS selector inside the item; undefined means the item element itself. */
-  selector?: string;
-  type: FieldType;
-  attribute?: string;
-  pattern?: string;
-  script?: string;
-  /** Transform strings, in order (see transforms.ts). */
-  transform: string[];
-  /** Present when the config gives `default` (which may be null). */
-  default?: unknown;
-  /** Extension: all matches as an array. @default false */
-  multiple: boolean;
-}
-
-export type ActionSpec = {
-  type: 'click' | 'scroll' | 'type' | 'select' | 'hover' | 'keyboard' | 'script';
-  selector?: string;
-  direction?: 'down' | 'up';
-  amount?: 'full' | number;
-  value?: string;
-  key?: string;
-  script?: string;
-  wait_after?: number;
-};
-
-/** A config after validation, every default filled in. Plain data: it crosses thread and process boundaries. */
-export interface ScrapeConfig {
-  version: '2.0';
-  name?: string;
-  description?: string;
-  target: {
-    url: string;
-    /** @default 'auto' */
-    engine: 'lightweight' | 'heavy' | 'auto';
-    browser: { wait_selector?: string; /** ms. @default 15000 */ timeout: number };
-  };
-  extract: {
-    container?: string;
-    /** @default 'list' */
-    type: 'list' | 'single' | 'table';
-    fields: FieldSpec[];
-  };
-  detail_fields?: { fields: FieldSpec[] };
-  pagination?: {
-    type: 'click' | 'url' | 'scroll_infinite';
-    selector?: string;
-    url_pattern?: string;
-    /** Pages in all, the first included. @default 10 */
-    max_pages: number;
-    /** ms. @default 0 */
-    wait_after: number;
-    stop_condition: { max_items?: number };
-  };
-  categories?: {
-    container: string;
-    link_selector: string;
-    link_attribute: string;
-    name_selector: string;
-    /** @default 50 */
-    max_categories: number;
-    /** ms. @default 2000 */
-    wait_after: number;
-  };
-  actions: ActionSpec[];
-  output: { format: 'json'; deduplicate: boolean; deduplicate_fields?: string[]; limit?: number };
-}
+export type { ActionSpec, FieldSpec, FieldType, ScrapeConfig } from './schema.ts';
 
 /** One problem found in a config. `line`/`column` are 1-based; absent when the problem has no place in the text. */
 export interface ConfigProblem {
@@ -94,14 +25,21 @@ export interface ConfigProblem {
   message: string;
 }
 
-/** Thrown by {@link parseConfig}: code `invalid_config`, details a list of {@link ConfigProblem}. */
+/** At most this many problems are listed in a {@link ConfigError}'s details; its message gives the total. */
+export const MAX_CONFIG_PROBLEMS = 50;
+
+/**
+ * Thrown by {@link parseConfig}: code `invalid_config`, details the first {@link MAX_CONFIG_PROBLEMS}
+ * {@link ConfigProblem}s in document order; the message names the first problem and how many more there are.
+ */
 export class ConfigError extends CodedError {
   declare readonly details: ConfigProblem[];
   constructor(problems: ConfigProblem[]) {
     const first = problems[0]!;
     const where = first.line ? ` (line ${first.line}, column ${first.column})` : '';
-    const more = problems.length > 1 ? ` and ${problems.length - 1} more problem(s)` : '';
-    super('invalid_config', `Invalid config: ${first.path ? first.path + ': ' : ''}${first.message}${where}${more}`, problems);
+    const capped = problems.length > MAX_CONFIG_PROBLEMS ? `; details list the first ${MAX_CONFIG_PROBLEMS}` : '';
+    const more = problems.length > 1 ? ` and ${problems.length - 1} more problem(s)${capped}` : '';
+    super('invalid_config', `Invalid config: ${first.path ? first.path + ': ' : ''}${first.message}${where}${more}`, problems.slice(0, MAX_CONFIG_PROBLEMS));
     this.name = 'ConfigError';
   }
 }
@@ -109,14 +47,22 @@ export class ConfigError extends CodedError {
 /** Largest YAML text accepted, in bytes (docs/limits.md). */
 export const MAX_CONFIG_BYTES = 256 * 1024;
 
-/** The schema validator, compiled on first use (no work at import: modules that only list configs stay light). */
-let compiled: ValidateFunction | null = null;
-function validateSchema(data: unknown): data is object {
-  compiled ??= new Ajv({ allErrors: true, strict: true, strictTypes: false, strictRequired: false, allowUnionTypes: true }).compile(schema);
-  return compiled(data);
+/**
+ * The schema validator, compiled on first use (no work at import: modules that only list configs stay
+ * light). `useDefaults` writes the schema's defaults into the data it validates.
+ */
+let compiled: ValidateFunction<ValidatedConfig> | null = null;
+function validator(): ValidateFunction<ValidatedConfig> {
+  compiled ??= new Ajv({ allErrors: true, useDefaults: true, strict: true, strictTypes: false, strictRequired: false, allowUnionTypes: true })
+    .compile<ValidatedConfig>(configSchema);
+  return compiled;
 }
 
 type Segment = string | number;
+/** A problem before it is placed in the text: the config path and the reason. */
+type Problem = [Segment[], string];
+/** A YAML mapping as data. */
+type Mapping = Record<string, unknown>;
 
 /** `['extract', 'fields', 2, 'type']` -> `extract.fields[2].type`. */
 export function formatPath(segments: readonly Segment[]): string {
@@ -162,12 +108,37 @@ function describeType(v: unknown): string {
   return `${typeof v} ${JSON.stringify(v)}`;
 }
 
-/** Turns ajv's errors into one readable problem per place, dropping the noise of `if`/`anyOf` wrappers. */
-function schemaProblems(errors: ErrorObject[], data: unknown, doc: Document, lc: LineCounter): ConfigProblem[] {
-  const out = new Map<string, ConfigProblem>();
+/** "must be an integer" -> "an integer": what an `anyOf` alternative asked for, to join them with "or". */
+function expectation(e: ErrorObject): string {
+  switch (e.keyword) {
+    case 'const': return JSON.stringify((e.params as { allowedValue: unknown }).allowedValue);
+    case 'type': return article((e.params as { type: string }).type);
+    default: return (e.message ?? 'valid').replace(/^must (?:be )?/, '');
+  }
+}
+
+/** "an integer", "a string", "a mapping": the message goes to people as is. */
+function article(type: string): string {
+  if (type === 'object') return 'a mapping';
+  if (type === 'array') return 'a list';
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+}
+
+/** Turns Ajv's errors into one readable problem per place, dropping the noise of `if` and `anyOf` wrappers. */
+function schemaProblems(errors: ErrorObject[], data: unknown): Problem[] {
+  // The alternatives of an `anyOf` become one problem ("must be "full" or an integer"), not one per alternative.
+  const alternatives = new Map<ErrorObject, ErrorObject[]>();
+  const consumed = new Set<ErrorObject>();
+  for (const e of errors) {
+    if (e.keyword !== 'anyOf') continue;
+    const inner = errors.filter((x) => x !== e && x.instancePath === e.instancePath && x.schemaPath.startsWith(`${e.schemaPath}/`));
+    alternatives.set(e, inner);
+    for (const x of inner) consumed.add(x);
+  }
+  const out: Problem[] = [];
   for (const e of errors) {
     // `if` only says that a `then` failed; the `then` error itself is the useful one.
-    if (e.keyword === 'if') continue;
+    if (e.keyword === 'if' || consumed.has(e)) continue;
     let segments = pointerToSegments(e.instancePath);
     let message: string;
     const value = segments.reduce<unknown>((v, s) => (v as Record<string, unknown> | undefined)?.[s as string], data);
@@ -195,27 +166,24 @@ function schemaProblems(errors: ErrorObject[], data: unknown, doc: Document, lc:
       case 'const':
         message = `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}; got ${describeType(value)}`;
         break;
-      case 'type': {
-        const type = (e.params as { type: string }).type;
-        // "an integer", not "a integer": the message goes to people as is.
-        const what = type === 'object' ? 'a mapping' : type === 'array' ? 'a list' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
-        message = `must be ${what}; got ${describeType(value)}`;
+      case 'type':
+        message = `must be ${article((e.params as { type: string }).type)}; got ${describeType(value)}`;
         break;
-      }
+      case 'anyOf':
+        message = `must be ${alternatives.get(e)!.map(expectation).join(' or ')}; got ${describeType(value)}`;
+        break;
       default:
         message = `${e.message ?? 'is invalid'}${value !== undefined && typeof value !== 'object' ? `; got ${describeType(value)}` : ''}`;
     }
-    const path = formatPath(segments);
-    const key = `${path}|${message}`;
-    if (!out.has(key)) out.set(key, { path, ...locate(doc, lc, segments), message });
+    out.push([segments, message]);
   }
-  return [...out.values()];
+  return out;
 }
 
 let probe: CheerioAPI | null = null;
 
-function checkSelector(selector: string | undefined, segments: Segment[], problems: Array<[Segment[], string]>): void {
-  if (selector === undefined || selector === '') return;
+function checkSelector(selector: unknown, segments: Segment[], problems: Problem[]): void {
+  if (typeof selector !== 'string' || selector === '') return;
   try {
     probe ??= load('');
     probe(selector);
@@ -233,154 +201,154 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-function normalizeField(raw: Record<string, unknown>): FieldSpec {
-  const f: FieldSpec = {
-    name: raw.name as string,
-    type: (raw.type as FieldType | undefined) ?? 'text',
-    transform: (raw.transform as string[] | undefined) ?? [],
-    multiple: (raw.multiple as boolean | undefined) ?? false,
-  };
-  for (const k of ['selector', 'attribute', 'pattern', 'script'] as const) {
-    if (typeof raw[k] === 'string') f[k] = raw[k] as string;
-  }
-  if ('default' in raw) f.default = raw.default as FieldValue;
-  return f;
+function isMapping(v: unknown): v is Mapping {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The checks a JSON Schema cannot express: selectors, transforms, regexes, URLs, names, cross references. */
-function semanticProblems(c: ScrapeConfig): Array<[Segment[], string]> {
-  const problems: Array<[Segment[], string]> = [];
-  if (!isHttpUrl(c.target.url)) problems.push([['target', 'url'], `must be an absolute http or https URL; got "${c.target.url}"`]);
+/** The items of a list that are mappings, with their index; nothing for a value that is no list. */
+function mappings(v: unknown): Array<[Mapping, number]> {
+  return Array.isArray(v) ? v.flatMap((x, i): Array<[Mapping, number]> => (isMapping(x) ? [[x, i]] : [])) : [];
+}
 
-  const checkFields = (fields: FieldSpec[], base: Segment[]) => {
+/** The string names of a list of fields. */
+function names(fields: unknown): string[] {
+  return mappings(fields).flatMap(([f]) => (typeof f.name === 'string' ? [f.name] : []));
+}
+
+/**
+ * The checks a JSON Schema cannot express: selectors, transforms, regexes, URLs, names, cross references.
+ * They run on the data whether or not it matched the schema, so that every problem is reported at once;
+ * a value of the wrong type is the schema's problem and is skipped here.
+ */
+function semanticProblems(c: Mapping): Problem[] {
+  const problems: Problem[] = [];
+  const target = isMapping(c.target) ? c.target : {};
+  const url = typeof target.url === 'string' ? target.url.trim() : undefined;
+  if (url && !isHttpUrl(url)) problems.push([['target', 'url'], `must be an absolute http or https URL; got "${url}"`]);
+
+  const checkFields = (fields: unknown, base: Segment[]) => {
     const seen = new Set<string>();
-    fields.forEach((f, i) => {
+    for (const [f, i] of mappings(fields)) {
       const at = [...base, i];
-      if (seen.has(f.name)) problems.push([[...at, 'name'], `duplicate field name "${f.name}"`]);
-      seen.add(f.name);
-      if (f.name.startsWith('_category')) problems.push([[...at, 'name'], `"${f.name}" is reserved for category metadata`]);
+      if (typeof f.name === 'string') {
+        if (seen.has(f.name)) problems.push([[...at, 'name'], `duplicate field name "${f.name}"`]);
+        seen.add(f.name);
+        if (f.name.startsWith('_category')) problems.push([[...at, 'name'], `"${f.name}" is reserved for category metadata`]);
+      }
       checkSelector(f.selector, [...at, 'selector'], problems);
-      if (f.pattern !== undefined) {
+      if (typeof f.pattern === 'string' && f.pattern !== '') {
         try { compilePattern(f.pattern); } catch (err) { problems.push([[...at, 'pattern'], (err as Error).message]); }
       }
-      try {
-        compileTransforms(f.transform);
-      } catch (err) {
-        const index = (err as { index?: number }).index ?? 0;
-        problems.push([[...at, 'transform', index], (err as Error).message]);
+      if (Array.isArray(f.transform)) {
+        f.transform.forEach((spec, j) => {
+          if (typeof spec !== 'string' || spec === '') return;
+          try { compileTransform(spec); } catch (err) { problems.push([[...at, 'transform', j], (err as Error).message]); }
+        });
       }
-    });
+    }
   };
 
-  const ex = c.extract;
-  if (ex.type !== 'single' && !ex.container) problems.push([['extract'], `missing required key "container" (needed for type ${ex.type})`]);
-  if (ex.type !== 'table' && ex.fields.length === 0) problems.push([['extract'], 'missing required key "fields" (at least one field)']);
-  checkSelector(ex.container, ['extract', 'container'], problems);
-  checkFields(ex.fields, ['extract', 'fields']);
-
-  if (c.detail_fields) {
-    checkFields(c.detail_fields.fields, ['detail_fields', 'fields']);
-    if (!ex.fields.some((f) => f.type === 'link' && !f.multiple)) {
-      problems.push([['detail_fields'], 'needs a field of type link in extract.fields: its URL is the detail page']);
+  const ex = isMapping(c.extract) ? c.extract : undefined;
+  if (ex) {
+    if ((ex.type === 'list' || ex.type === 'table') && ex.container === undefined) {
+      problems.push([['extract'], `missing required key "container" (needed for type ${ex.type})`]);
     }
-    const names = new Set(ex.fields.map((f) => f.name));
-    c.detail_fields.fields.forEach((f, i) => {
-      if (names.has(f.name)) problems.push([['detail_fields', 'fields', i, 'name'], `"${f.name}" is already a field of extract.fields`]);
-    });
+    if ((ex.type === 'list' || ex.type === 'single') && Array.isArray(ex.fields) && ex.fields.length === 0) {
+      problems.push([['extract'], 'missing required key "fields" (at least one field)']);
+    }
+    checkSelector(ex.container, ['extract', 'container'], problems);
+    checkFields(ex.fields, ['extract', 'fields']);
   }
 
-  const p = c.pagination;
+  const detail = isMapping(c.detail_fields) ? c.detail_fields : undefined;
+  if (detail) {
+    checkFields(detail.fields, ['detail_fields', 'fields']);
+    if (ex && Array.isArray(ex.fields) && !mappings(ex.fields).some(([f]) => f.type === 'link' && f.multiple !== true)) {
+      problems.push([['detail_fields'], 'needs a field of type link in extract.fields: its URL is the detail page']);
+    }
+    const itemNames = new Set(names(ex?.fields));
+    for (const [f, i] of mappings(detail.fields)) {
+      if (typeof f.name === 'string' && itemNames.has(f.name)) problems.push([['detail_fields', 'fields', i, 'name'], `"${f.name}" is already a field of extract.fields`]);
+    }
+  }
+
+  const p = isMapping(c.pagination) ? c.pagination : undefined;
   if (p) {
     checkSelector(p.selector, ['pagination', 'selector'], problems);
-    if (p.type === 'url' && p.url_pattern !== undefined) {
+    if (p.type === 'url' && typeof p.url_pattern === 'string' && p.url_pattern !== '') {
       if (!p.url_pattern.includes('{page}')) problems.push([['pagination', 'url_pattern'], 'must contain the placeholder {page}']);
       else {
         let ok = false;
-        try { ok = isHttpUrl(new URL(p.url_pattern.replaceAll('{page}', '1'), isHttpUrl(c.target.url) ? c.target.url : undefined).href); } catch { ok = false; }
+        try { ok = isHttpUrl(new URL(p.url_pattern.replaceAll('{page}', '1'), url && isHttpUrl(url) ? url : undefined).href); } catch { ok = false; }
         if (!ok) problems.push([['pagination', 'url_pattern'], `must be an http or https URL (absolute or relative to target.url); got "${p.url_pattern}"`]);
       }
     }
   }
-  const cat = c.categories;
+  const cat = isMapping(c.categories) ? c.categories : undefined;
   if (cat) {
     checkSelector(cat.container, ['categories', 'container'], problems);
     checkSelector(cat.link_selector, ['categories', 'link_selector'], problems);
     checkSelector(cat.name_selector, ['categories', 'name_selector'], problems);
   }
-  c.actions.forEach((a, i) => checkSelector(a.selector, ['actions', i, 'selector'], problems));
-  const o = c.output;
-  if (o.deduplicate_fields) {
-    const known = new Set([...ex.fields, ...(c.detail_fields?.fields ?? [])].map((f) => f.name));
-    if (c.categories) known.add('_category').add('_category_url');
+  for (const [a, i] of mappings(c.actions)) checkSelector(a.selector, ['actions', i, 'selector'], problems);
+
+  const o = isMapping(c.output) ? c.output : undefined;
+  if (o && Array.isArray(o.deduplicate_fields)) {
+    const known = new Set([...names(ex?.fields), ...names(detail?.fields)]);
+    if (cat) known.add('_category').add('_category_url');
     o.deduplicate_fields.forEach((name, i) => {
-      if (known.size && !known.has(name)) problems.push([['output', 'deduplicate_fields', i], `"${name}" is not a field of this config`]);
+      if (typeof name === 'string' && known.size && !known.has(name)) problems.push([['output', 'deduplicate_fields', i], `"${name}" is not a field of this config`]);
     });
   }
   return problems;
 }
 
-function normalize(raw: Record<string, unknown>): ScrapeConfig {
-  const t = raw.target as Record<string, unknown>;
-  const ex = (raw.extract ?? {}) as Record<string, unknown>;
-  const browser = (t.browser ?? {}) as Record<string, unknown>;
-  const c: ScrapeConfig = {
+/**
+ * The normalisations a default cannot express: `version` 2 is "2.0", the URL is trimmed, and naming
+ * `deduplicate_fields` is asking for deduplication unless `deduplicate` says otherwise.
+ */
+function normalize(v: ValidatedConfig, deduplicateGiven: boolean): ScrapeConfig {
+  const dedupe = v.output.deduplicate_fields !== undefined && !deduplicateGiven;
+  return {
+    ...v,
     version: '2.0',
-    target: {
-      url: String(t.url).trim(),
-      engine: (t.engine as ScrapeConfig['target']['engine'] | undefined) ?? 'auto',
-      browser: { timeout: (browser.timeout as number | undefined) ?? 15000 },
-    },
-    extract: {
-      type: (ex.type as ScrapeConfig['extract']['type'] | undefined) ?? 'list',
-      fields: ((ex.fields as Record<string, unknown>[] | undefined) ?? []).map(normalizeField),
-    },
-    actions: ((raw.actions as ActionSpec[] | undefined) ?? []).map((a) => ({ ...a })),
-    output: { format: 'json', deduplicate: false },
+    target: { ...v.target, url: v.target.url.trim() },
+    output: dedupe ? { ...v.output, deduplicate: true } : v.output,
   };
-  if (typeof browser.wait_selector === 'string') c.target.browser.wait_selector = browser.wait_selector;
-  if (typeof raw.name === 'string') c.name = raw.name;
-  if (typeof raw.description === 'string') c.description = raw.description;
-  if (typeof ex.container === 'string') c.extract.container = ex.container;
-  const d = raw.detail_fields as { fields: Record<string, unknown>[] } | undefined;
-  if (d) c.detail_fields = { fields: d.fields.map(normalizeField) };
-  const p = raw.pagination as Record<string, unknown> | undefined;
-  if (p) {
-    c.pagination = {
-      type: p.type as NonNullable<ScrapeConfig['pagination']>['type'],
-      max_pages: (p.max_pages as number | undefined) ?? 10,
-      wait_after: (p.wait_after as number | undefined) ?? 0,
-      stop_condition: { ...((p.stop_condition as object | undefined) ?? {}) },
-    };
-    if (typeof p.selector === 'string') c.pagination.selector = p.selector;
-    if (typeof p.url_pattern === 'string') c.pagination.url_pattern = p.url_pattern;
+}
+
+/**
+ * A deep copy of YAML data in which no two places share an object. YAML aliases do share (`*a` is the
+ * very object of `&a`), and Ajv writes defaults into the data: without the copy, the defaults of one
+ * place would show up, as unknown keys, in another.
+ */
+function unshared(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(unshared);
+  // fromEntries defines own properties, so a "__proto__" key stays a key (and is refused as unknown).
+  if (isMapping(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, unshared(x)]));
+  return v;
+}
+
+/** Places problems in the text and sorts them in document order (a stable sort: same place, found order). */
+function placed(problems: Problem[], doc: Document, lc: LineCounter): ConfigProblem[] {
+  const seen = new Set<string>();
+  const out: ConfigProblem[] = [];
+  for (const [segments, message] of problems) {
+    const path = formatPath(segments);
+    if (seen.has(`${path}|${message}`)) continue;
+    seen.add(`${path}|${message}`);
+    out.push({ path, ...locate(doc, lc, segments), message });
   }
-  const cat = raw.categories as Record<string, unknown> | undefined;
-  if (cat) {
-    c.categories = {
-      container: (cat.container as string | undefined) ?? '',
-      link_selector: (cat.link_selector as string | undefined) ?? 'a',
-      link_attribute: (cat.link_attribute as string | undefined) ?? 'href',
-      name_selector: (cat.name_selector as string | undefined) ?? '',
-      max_categories: (cat.max_categories as number | undefined) ?? 50,
-      wait_after: (cat.wait_after as number | undefined) ?? 2000,
-    };
-  }
-  const o = (raw.output ?? {}) as Record<string, unknown>;
-  c.output.deduplicate = (o.deduplicate as boolean | undefined) ?? false;
-  if (Array.isArray(o.deduplicate_fields)) {
-    c.output.deduplicate_fields = o.deduplicate_fields as string[];
-    // Naming the fields to deduplicate on is asking for deduplication.
-    c.output.deduplicate = o.deduplicate === undefined ? true : c.output.deduplicate;
-  }
-  if (typeof o.limit === 'number') c.output.limit = o.limit;
-  return c;
+  return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
 }
 
 /**
  * Parses and validates a config.
  * @param yamlText the YAML text (SPEC.md's yaml_content), at most {@link MAX_CONFIG_BYTES} bytes.
- * @returns the normalized config.
- * @throws ConfigError (code `invalid_config`) listing every problem with its path, line and column.
+ * @returns the normalized config, every default of ./schema.ts filled in.
+ * @throws ConfigError (code `invalid_config`) listing every problem (schema and semantic together, in
+ *   document order, at most {@link MAX_CONFIG_PROBLEMS}) with its path, line and column; YAML syntax
+ *   errors alone when the text is not YAML.
  */
 export function parseConfig(yamlText: string): ScrapeConfig {
   if (typeof yamlText !== 'string' || yamlText.trim() === '') {
@@ -402,22 +370,22 @@ export function parseConfig(yamlText: string): ScrapeConfig {
   }
   let data: unknown;
   try {
-    data = doc.toJS({ maxAliasCount: 100 });
+    data = unshared(doc.toJS({ maxAliasCount: 100 }));
   } catch (err) {
     throw new ConfigError([{ path: '', message: `YAML: ${(err as Error).message}` }]);
   }
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+  if (!isMapping(data)) {
     throw new ConfigError([{ path: '', line: 1, column: 1, message: `a config is a YAML mapping with target and extract; got ${describeType(data)}` }]);
   }
-  if (!validateSchema(data)) {
-    throw new ConfigError(schemaProblems(compiled!.errors ?? [], data, doc, lc));
+  // Read before Ajv fills in `deduplicate: false`.
+  const deduplicateGiven = isMapping(data.output) && Object.hasOwn(data.output, 'deduplicate');
+  const validate = validator();
+  if (validate(data)) {
+    const problems = semanticProblems(data);
+    if (problems.length) throw new ConfigError(placed(problems, doc, lc));
+    return normalize(data, deduplicateGiven);
   }
-  const config = normalize(data as Record<string, unknown>);
-  const problems = semanticProblems(config);
-  if (problems.length) {
-    throw new ConfigError(problems.map(([segments, message]) => ({ path: formatPath(segments), ...locate(doc, lc, segments), message })));
-  }
-  return config;
+  throw new ConfigError(placed([...schemaProblems(validate.errors ?? [], data), ...semanticProblems(data)], doc, lc));
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   browserFeatures,
   ConfigError,
   MAX_CONFIG_BYTES,
+  MAX_CONFIG_PROBLEMS,
   parseConfig,
   type ConfigProblem,
 } from '../../lambdas/engine/config.ts';
@@ -164,6 +165,28 @@ output:
     assert.deepEqual(table.extract.fields, []);
   });
 
+  it('fills action defaults: wait_after 500 ms for every action, direction down and amount full for scroll only', () => {
+    const c = parseConfig(`${MINIMAL}actions:\n  - { type: scroll }\n  - { type: click, selector: button.more }\n  - { type: scroll, direction: up, amount: 300, wait_after: 0 }\n`);
+    assert.deepEqual(c.actions, [
+      { type: 'scroll', direction: 'down', amount: 'full', wait_after: 500 },
+      { type: 'click', selector: 'button.more', wait_after: 500 },
+      { type: 'scroll', direction: 'up', amount: 300, wait_after: 0 },
+    ]);
+  });
+
+  it('a YAML alias shares no defaults between the places that use it', () => {
+    // Ajv writes defaults into the data; `*empty` must not receive target.browser's timeout and then
+    // be refused in pagination.stop_condition for it.
+    const c = parseConfig(`target:
+  url: https://e.com/
+  browser: &empty {}
+extract: { container: div, fields: [{ name: a }] }
+pagination: { type: click, selector: a.next, stop_condition: *empty }
+`);
+    assert.deepEqual(c.target.browser, { timeout: 15000 });
+    assert.deepEqual(c.pagination?.stop_condition, {});
+  });
+
   it('the result is plain data (it crosses process boundaries)', () => {
     const c = parseConfig(`${MINIMAL}pagination: { type: click, selector: "li.next a" }\n`);
     assert.deepEqual(structuredClone(c), c);
@@ -285,6 +308,81 @@ pagination:
     assertPlace(problemAt(err, 'pagination.type'), where(text, 'type: jump'));
     assert.equal(err.details.length, 3);
     assert.match(err.message, /and 2 more problem\(s\)$/);
+  });
+});
+
+describe('parseConfig: every problem at once', () => {
+  it('a misspelt key is an unknown key and a missing required key', () => {
+    const text = MINIMAL.replace('container: div.quote', 'contianer: div.quote');
+    const err = refuse(text);
+    const unknown = problemAt(err, 'extract.contianer');
+    assert.equal(unknown.message, 'unknown key "contianer" in extract');
+    assertPlace(unknown, where(text, 'contianer'));
+    const missing = problemAt(err, 'extract');
+    assert.match(missing.message, /^missing required key "container"/);
+    assertPlace(missing, where(text, 'extract:'));
+    assert.equal(err.details.length, 2);
+  });
+
+  it('each bad transform of a list is its own problem, at its index', () => {
+    const text = `${MINIMAL}      transform: [foo, "split:a:x", "regex:("]\n`;
+    const err = refuse(text);
+    assert.deepEqual(err.details.map((d) => d.path), ['extract.fields[0].transform[0]', 'extract.fields[0].transform[1]', 'extract.fields[0].transform[2]']);
+    assert.match(err.details[0]!.message, /unknown transform "foo"/);
+    assert.match(err.details[1]!.message, /INDEX must be an integer, got "x"/);
+    assert.match(err.details[2]!.message, /invalid regular expression/);
+    assertPlace(err.details[0]!, where(text, 'foo'));
+    assertPlace(err.details[1]!, where(text, '"split:a:x"'));
+    assertPlace(err.details[2]!, where(text, '"regex:("'));
+  });
+
+  it('schema and semantic problems together, in document order', () => {
+    const text = `target:
+  url: ftp://e.com/
+  engine: turbo
+extract:
+  container: "div>>"
+  fields:
+    - { name: a, selector: "p[[" , type: txt }
+    - { name: a, transform: [nope] }
+pagination: { type: url, url_pattern: "/page/2/", max_pages: 0 }
+output: { deduplicate_fields: [b] }
+`;
+    const err = refuse(text);
+    assert.deepEqual(err.details.map((d) => d.path), [
+      'target.url', 'target.engine', 'extract.container',
+      'extract.fields[0].selector', 'extract.fields[0].type',
+      'extract.fields[1].name', 'extract.fields[1].transform[0]',
+      'pagination.url_pattern', 'pagination.max_pages',
+      'output.deduplicate_fields[0]',
+    ]);
+    const places = err.details.map((d) => [d.line!, d.column!] as const);
+    assert.deepEqual(places, [...places].sort((a, b) => a[0] - b[0] || a[1] - b[1]), 'sorted by line, then column');
+    assert.match(err.message, /^Invalid config: target\.url: must be an absolute http or https URL; got "ftp:\/\/e\.com\/" \(line 2, column 3\) and 9 more problem\(s\)$/);
+  });
+
+  it('a value of the wrong type is one problem, not also a semantic one', () => {
+    const err = refuse('target: { url: 42 }\nextract: { container: [div], fields: [{ name: a, selector: 3, transform: [1] }] }\n');
+    assert.deepEqual(err.details.map((d) => `${d.path}: ${d.message}`), [
+      'target.url: must be a string; got number 42',
+      'extract.container: must be a string; got a list',
+      'extract.fields[0].selector: must be a string; got number 3',
+      'extract.fields[0].transform[0]: must be a string; got number 1',
+    ]);
+  });
+
+  it('alternatives are one problem that names each (scroll amount: "full" or a number of pixels)', () => {
+    const p = problemAt(refuse(`${MINIMAL}actions: [{ type: scroll, amount: half }]\n`), 'actions[0].amount');
+    assert.equal(p.message, 'must be "full" or an integer; got string "half"');
+  });
+
+  it(`lists at most ${MAX_CONFIG_PROBLEMS} problems and says how many there are`, () => {
+    const fields = Array.from({ length: 80 }, (_, i) => `    - { name: f${i}, transform: [nope${i}] }`).join('\n');
+    const err = refuse(`target: { url: "https://e.com/" }\nextract:\n  container: div\n  fields:\n${fields}\n`);
+    assert.equal(err.details.length, MAX_CONFIG_PROBLEMS);
+    assert.equal(err.details[0]!.path, 'extract.fields[0].transform[0]');
+    assert.equal(err.details.at(-1)!.path, `extract.fields[${MAX_CONFIG_PROBLEMS - 1}].transform[0]`);
+    assert.match(err.message, new RegExp(`and 79 more problem\\(s\\); details list the first ${MAX_CONFIG_PROBLEMS}$`));
   });
 });
 
