@@ -2,7 +2,7 @@
  * The API Gateway Lambda authorizer (TOKEN type): `Authorization: Bearer sai_…` to the account.
  * Allows the call with the account id, email and plan in the context (handlers read
  * `requestContext.authorizer.accountId`); an unknown or malformed key is refused with the error
- * `Unauthorized`, which API Gateway turns into 401. bin/local.ts calls this same function.
+ * `Unauthorized`, which API Gateway turns into 401. The local service calls this same function (adapters/local/authorize.ts).
  */
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { authenticate } from '../core/accounts.ts';

@@ -1,8 +1,8 @@
 /**
  * The bundle of ports the domain works with, and the one place a deployment installs it.
  *
- * `bin/local.ts` installs the local adapters (SQLite, the local queue, files); the AWS entry points
- * install DynamoDB, SQS and S3. Handlers and workers call {@link services}; they never import an adapter.
+ * The local service (adapters/local/server.ts) installs the local adapters (SQLite, the local queue,
+ * files); the AWS entry points install DynamoDB, SQS and S3. Handlers and workers call {@link services}; they never import an adapter.
  */
 import type { OutboundGuard } from '../net/guard.ts';
 import type { KeySealer } from './crypto.ts';

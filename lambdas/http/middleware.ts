@@ -3,7 +3,7 @@
  * the Lambda context in every log line (Powertools Logger), services, errors (the one place codes become
  * status codes), the caller's account, the JSON body.
  * Handlers take an API Gateway REST (v1) proxy event and return a proxy result, the same locally
- * (bin/local.ts builds the event) and on Lambda.
+ * (lambdas/adapters/local/api-gateway-event.ts builds the event) and on Lambda.
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -90,7 +90,7 @@ function errors(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
 
 /**
  * Loads the caller's account from the authorizer's context (`requestContext.authorizer.accountId`,
- * set by API Gateway from lambdas/authorizer, or by bin/local.ts which runs the same authorizer).
+ * set by API Gateway from lambdas/authorizer, or by the local service, which runs the same authorizer).
  */
 function account(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
   return {

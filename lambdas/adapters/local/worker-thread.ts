@@ -4,7 +4,7 @@
  * (the same handler the cloud runs) and deletes or releases them as the batch response says.
  *
  * Running jobs here, off the HTTP thread, keeps status polls fast while pages are parsed. The parent
- * (bin/local.ts) learns which message this thread holds, so that if the thread dies (out of memory,
+ * (worker-pool.ts) learns which message this thread holds, so that if the thread dies (out of memory,
  * a crash) the message becomes visible again at once and the job is retried or dead-lettered.
  */
 import { BroadcastChannel, parentPort, workerData } from 'node:worker_threads';
