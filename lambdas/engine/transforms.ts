@@ -161,7 +161,9 @@ function compileRegex(pattern: string, where: string): RegExp {
       // Patterns written for Python or PCRE often use escapes that the `u` flag rejects ("\-").
       return new RegExp(pattern);
     } catch {
-      throw new TransformError(`${where}: invalid regular expression /${pattern}/: ${(err as Error).message}`);
+      // V8 repeats the pattern and flags ("Invalid regular expression: /(/u: Unterminated group"); keep the reason.
+      const reason = (err as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
+      throw new TransformError(`${where}: invalid regular expression /${pattern}/: ${reason}`);
     }
   }
 }
