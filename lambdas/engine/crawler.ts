@@ -126,7 +126,8 @@ class Crawler {
   private readonly listings: Listing[] = [];
   /** Detail rows by page key (null: the page gave nothing; its fields take their defaults). */
   private readonly details = new Map<string, Row | null>();
-  private readonly warnings: string[] = [];
+  /** Warnings with the sequence number of the request they are about (page-limit and loader ones last). */
+  private readonly warnings: Array<{ seq: number; message: string }> = [];
   private readonly warned = new Set<string>();
   private readonly changed = new Signal();
   /** Aborted by the caller's signal, or by the run itself when it fails, to stop the loads in flight. */
@@ -304,10 +305,10 @@ class Crawler {
     this.warn(`stopped at the page limit of ${this.maxPages} pages per run`);
   }
 
-  private warn(message: string): void {
+  private warn(message: string, seq = Number.MAX_SAFE_INTEGER): void {
     if (this.warned.has(message) || this.warnings.length >= MAX_WARNINGS) return;
     this.warned.add(message);
-    this.warnings.push(message);
+    this.warnings.push({ seq, message });
   }
 
   private listingSession(): Promise<PageSession> {
@@ -387,8 +388,8 @@ class Crawler {
     return doc;
   }
 
-  private noteWait(doc: LoadedDocument): void {
-    if (doc.waitTimedOut) this.warn(`target.browser.wait_selector "${doc.waitTimedOut.selector}" did not appear within ${doc.waitTimedOut.timeoutMs} ms on ${doc.url}`);
+  private noteWait(doc: LoadedDocument, seq?: number): void {
+    if (doc.waitTimedOut) this.warn(`target.browser.wait_selector "${doc.waitTimedOut.selector}" did not appear within ${doc.waitTimedOut.timeoutMs} ms on ${doc.url}`, seq);
   }
 
   private async handleIndex(req: CrawlRequest): Promise<void> {
@@ -502,21 +503,21 @@ class Crawler {
           doc = await session.load(req.url!, { ready: this.listingReady(), signal: this.signal });
         } catch (err) {
           if (!isLoadFailure(err) || this.signal.aborted) throw err;
-          this.warn(`${index === 0 ? 'category' : 'listing page'} ${req.url}: ${messageOf(err)}`);
+          this.warn(`${index === 0 ? 'category' : 'listing page'} ${req.url}: ${messageOf(err)}`, req.seq);
           this.endListing(listing, index - 1);
           return;
         }
         const bad = this.unreadable(doc);
         if (bad) {
-          this.warn(`${index === 0 ? 'category' : 'listing page'} ${req.url}: ${bad.message}`);
+          this.warn(`${index === 0 ? 'category' : 'listing page'} ${req.url}: ${bad.message}`, req.seq);
           this.endListing(listing, index - 1);
           return;
         }
-        this.noteWait(doc);
+        this.noteWait(doc, req.seq);
         if (index > 0 && pageKey(doc.url) !== pageKey(req.url!) && this.queue.has(pageKey(doc.url))) {
           // Out-of-range pages are often redirected back to page 1: its rows are already in.
           this.pagesScraped++;
-          this.warn(`listing page ${req.url} redirected to ${doc.url}, already crawled; the listing ends there`);
+          this.warn(`listing page ${req.url} redirected to ${doc.url}, already crawled; the listing ends there`, req.seq);
           this.endListing(listing, index - 1);
           return;
         }
@@ -550,7 +551,7 @@ class Crawler {
     // The next step first, so the listing moves on while this page's detail pages load.
     const capped = (maxItems !== undefined && listing.items >= maxItems) || (this.totalItemCap !== undefined && this.totalItems() >= this.totalItemCap);
     if (this.totalItemCap !== undefined && this.totalItems() >= this.totalItemCap) this.stopped = true;
-    const next = capped ? null : this.nextStep($, doc, base, listing, index, rows.length, Boolean(session.browser));
+    const next = capped ? null : this.nextStep($, doc, base, listing, index, rows.length, Boolean(session.browser), req.seq);
     if (next?.url !== undefined) {
       const key = pageKey(next.url);
       if (this.queue.has(key) || !this.queue.add({ label: 'listing', url: next.url, uniqueKey: key, listing, index: index + 1 }, 0)) this.endListing(listing, index);
@@ -568,7 +569,7 @@ class Crawler {
    * (a browser clicks a control that is not a link, or scrolls), or null at the end of the listing.
    * @throws BrowserRequiredError over HTTP when the first page's control is not a link.
    */
-  private nextStep($: CheerioAPI, doc: LoadedDocument, base: string, listing: Listing, index: number, itemsOnPage: number, browser: boolean): { url: string } | { step: 'click' | 'scroll'; url?: undefined } | null {
+  private nextStep($: CheerioAPI, doc: LoadedDocument, base: string, listing: Listing, index: number, itemsOnPage: number, browser: boolean, seq?: number): { url: string } | { step: 'click' | 'scroll'; url?: undefined } | null {
     const p = this.config.pagination;
     if (!p || index + 1 >= p.max_pages || this.stopped) return null;
     if (p.type === 'scroll_infinite') return itemsOnPage || index === 0 ? { step: 'scroll' } : null;
@@ -593,7 +594,7 @@ class Crawler {
     const tag = (control.get(0) as { tagName?: string } | undefined)?.tagName ?? 'element';
     if (index > 0) {
       // Rows are already in: a control that stopped being a link (href="#") ends the listing.
-      this.warn(`pagination: on ${doc.url} "${p.selector}" is a <${tag}> without a usable href; the listing ends there`);
+      this.warn(`pagination: on ${doc.url} "${p.selector}" is a <${tag}> without a usable href; the listing ends there`, seq);
       return null;
     }
     throw new BrowserRequiredError(
@@ -623,14 +624,14 @@ class Crawler {
       doc = await session.load(url, { ready: this.detailReady(), signal: this.signal });
     } catch (err) {
       if (!isLoadFailure(err) || this.signal.aborted) throw err;
-      this.warn(`detail page ${url}: ${messageOf(err)}`);
+      this.warn(`detail page ${url}: ${messageOf(err)}`, req.seq);
       this.details.set(key, null);
       this.report('');
       return;
     }
     const bad = this.unreadable(doc);
     if (bad) {
-      this.warn(`detail page ${url}: ${bad.message}`);
+      this.warn(`detail page ${url}: ${bad.message}`, req.seq);
       this.details.set(key, null);
       this.report('');
       return;
@@ -692,13 +693,14 @@ class Crawler {
     }
     const rows = finalizeRows(collected, this.config.output);
     for (const w of this.loader.warnings()) this.warn(w);
+    const warnings = this.warnings.sort((a, b) => a.seq - b.seq).map((w) => w.message);
     const capture = this.loader.apiCapture();
     this.report('done', 99);
     return {
       rows,
       pagesScraped: this.pagesScraped,
       itemsFound: this.itemsFound,
-      warnings: this.warnings,
+      warnings,
       engine: this.loader.engine,
       apiDiscovered: apiCarriesItems(rows, capture.values),
       apiCapture: capture.responses,

@@ -35,6 +35,8 @@ export interface CrawlRequest {
   url: string | null;
   /** Requests with a key already seen are not added: the page is not loaded again. */
   uniqueKey: string;
+  /** Order of addition, set by the queue: warnings of a run are reported in this order, whatever order pages finish in. */
+  seq?: number;
   /** `listing`: the listing and the index of this step in it (0 for its first page). */
   listing?: Listing;
   index?: number;
@@ -67,11 +69,13 @@ export class RequestQueue {
   private readonly queues: [CrawlRequest[], CrawlRequest[]] = [[], []];
   private readonly heads: [number, number] = [0, 0];
   private readonly keys = new Set<string>();
+  private added = 0;
 
   /** Adds a request unless its key was seen. @returns false for a request already seen (nothing added). */
   add(request: CrawlRequest, priority: Priority): boolean {
     if (this.keys.has(request.uniqueKey)) return false;
     this.keys.add(request.uniqueKey);
+    request.seq = this.added++;
     this.queues[priority].push(request);
     return true;
   }

@@ -39,6 +39,8 @@ export async function rejectsWithCode(promise: Promise<unknown>, code: string, m
 export interface InlinePage {
   status?: number;
   type?: string;
+  /** Extra response headers (e.g. `location` of a redirect). */
+  headers?: Record<string, string>;
   body: string;
 }
 
@@ -68,7 +70,7 @@ export async function serveInline(pages: Record<string, InlinePage | string | ((
       ? { status: 404, body: '<html><body><h1>404</h1></body></html>' }
       : typeof resolved === 'string' ? { body: resolved } : resolved;
     const body = Buffer.from(page.body, 'utf8');
-    res.writeHead(page.status ?? 200, { 'Content-Type': page.type ?? 'text/html; charset=utf-8', 'Content-Length': String(body.length) });
+    res.writeHead(page.status ?? 200, { 'Content-Type': page.type ?? 'text/html; charset=utf-8', 'Content-Length': String(body.length), ...page.headers });
     res.end(body);
   });
   server.on('connection', (s: Socket) => {

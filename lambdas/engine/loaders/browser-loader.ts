@@ -312,7 +312,15 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
   private async waitReady(ready: ReadyCondition | undefined): Promise<LoadedDocument['waitTimedOut']> {
     if (!ready) return undefined;
     try {
-      await this.page.waitForSelector(ready.selector, { timeout: ready.timeoutMs });
+      const appeared = this.page.waitForSelector(ready.selector, { timeout: ready.timeoutMs });
+      if (ready.explicit) await appeared;
+      else {
+        // An implicit wait also ends when the page has gone quiet (no request for 500 ms): a page that will never
+        // have the selector (the empty page past a listing's end, a detail page without the field) costs that
+        // much, not the whole time-out. Pages that render from fetched data are still fetching meanwhile.
+        appeared.catch(() => undefined);
+        await Promise.race([appeared, this.page.waitForNetworkIdle({ idleTime: 500, timeout: ready.timeoutMs }).catch(() => undefined)]);
+      }
     } catch (err) {
       if (this.loader.crashed) throw this.loader.crashed;
       if (this.loader.signal?.aborted) throw this.loader.signal.reason;
