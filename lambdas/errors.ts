@@ -19,7 +19,7 @@
  * - `fetcher`: thrown by the fetcher (lambdas/net/fetch.ts) to its callers, which report it in their
  *   own terms; never shown as is.
  */
-export type ErrorPlace = 'http' | 'job' | 'cli' | 'fetcher';
+type ErrorPlace = 'http' | 'job' | 'cli' | 'fetcher';
 
 /** One entry of {@link ERROR_CODES}. */
 export interface ErrorCodeSpec {

@@ -127,7 +127,7 @@ function readNumber(run: string): string | null {
  * likeliest reading.
  * @returns the number, or `null` when there is none (or it is not finite, "1e999").
  */
-export function parseNumber(text: string, mode: 'whole' | 'first' = 'whole'): number | null {
+function parseNumber(text: string, mode: 'whole' | 'first' = 'whole'): number | null {
   const whole = mode === 'whole';
   const s = whole ? text.trim() : text;
   const m = NUMBER_RUN.exec(s);
@@ -140,7 +140,7 @@ export function parseNumber(text: string, mode: 'whole' | 'first' = 'whole'): nu
 }
 
 /** Splits `a:b\:c:d` into `['a', 'b:c', 'd']`: colon-separated arguments with `\:` as a literal colon. */
-export function splitArgs(text: string): string[] {
+function splitArgs(text: string): string[] {
   const out: string[] = [];
   let cur = '';
   for (let i = 0; i < text.length; i++) {
