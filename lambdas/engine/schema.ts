@@ -56,7 +56,7 @@ const action = {
     direction: { enum: ['down', 'up'], description: 'scroll: the direction (default down).' },
     amount: { anyOf: [{ const: 'full' }, { type: 'integer', minimum: 1 }], description: 'scroll: pixels, or full for the whole page (default full).' },
     value: { type: 'string', description: 'type: the text to type; select: the option value.' },
-    key: { type: 'string', minLength: 1, description: 'keyboard: a key name of puppeteer\'s KeyInput (End, Enter, ...).' },
+    key: { type: 'string', minLength: 1, description: 'keyboard: a key name (End, Enter, ArrowDown, ...).' },
     script: { type: 'string', minLength: 1, description: 'script: JavaScript run in the page.' },
     wait_after: { type: 'integer', minimum: 0, maximum: 60000, default: 500, description: 'Milliseconds to wait after the action (or for the navigation it started).' },
   },
