@@ -5,6 +5,9 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { SqliteStore } from '../../lambdas/adapters/local/sqlite-store.ts';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes } from '../fixtures/site/quotes.ts';
 import { client, createAccount, startService, tempDataDir, type TestService } from '../helpers/service.ts';
@@ -112,6 +115,30 @@ extract:
     // The service and its (new) worker go on.
     const ok = await api.post('/api/v1/run/', { yaml_content: slowQuotes(site.url, 1, 0).replace('/slow/0/quotes/', '/quotes/') });
     assert.equal((await api.waitForJob(ok.body.id, 20_000)).job.status, 'completed');
+  });
+
+  it('an unfinished job without a message (lost between creating the job and queueing it) is queued again at start and completes', async () => {
+    const dataDir = tempDataDir();
+    const env = { DATA_DIR: dataDir, SAI_WORKERS: '1' };
+    const first = await startService(env);
+    services.push(first);
+    const acc = await createAccount(dataDir, { plan: 'pro' });
+    await first.stop();
+    const store = new SqliteStore(path.join(dataDir, 'scrape-ai.db'));
+    const id = randomUUID();
+    const now = new Date().toISOString();
+    await store.createJob({
+      id, account_id: acc.id, job_type: 'run', status: 'pending', progress: 0, status_message: 'Queued', items_found: 0, pages_scraped: 0,
+      api_discovered: false, target_url: `${site.url}/quotes/`, config_id: null, yaml_content: slowQuotes(site.url, 2, 0).replace('/slow/0/quotes/', '/quotes/'),
+      created_at: now, updated_at: now, started_at: null, completed_at: null, attempts: 0, row_count: 0, results_key: null,
+    });
+    store.close();
+    const second = await startService(env);
+    services.push(second);
+    assert.match(second.output(), /recovered: 0 job message\(s\) in flight at the last stop released, 1 job\(s\) queued again/);
+    const { job } = await client(second.url, acc.api_key).waitForJob(id, 20_000);
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.equal(job.results.row_count, 20);
   });
 
   it('a job whose deliveries all die ends failed once the queue gives up (SAI_MAX_RECEIVES)', async () => {

@@ -33,7 +33,9 @@ export async function recoverJobs(local: LocalServices): Promise<Recovered> {
   for (const job of await local.store.listJobsByStatus(UNFINISHED)) {
     if (job.job_type !== 'run' || queued.has(job.id)) continue;
     const kept = await transitionJob(local.services, job, 'recover', {
-      status_message: `Queued again: the service stopped before this job (${job.status}) was handed to a worker or finished`,
+      status_message: job.status === 'pending'
+        ? 'Queued again: the service stopped before a worker took this job'
+        : 'Queued again: the service stopped while this job ran; it starts again from its first page',
     }, { by: 'recovery' });
     if (!kept) continue;
     await local.queue.send('run', JSON.stringify({ job_id: job.id } satisfies RunMessage));
