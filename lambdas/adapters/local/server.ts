@@ -50,7 +50,7 @@ export async function startLocalService(settings: LocalSettings): Promise<LocalS
     if (released || requeued) {
       logger.info(`recovered: ${released} job message(s) in flight at the last stop released, ${requeued} job(s) queued again`, { released, requeued });
     }
-    local.store.deleteExpiredCounters();
+    local.store.deleteExpiredCounters(local.services.clock.now());
     const pool = startWorkerPool(settings, local);
     started.push(pool, startWatchdog(settings, local, pool.slots), startDeadLetterPoller(local));
     const firstAccount = await createFirstAccount(local.services);
