@@ -13,11 +13,17 @@
 //                                           detail pages), drawn on a canvas in Chromium and encoded by its JPEG
 //                                           encoder (so generating needs the same Chromium as the bench)
 // The corpus pages' stylesheets and scripts (not in the corpus) and the jQuery CDN script are left out: the only
-// subresources of a page are its JSON file and its images. Titles, prices, ratings, UPCs and descriptions vary per
+// subresources of a page are its JSON file and its images.
+//
+// A second shape of the same site, .bench/browser-site-assets/ (`--shape assets` of the bench), has what real sites
+// carry on top: every page links a stylesheet with three web fonts (@font-face; Debian's DejaVu TTFs when the
+// machine has them, else random bytes) and loads a synchronous vendor script in its <head> (about 120 KB that
+// builds and sorts a table at load, as a UI library does), and every image is `loading="lazy"`. Its data and
+// media folders are links to the first site's. Titles, prices, ratings, UPCs and descriptions vary per
 // book, deterministically (sha256 of the book number). The expected rows go to .bench/browser-site-manifest.json,
 // outside the served root. The site is regenerated only when the generator or the corpus pages change.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as cheerio from 'cheerio';
 import { OUT_DIR, corpusDir } from './paths.ts';
@@ -25,6 +31,8 @@ import { type Book, RATINGS, bookPath, digest, listingPath, money, relink, repla
 
 export const BROWSER_SITE_DIR = join(OUT_DIR, 'browser-site');
 export const BROWSER_MANIFEST_FILE = join(OUT_DIR, 'browser-site-manifest.json');
+/** The `assets` shape: the same pages with a stylesheet, web fonts, a synchronous vendor script and lazy images. */
+export const BROWSER_ASSETS_SITE_DIR = join(OUT_DIR, 'browser-site-assets');
 export const LISTING_PAGES = 20;
 export const ITEMS_PER_PAGE = 10;
 export const BOOKS = LISTING_PAGES * ITEMS_PER_PAGE;
@@ -34,7 +42,7 @@ export const IMAGES_PER_DETAIL = 4;
 export const MIN_IMAGE_BYTES = 5 * 1024;
 export const MAX_IMAGE_BYTES = 20 * 1000;
 /** Bump when the generated files change, so cached sites are rebuilt. */
-const GENERATOR_VERSION = 2;
+const GENERATOR_VERSION = 4;
 
 /** A book of the browser site: the same fields as the engine bench's. */
 export type BrowserBook = Book;
@@ -45,7 +53,7 @@ export interface BrowserManifest {
   listingPages: number;
   books: BrowserBook[];
   /** Every file the site serves, from the root (pages, JSON, images), for the warm-up and the cache check. */
-  files: { pages: string[]; data: string[]; images: string[] };
+  files: { pages: string[]; data: string[]; images: string[]; assets: string[] };
   sizes: { listing: [number, number]; detail: [number, number]; data: [number, number]; image: [number, number]; imagesTotal: number };
 }
 
@@ -268,13 +276,70 @@ async function drawImages(specs: ImageSpec[]): Promise<Buffer[]> {
 
 const range = (xs: number[]): [number, number] => [Math.min(...xs), Math.max(...xs)];
 
+/** A deterministic pseudo-random byte stream (for the stand-in fonts when the machine has no TTF). */
+function pseudoRandom(bytes: number, seed: string): Buffer {
+  const chunks: Buffer[] = [];
+  for (let i = 0; chunks.length * 32 < bytes; i++) chunks.push(createHash('sha256').update(`${seed}-${i}`).digest());
+  return Buffer.concat(chunks).subarray(0, bytes);
+}
+
+/** The vendor script of the `assets` shape: ~120 KB of code that builds and sorts a table when it runs. */
+function vendorScript(): string {
+  const fns = Array.from({ length: 900 }, (_, i) => `  function f${i}(a, b) { var x = (a * ${(i * 7919) % 1000 + 1} + b) % ${(i * 104729) % 9973 + 7}; return x < 0 ? -x : x; }\n  registry['widget${i}'] = f${i};`).join('\n');
+  return `/* vendor.js: a UI library's worth of code, generated for the benchmark; it runs synchronously in <head>. */
+(function () {
+  var registry = {};
+${fns}
+  var table = [];
+  for (var i = 0; i < 50000; i++) table.push(registry['widget' + (i % 900)](i, 17));
+  table.sort(function (a, b) { return a - b; });
+  window.__vendorReady = table.length;
+})();
+`;
+}
+
+/** The stylesheet of the `assets` shape: three @font-face families and enough rules to style the pages. */
+function siteCss(fonts: string[]): string {
+  const faces = fonts.map((f, i) => `@font-face { font-family: "Bench${i}"; src: url("fonts/${f}") format("truetype"); font-display: swap; }`).join('\n');
+  const rules = Array.from({ length: 600 }, (_, i) => `.c${i} > .d${i % 37}, .row .c${i}:hover { margin: ${i % 9}px ${i % 13}px; color: #${(i * 2654435761 >>> 8).toString(16).padStart(6, '0').slice(0, 6)}; }`).join('\n');
+  return `${faces}\nbody { font-family: "Bench0", sans-serif; }\nh1, h3 { font-family: "Bench1", serif; }\n.price_color { font-family: "Bench2", monospace; }\n${rules}\n`;
+}
+
+/** Writes the `assets` shape of the site (see the file's comment). @returns the files it added beside the pages. */
+function writeAssetsShape(pages: readonly string[]): string[] {
+  const dir = BROWSER_ASSETS_SITE_DIR;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  for (const d of ['data', 'media']) symlinkSync(join(BROWSER_SITE_DIR, d), join(dir, d), 'dir');
+  const dejavu = '/usr/share/fonts/truetype/dejavu';
+  const fonts = ['DejaVuSans.ttf', 'DejaVuSerif.ttf', 'DejaVuSansMono.ttf'];
+  const assets: string[] = [];
+  for (const [i, f] of fonts.entries()) {
+    const src = join(dejavu, f);
+    write(join(dir, 'static/fonts', f), existsSync(src) ? readFileSync(src) : pseudoRandom(60_000 + i * 10_000, f));
+    assets.push(`/static/fonts/${f}`);
+  }
+  write(join(dir, 'static/site.css'), siteCss(fonts));
+  write(join(dir, 'static/vendor.js'), vendorScript());
+  assets.push('/static/site.css', '/static/vendor.js');
+  for (const page of pages) {
+    const prefix = '../'.repeat(page.split('/').length - 2);
+    let html = readFileSync(join(BROWSER_SITE_DIR, page), 'utf8');
+    html = replaceExact(html, '</head>', `    <link rel="stylesheet" href="${prefix}static/site.css">\n    <script src="${prefix}static/vendor.js"></script>\n</head>`);
+    // Unquoted: the templates sit inside the render script's string literals.
+    html = html.replaceAll('<img ', '<img loading=lazy ');
+    write(join(dir, page), html);
+  }
+  return assets;
+}
+
 export async function generateBrowserSite(): Promise<BrowserManifest> {
   const t = loadTemplates();
   rmSync(BROWSER_SITE_DIR, { recursive: true, force: true });
   const root = BROWSER_SITE_DIR;
   const books = Array.from({ length: BOOKS }, (_, i) => makeBook(i + 1, t));
   const images: ImageSpec[] = [];
-  const files: BrowserManifest['files'] = { pages: [], data: [], images: [] };
+  const files: BrowserManifest['files'] = { pages: [], data: [], images: [], assets: [] };
   const listing: number[] = [];
   const detail: number[] = [];
   const data: number[] = [];
@@ -337,6 +402,7 @@ export async function generateBrowserSite(): Promise<BrowserManifest> {
     return write(join(root, s.path), buf);
   });
   write(join(root, 'robots.txt'), 'User-agent: *\nDisallow:\n');
+  files.assets = writeAssetsShape(files.pages);
 
   const manifest: BrowserManifest = {
     generator: GENERATOR_VERSION,
@@ -360,6 +426,9 @@ export function cachedBrowserSite(): BrowserManifest | undefined {
     for (const f of [...m.files.pages, ...m.files.data, ...m.files.images]) {
       const file = join(BROWSER_SITE_DIR, f);
       if (!existsSync(file) || statSync(file).size === 0) return undefined;
+    }
+    for (const f of [...m.files.pages, ...m.files.assets]) {
+      if (!existsSync(join(BROWSER_ASSETS_SITE_DIR, f))) return undefined;
     }
     return m;
   } catch {

@@ -1,15 +1,20 @@
-// `npm run bench -- browser`: our heavy engine, Crawlee's PuppeteerCrawler and a minimal puppeteer-core loop crawl
-// the same script-rendered site (20 listing pages × 10 items, 200 detail pages; every page renders from a JSON
-// file and shows 3–4 JPEG images per item or page; bench/browser-site.ts) served by Debian's nginx on 127.0.0.1,
-// with the same Chromium (@sparticuz/chromium's binary) at the same concurrency (4), each in its own process.
+// `npm run bench -- browser`: our heavy engine (through the local service, and in a job-worker thread), Crawlee's
+// PuppeteerCrawler and a minimal puppeteer-core loop crawl the same script-rendered site (20 listing pages × 10
+// items, 200 detail pages; every page renders from a JSON file and shows 3–4 JPEG images per item or page;
+// bench/browser-site.ts) served by Debian's nginx on 127.0.0.1, with the same Chromium (@sparticuz/chromium's binary)
+// at the same concurrency (4), each in its own process, on three shapes of the site: `rendered` (as generated),
+// `assets` (a stylesheet with web fonts, a synchronous vendor script, lazy images) and `slow` (nginx sends every
+// response at 96 KiB/s). Crawlee runs on `rendered` only (it takes minutes a run).
 // Prints pages/s and the peak memory of each contender's whole process tree (its Node process and every Chromium
-// process), our ratio to each and PASS/MISSED against the targets; writes .bench/browser-<time>.json.
+// process), our ratio to each per shape and per round, and PASS/MISSED against the targets; writes
+// .bench/browser-<time>.json.
 //
 // The whole bench runs in a network namespace with only loopback (unshare -n) when the machine allows it, so no
 // browser can reach anything but the local nginx. Peers are installed before entering it.
 //
 // Options: --concurrency N (4)  --runs N (1; the median run of each contender is reported)
-//          --only minimal,ours,crawlee  --regenerate (rebuild the site)  --timeout S (300 per run)
+//          --only minimal,service,ours,crawlee  --shape rendered,assets,slow  --regenerate (rebuild the site)
+//          --timeout S (300 per run)
 // Exit code: 0 when every contender that ran produced the right rows (targets missed or not), 1 on errors.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -18,15 +23,24 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Fingerprint, type Row } from './contenders/common.ts';
 import type { BrowserContenderResult as Reported } from './contenders/browser-common.ts';
-import { type BrowserBook, type BrowserManifest, BROWSER_SITE_DIR, ensureBrowserSite, listingPath } from './browser-site.ts';
+import { type BrowserBook, type BrowserManifest, BROWSER_ASSETS_SITE_DIR, BROWSER_SITE_DIR, ensureBrowserSite, listingPath } from './browser-site.ts';
 import { ensureCrawlee, ensureSystemPackages, nginxVersion } from './deps.ts';
 import { type Nginx, startNginx } from './nginx.ts';
 import { gitHead, short, table } from './report.ts';
 import { rounds, warmUp } from './runner.ts';
 import { BENCH_DIR, OUT_DIR, PEERS_DIR, ROOT } from './paths.ts';
 
-const ALL = ['minimal', 'ours', 'crawlee'] as const;
+const ALL = ['minimal', 'service', 'ours', 'crawlee'] as const;
 type Name = (typeof ALL)[number];
+/** Our two ways of running: the engine through the local service's API, and the engine alone in a job-worker thread. */
+const OURS = ['service', 'ours'] as const;
+
+const SHAPES = {
+  rendered: { root: BROWSER_SITE_DIR, what: 'pages rendered by an inline script from JSON, images' },
+  assets: { root: BROWSER_ASSETS_SITE_DIR, what: 'the same plus a stylesheet with 3 web fonts, a synchronous 120 KB vendor script, lazy images' },
+  slow: { root: BROWSER_SITE_DIR, limitRate: '96k', what: 'the rendered pages sent at 96 KiB/s per connection' },
+} as const;
+type Shape = keyof typeof SHAPES;
 
 const TARGETS = { crawlee: 2.5, minimal: 0.9, treeMb: 1500 };
 const SAMPLE_BOOK = 137;
@@ -47,6 +61,7 @@ interface TreeMemory {
 
 interface RunResult {
   name: Name;
+  shape: Shape;
   run: number;
   status: 'ok' | 'invalid' | 'failed';
   errors: string[];
@@ -62,6 +77,7 @@ interface Options {
   concurrency: number;
   runs: number;
   only: Name[];
+  shapes: Shape[];
   regenerate: boolean;
   timeoutSeconds: number;
 }
@@ -73,6 +89,7 @@ function options(argv: string[]): Options {
       concurrency: { type: 'string', default: '4' },
       runs: { type: 'string', default: '1' },
       only: { type: 'string', default: ALL.join(',') },
+      shape: { type: 'string', default: Object.keys(SHAPES).join(',') },
       regenerate: { type: 'boolean', default: false },
       timeout: { type: 'string', default: '300' },
     },
@@ -84,10 +101,13 @@ function options(argv: string[]): Options {
   };
   const only = (values.only ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   for (const n of only) if (!(ALL as readonly string[]).includes(n)) throw new Error(`--only: unknown contender ${n} (${ALL.join(', ')})`);
+  const shapes = (values.shape ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+  for (const x of shapes) if (!Object.hasOwn(SHAPES, x)) throw new Error(`--shape: unknown shape ${x} (${Object.keys(SHAPES).join(', ')})`);
   return {
     concurrency: int(values.concurrency, 'concurrency'),
     runs: int(values.runs, 'runs'),
     only: ALL.filter((n) => only.includes(n)),
+    shapes: (Object.keys(SHAPES) as Shape[]).filter((x) => shapes.includes(x)),
     regenerate: values.regenerate ?? false,
     timeoutSeconds: int(values.timeout, 'timeout'),
   };
@@ -237,7 +257,7 @@ function validate(r: Reported, m: BrowserManifest, origin: string, requests: num
   return errors;
 }
 
-async function runOne(name: Name, run: number, opts: Options, nginx: Nginx, manifest: BrowserManifest): Promise<RunResult> {
+async function runOne(name: Name, shape: Shape, run: number, opts: Options, nginx: Nginx, manifest: BrowserManifest): Promise<RunResult> {
   const args = [
     join(BENCH_DIR, 'contenders', `browser-${name}.ts`),
     '--start', nginx.origin + listingPath(1),
@@ -247,7 +267,7 @@ async function runOne(name: Name, run: number, opts: Options, nginx: Nginx, mani
   const before = await nginx.requests();
   const out = await runChild(args, opts.timeoutSeconds);
   const requests = (await nginx.requests()) - before - 1; // the second status request counts itself
-  const res: RunResult = { name, run, status: 'ok', errors: [], requests, wallSeconds: out.wall, memory: out.memory };
+  const res: RunResult = { name, shape, run, status: 'ok', errors: [], requests, wallSeconds: out.wall, memory: out.memory };
   const line = out.stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
   if (out.code !== 0 || !line) {
     res.status = 'failed';
@@ -331,78 +351,96 @@ export async function main(argv: string[]): Promise<number> {
   );
   if (env.loadAverage1m > 0.5) console.log(`WARNING: load average ${env.loadAverage1m} before the bench: something else is using the CPU, figures will be low and noisy`);
 
-  const nginx = await startNginx({ nginx: nginxBin, root: BROWSER_SITE_DIR });
-  try {
-    const files = [...manifest.files.pages, ...manifest.files.data, ...manifest.files.images];
-    console.log(`nginx ${nginx.origin} (pid ${nginx.pid}); warm-up: every file once in ${(await warmUp(nginx, files, 8)).toFixed(2)} s`);
-    console.log(`concurrency ${opts.concurrency}, ${opts.runs} run${opts.runs > 1 ? 's' : ''} each, order ${opts.only.join(', ')}\n`);
-  } catch (err) {
-    await nginx.stop();
-    throw err;
-  }
-  const { all, chosen } = await rounds({
-    nginx,
-    names: opts.only,
-    runs: opts.runs,
-    runOne: (name, run) => runOne(name, run, opts, nginx, manifest),
-    describe: (r) => {
-      const m = r.memory!;
-      return `${r.reported!.seconds.toFixed(2)} s, ${r.pagesPerSecond!.toFixed(1)} pages/s, tree ${m.peakRssMb.toFixed(0)} MB RSS / ${m.peakPssMb.toFixed(0)} MB PSS (${m.peakProcesses} processes), ${r.reported!.rows} rows, ${r.requests} requests`;
-    },
-    killCurrent: () => { if (current) killGroup(current); },
-  });
-
-  // ---- report ----
-  const head = ['contender', 'requests', 'rows', 'seconds', 'pages/s', 'tree RSS MB', 'tree PSS MB', 'procs', 'node MB', 'launches', 'wall s', 'status'];
-  const lines = [head];
-  for (const [name, r] of chosen) {
-    const rep = r.reported;
-    const m = r.memory;
-    lines.push(
-      rep && m
-        ? [name, String(r.requests), String(rep.rows), rep.seconds.toFixed(2), r.pagesPerSecond!.toFixed(1), m.peakRssMb.toFixed(0), m.peakPssMb.toFixed(0), String(m.peakProcesses), rep.node_peak_rss_mb.toFixed(0), String(rep.launches ?? '-'), r.wallSeconds!.toFixed(2), r.status === 'ok' ? 'ok' : r.status.toUpperCase()]
-        : [name, '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', r.status.toUpperCase()],
-    );
-  }
   const pages = manifest.listingPages + manifest.books.length;
-  console.log(`\n${table(lines)}`);
+  const targets: { shape: Shape; target: string; value: number; pass: boolean }[] = [];
+  const perShape: Array<{ shape: Shape; all: RunResult[]; chosen: Map<Name, RunResult>; ratios: Record<string, number>; roundRatios: Record<string, number[]> }> = [];
+  for (const shape of opts.shapes) {
+    const spec = SHAPES[shape];
+    const names = opts.only.filter((n) => n !== 'crawlee' || shape === 'rendered');
+    console.log(`\n== shape ${shape}: ${spec.what}`);
+    const nginx = await startNginx({ nginx: nginxBin, root: spec.root, ...('limitRate' in spec ? { limitRate: spec.limitRate } : {}) });
+    try {
+      const files = [...manifest.files.pages, ...manifest.files.data, ...manifest.files.images, ...(shape === 'assets' ? manifest.files.assets : [])];
+      console.log(`nginx ${nginx.origin} (pid ${nginx.pid}); warm-up: every file once in ${(await warmUp(nginx, files, 8)).toFixed(2)} s`);
+      console.log(`concurrency ${opts.concurrency}, ${opts.runs} run${opts.runs > 1 ? 's' : ''} each, order ${names.join(', ')}`);
+    } catch (err) {
+      await nginx.stop();
+      throw err;
+    }
+    const { all, chosen } = await rounds({
+      nginx,
+      names,
+      runs: opts.runs,
+      runOne: (name, run) => runOne(name, shape, run, opts, nginx, manifest),
+      describe: (r) => {
+        const m = r.memory!;
+        return `${r.reported!.seconds.toFixed(2)} s, ${r.pagesPerSecond!.toFixed(1)} pages/s, tree ${m.peakRssMb.toFixed(0)} MB RSS / ${m.peakPssMb.toFixed(0)} MB PSS (${m.peakProcesses} processes), ${r.reported!.rows} rows, ${r.requests} requests`;
+      },
+      killCurrent: () => { if (current) killGroup(current); },
+    });
+
+    const head = ['contender', 'requests', 'rows', 'seconds', 'pages/s', 'tree RSS MB', 'tree PSS MB', 'procs', 'node MB', 'launches', 'wall s', 'status'];
+    const lines = [head];
+    for (const [name, r] of chosen) {
+      const rep = r.reported;
+      const m = r.memory;
+      lines.push(
+        rep && m
+          ? [name, String(r.requests), String(rep.rows), rep.seconds.toFixed(2), r.pagesPerSecond!.toFixed(1), m.peakRssMb.toFixed(0), m.peakPssMb.toFixed(0), String(m.peakProcesses), rep.node_peak_rss_mb.toFixed(0), String(rep.launches ?? '-'), r.wallSeconds!.toFixed(2), r.status === 'ok' ? 'ok' : r.status.toUpperCase()]
+          : [name, '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', r.status.toUpperCase()],
+      );
+    }
+    console.log(`\n${table(lines)}`);
+    for (const [name, r] of chosen) if (r.reported?.notes?.length) console.log(`  ${name}: ${r.reported.notes.join('; ')}`);
+
+    // Ratios of the medians, and of each round (the same round's runs, one right after the other).
+    const ratios: Record<string, number> = {};
+    const roundRatios: Record<string, number[]> = {};
+    console.log(`\nshape ${shape}: ours vs the others (pages/s) and targets:`);
+    for (const mine of OURS) {
+      const o = chosen.get(mine);
+      if (!o?.pagesPerSecond || !o.memory) continue;
+      for (const peer of ['crawlee', 'minimal'] as const) {
+        const p = chosen.get(peer);
+        if (!p?.pagesPerSecond) continue;
+        const key = `${mine}/${peer}`;
+        const ratio = o.pagesPerSecond / p.pagesPerSecond;
+        ratios[key] = ratio;
+        const perRound: number[] = [];
+        for (let run = 1; run <= opts.runs; run++) {
+          const a = all.find((r) => r.name === mine && r.run === run && r.pagesPerSecond);
+          const b = all.find((r) => r.name === peer && r.run === run && r.pagesPerSecond);
+          if (a && b) perRound.push(a.pagesPerSecond! / b.pagesPerSecond!);
+        }
+        roundRatios[key] = perRound;
+        const min = TARGETS[peer];
+        targets.push({ shape, target: `${key} >= ${min}x`, value: ratio, pass: ratio >= min });
+        const rounds = perRound.length > 1 ? `   per round ${perRound.map((x) => x.toFixed(2)).join(', ')}` : '';
+        console.log(`  ${key.padEnd(16)} ${ratio.toFixed(2)}x   target >= ${min}x   ${ratio >= min ? 'PASS' : 'MISSED'}${rounds}`);
+      }
+      const tree = o.memory.peakRssMb;
+      targets.push({ shape, target: `${mine} process tree < ${TARGETS.treeMb} MB`, value: tree, pass: tree < TARGETS.treeMb });
+      console.log(`  ${`${mine} tree RSS`.padEnd(16)} ${tree.toFixed(0)} MB (PSS ${o.memory.peakPssMb.toFixed(0)} MB)   target < ${TARGETS.treeMb} MB   ${tree < TARGETS.treeMb ? 'PASS' : 'MISSED'}`);
+      if (o.status !== 'ok') console.log(`  (${mine} produced wrong rows: its figures do not count)`);
+    }
+    perShape.push({ shape, all, chosen, ratios, roundRatios });
+  }
   console.log(
-    `pages/s: the site's ${pages} pages / seconds of crawl (from before the first browser launch to the last row; wall s adds process start-up and exit). ` +
-      `requests: what nginx served (${minimumRequests(manifest)} = pages + their JSON; more means images were loaded). ` +
+    `\npages/s: the site's ${pages} pages / seconds of crawl (minimal, crawlee, ours: from before the first browser launch to the last row; ` +
+      `service: from POST /run/ to the status poll that saw completed; wall s adds process start-up and exit). ` +
+      `requests: what nginx served (${minimumRequests(manifest)} = pages + their JSON; more means images or assets were loaded). ` +
       `tree: peaks of the summed VmRSS and Pss of the contender's process and all its descendants, sampled every ${SAMPLE_MS} ms; node MB: VmHWM of the Node process alone.`,
   );
-  for (const [name, r] of chosen) if (r.reported?.notes?.length) console.log(`  ${name}: ${r.reported.notes.join('; ')}`);
-
-  const ours = chosen.get('ours');
-  const ratios: Record<string, number> = {};
-  const targets: { target: string; value: number; pass: boolean }[] = [];
-  if (ours?.reported && ours.pagesPerSecond && ours.memory) {
-    console.log('\nours vs the others (pages/s) and targets:');
-    for (const peer of ['crawlee', 'minimal'] as const) {
-      const p = chosen.get(peer);
-      if (!p?.pagesPerSecond) continue;
-      const ratio = ours.pagesPerSecond / p.pagesPerSecond;
-      ratios[peer] = ratio;
-      const min = TARGETS[peer];
-      targets.push({ target: `ours/${peer} >= ${min}x`, value: ratio, pass: ratio >= min });
-      console.log(`  ours/${peer.padEnd(8)} ${ratio.toFixed(2)}x   target >= ${min}x   ${ratio >= min ? 'PASS' : 'MISSED'}`);
-    }
-    const tree = ours.memory.peakRssMb;
-    targets.push({ target: `ours process tree < ${TARGETS.treeMb} MB`, value: tree, pass: tree < TARGETS.treeMb });
-    console.log(`  ours tree RSS    ${tree.toFixed(0)} MB (PSS ${ours.memory.peakPssMb.toFixed(0)} MB)   target < ${TARGETS.treeMb} MB   ${tree < TARGETS.treeMb ? 'PASS' : 'MISSED'}`);
-    const missed = targets.filter((t) => !t.pass);
-    console.log(missed.length ? `\nMISSED ${missed.length} of ${targets.length} targets: ${missed.map((t) => t.target).join(', ')}` : `\nall ${targets.length} targets PASS`);
-    if (ours.status !== 'ok') console.log('(ours produced wrong rows: its figures do not count)');
-  } else if (opts.only.includes('ours')) {
-    console.log(`\nours: ${!ours ? 'not run' : ours.status}; no ratios`);
-  }
-
+  const missed = targets.filter((t) => !t.pass);
+  if (targets.length) console.log(missed.length ? `\nMISSED ${missed.length} of ${targets.length} targets: ${missed.map((t) => `${t.shape}: ${t.target} (${t.value.toFixed(2)})`).join(', ')}` : `\nall ${targets.length} targets PASS`);
+  const all = perShape.flatMap((x) => x.all);
+  const chosen = new Map(perShape.flatMap((x) => [...x.chosen].map(([n, r]) => [`${x.shape}/${n}`, r] as const)));
   const errors = [...chosen.values()].filter((r) => r.status !== 'ok');
   const total = (performance.now() - benchStart) / 1000;
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const file = join(OUT_DIR, `browser-${stamp}.json`);
   const summary = (r: RunResult): Record<string, unknown> => ({
-    name: r.name, run: r.run, status: r.status, errors: r.errors, requests: r.requests,
+    name: r.name, shape: r.shape, run: r.run, status: r.status, errors: r.errors, requests: r.requests,
     rows: r.reported?.rows, pagesReported: r.reported?.pages, seconds: r.reported?.seconds,
     pagesPerSecond: r.pagesPerSecond === undefined ? undefined : Math.round(r.pagesPerSecond * 100) / 100,
     memory: r.memory, nodePeakRssMb: r.reported?.node_peak_rss_mb, launches: r.reported?.launches,
@@ -415,7 +453,9 @@ export async function main(argv: string[]): Promise<number> {
         bench: 'browser', at: new Date().toISOString(), commit: gitHead(), options: opts, env,
         site: { listingPages: manifest.listingPages, detailPages: manifest.books.length, images: manifest.files.images.length, sizes: manifest.sizes },
         results: Object.fromEntries([...chosen].map(([n, r]) => [n, summary(r)])),
-        runs: all.map(summary), ratios, targets,
+        runs: all.map(summary),
+        ratios: Object.fromEntries(perShape.map((x) => [x.shape, { medians: x.ratios, rounds: x.roundRatios }])),
+        targets,
         errors: errors.map((r) => ({ name: r.name, errors: r.errors })),
         totalSeconds: Math.round(total * 10) / 10,
       },

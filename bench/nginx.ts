@@ -30,7 +30,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-function config(opts: { root: string; port: number; dir: string }): string {
+function config(opts: { root: string; port: number; dir: string; limitRate?: string }): string {
   const { root, port, dir } = opts;
   // Workers of a root master run as `nobody` unless told otherwise; a checkout under /root would then give 403s.
   const user = process.getuid?.() === 0 ? 'user root root;\n' : '';
@@ -60,6 +60,9 @@ http {
         text/plain txt;
         application/json json;
         image/jpeg jpg jpeg;
+        text/css css;
+        application/javascript js;
+        font/ttf ttf;
     }
     default_type application/octet-stream;
     charset utf-8;
@@ -73,7 +76,9 @@ http {
         listen 127.0.0.1:${port};
         server_name localhost;
         root ${q(root)};
-        index index.html;
+        index index.html;${opts.limitRate ? `
+        # A slow server: every response is sent at this rate (bytes per second, per connection).
+        limit_rate ${opts.limitRate};` : ''}
         location = ${STATUS_PATH} {
             stub_status;
         }
@@ -96,13 +101,17 @@ async function statusRequests(origin: string): Promise<number> {
   return Number(m[3]);
 }
 
-export async function startNginx(opts: { nginx: string; root: string }): Promise<Nginx> {
+/**
+ * Starts nginx on a free loopback port.
+ * @param opts.limitRate nginx `limit_rate` of every response (e.g. "96k": 96 KiB/s per connection): a slow server.
+ */
+export async function startNginx(opts: { nginx: string; root: string; limitRate?: string }): Promise<Nginx> {
   const dir = join(OUT_DIR, 'nginx');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const conf = join(dir, 'nginx.conf');
-  writeFileSync(conf, config({ root: opts.root, port, dir }));
+  writeFileSync(conf, config({ root: opts.root, port, dir, ...(opts.limitRate ? { limitRate: opts.limitRate } : {}) }));
   const errorLog = join(dir, 'error.log');
   const child = spawn(opts.nginx, ['-p', dir, '-c', conf, '-e', errorLog], { stdio: ['ignore', 'inherit', 'inherit'] });
   children.add(child);

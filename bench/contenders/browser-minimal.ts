@@ -1,6 +1,6 @@
 // The practical ceiling for a browser crawl in Node: one Chromium (puppeteer-core, the common flags, headless
 // 'shell', a pipe), `concurrency` pages opened once and reused, request interception aborting images, media and
-// fonts, then per URL: goto (waits for `load`), waitForSelector for the rendered content, page.content() parsed
+// fonts, then per URL: goto until `domcontentloaded`, waitForSelector for the rendered content, page.content() parsed
 // by htmlparser2 + cheerio with the extraction written by hand; a promise pool, the next listing page at the
 // front of the queue so the frontier keeps growing.
 //
@@ -40,7 +40,7 @@ async function openPage(): Promise<Page> {
 }
 
 async function handle(page: Page, task: Task, enqueue: (t: Task, front: boolean) => void): Promise<void> {
-  const res = await page.goto(task.url);
+  const res = await page.goto(task.url, { waitUntil: 'domcontentloaded' });
   if (!res || res.status() !== 200) throw new Error(`GET ${task.url}: HTTP ${res?.status() ?? '(no response)'}`);
   await page.waitForSelector(task.kind === 'list' ? LISTING_READY : DETAIL_READY);
   const html = await page.content();

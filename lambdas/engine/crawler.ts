@@ -723,8 +723,12 @@ class Crawler {
   }
 }
 
-/** True when most rows have a value that an XHR/fetch JSON answer carried: the page's data API. */
-function apiCarriesItems(rows: Row[], values: ReadonlySet<string>): boolean {
+/**
+ * True when most of the first rows have a value that an XHR/fetch JSON answer carried: the page's data API. The
+ * loader keeps the first answers only, which carry the first pages' rows.
+ */
+function apiCarriesItems(all: Row[], values: ReadonlySet<string>): boolean {
+  const rows = all.slice(0, 20);
   if (!rows.length || !values.size) return false;
   const hits = rows.filter((r) => Object.values(r).some((v) => (typeof v === 'string' || typeof v === 'number') && String(v).trim().length >= 3 && values.has(String(v).trim())));
   return hits.length / rows.length >= 0.5;

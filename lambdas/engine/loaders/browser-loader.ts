@@ -199,7 +199,8 @@ export class BrowserPageLoader implements PageLoader {
     const type = req.resourceType();
     if (type !== 'xhr' && type !== 'fetch') return;
     if (!/json/i.test(res.headers()['content-type'] ?? '')) return;
-    if (this.captureBytes > MAX_CAPTURE_BYTES) return;
+    // The first answers are enough to tell whether an API carries the rows; reading every body costs a CDP round trip each.
+    if (this.captures.length >= MAX_CAPTURES || this.captureBytes > MAX_CAPTURE_BYTES) return;
     let text: string;
     try {
       text = await res.text();
