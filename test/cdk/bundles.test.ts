@@ -53,7 +53,7 @@ describe('API handler bundles', () => {
 
   it('the run worker bundles the crawler and puppeteer-core, but not Chromium (it comes from the layer)', async () => {
     const b = await bundle('workers/run-queue-consumer.ts');
-    assert.ok(b.inputs.some((i) => i.includes('lambdas/engine/run.ts')));
+    assert.ok(b.inputs.some((i) => i.includes('lambdas/engine/crawler.ts')));
     assert.ok(b.inputs.some((i) => i.includes('lambdas/engine/loaders/browser-loader.ts')));
     assert.ok(b.inputs.some((i) => i.includes('node_modules/undici/')));
     assert.ok(b.inputs.some((i) => i.includes('node_modules/puppeteer-core/')));

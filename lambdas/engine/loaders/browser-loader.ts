@@ -399,7 +399,7 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
         throw this.loader.explain(err);
       }
       // Let the page react (requests, rendering) before the next action.
-      await this.settle(a.wait_after ?? 500);
+      await this.settle(a.wait_after);
     }
   }
 
