@@ -18,6 +18,7 @@ import { parseConfig } from '../../lambdas/engine/config.ts';
 import { runHeavy, runLightweight, type CrawlOptions, type CrawlResult } from '../../lambdas/engine/engines.ts';
 import { BrowserHost } from '../../lambdas/engine/browser/host.ts';
 import { OutboundGuard } from '../../lambdas/net/guard.ts';
+import { DEFAULT_USER_AGENT, Fetcher } from '../../lambdas/net/fetch.ts';
 import { homePods, serveInline, type InlinePage, type InlineServer } from './helpers.ts';
 
 const guard = new OutboundGuard({ allow: ['127.0.0.0/8'] });
@@ -400,4 +401,103 @@ describe('parity: the same config gives the same rows over HTTP and in a browser
       c.expect?.(h, site.url);
     });
   }
+});
+
+describe('parity: the browser obeys the fetcher\'s rules', () => {
+  let site: FixtureSite;
+  let host: BrowserHost;
+  let agents: Set<string>;
+  let server: import('node:http').Server;
+  let base: string;
+  before(async () => {
+    site = await startFixtureSite();
+    host = new BrowserHost({ guard, maxResponseBytes: 64 * 1024 });
+    agents = new Set();
+    const http = await import('node:http');
+    // Records the User-Agent of every request.
+    server = http.createServer((req, res) => {
+      agents.add(req.headers['user-agent'] ?? '');
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!DOCTYPE html><html><body><ul><li class="item">one</li></ul></body></html>');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  after(async () => {
+    await host?.close();
+    await site?.close();
+    await new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); });
+  });
+
+  it('the same User-Agent on both loaders', async () => {
+    const config = parseConfig(`target: { url: "${base}/ua" }\nextract: { container: li.item, fields: [{ name: t }] }\n`);
+    await runLightweight(config, { outbound: { allow: ['127.0.0.0/8'] } });
+    await runHeavy(config, { host });
+    assert.deepEqual([...agents], [DEFAULT_USER_AGENT]);
+  });
+
+  it('the same redirect cap: 11 redirects fail the first page on both', async () => {
+    const config = parseConfig(`target: { url: "${site.url}/redirect-chain/11/" }\nextract:\n${QUOTES}`);
+    const h = await Promise.allSettled([runLightweight(config, { outbound: { allow: ['127.0.0.0/8'] } }), runHeavy(config, { host })]);
+    for (const r of h) {
+      assert.equal(r.status, 'rejected');
+      const e = (r as PromiseRejectedResult).reason as Error & { code: string };
+      assert.equal(e.code, 'target_failed', e.message);
+      assert.match(e.message, /Too many redirects \(more than 10\)/);
+    }
+    const ok = parseConfig(`target: { url: "${site.url}/redirect-chain/10/" }\nextract:\n${QUOTES}`);
+    const [a, b] = await Promise.all([runLightweight(ok, { outbound: { allow: ['127.0.0.0/8'] } }), runHeavy(ok, { host })]);
+    assert.equal(a.rows.length, 10);
+    assert.deepEqual(b.rows, a.rows);
+  });
+
+  it('the same size cap: a page over it is response_too_large on both', async () => {
+    const fetcher = new Fetcher(guard, { maxBytes: 64 * 1024 });
+    try {
+      const big = parseConfig(`target: { url: "${site.url}/big/?kb=200" }\nextract: { type: single, fields: [{ name: title, selector: title }] }\n`);
+      const r = await Promise.allSettled([runLightweight(big, { fetcher }), runHeavy(big, { host, maxBytes: 64 * 1024 })]);
+      assert.deepEqual(r.map((x) => x.status === 'rejected' ? ((x as PromiseRejectedResult).reason as { code: string }).code : 'fulfilled'), ['response_too_large', 'response_too_large']);
+      const small = parseConfig(`target: { url: "${site.url}/big/?kb=40" }\nextract: { type: single, fields: [{ name: title, selector: title }] }\n`);
+      const [a, b] = await Promise.all([runLightweight(small, { fetcher }), runHeavy(small, { host, maxBytes: 64 * 1024 })]);
+      assert.deepEqual(b.rows, a.rows);
+      assert.equal(a.rows[0]!.title, 'Big page (40 KiB)');
+    } finally {
+      await fetcher.close();
+    }
+  });
+
+  it('refusals are the job\'s own: after 150 refused requests a next page whose name resolves inside reads as refused on both loaders', async () => {
+    // Names under .inside.test resolve to a private address: the guard decides on the address, in the proxy.
+    const insideGuard = new OutboundGuard({
+      allow: ['127.0.0.0/8'],
+      resolve: async (name) => (name.endsWith('.inside.test') ? [{ address: '10.1.2.3', family: 4 }] : [{ address: '127.0.0.1', family: 4 }]),
+    });
+    const insideHost = new BrowserHost({ guard: insideGuard });
+    const inside = await serveInline({
+      '/noisy': `<!DOCTYPE html><html><body><ul><li class="item">one</li></ul>${Array.from({ length: 150 }, (_, i) => `<img src="http://img${i}.inside.test/x.png">`).join('')}<a class="next" href="http://next.inside.test/page/2">next</a></body></html>`,
+    });
+    try {
+      const config = parseConfig(`target: { url: "${inside.url}/noisy", engine: heavy }
+extract: { container: li.item, fields: [{ name: t }] }
+actions: [{ type: script, script: "new Promise((r) => setTimeout(r, 500))" }]
+pagination: { type: click, selector: a.next, max_pages: 2 }
+`);
+      const b = await runHeavy(config, { host: insideHost });
+      assert.deepEqual(b.rows, [{ t: 'one' }]);
+      const refusedNext = /^listing page http:\/\/next\.inside\.test\/page\/2: Refused next\.inside\.test: it resolves to a private address/;
+      assert.ok(b.warnings.some((w) => refusedNext.test(w)), b.warnings.join('\n'));
+      assert.ok(b.warnings.some((w) => /the outbound guard refused 1\d\d request\(s\) of the pages/.test(w)), b.warnings.join('\n'));
+      const fetcher = new Fetcher(insideGuard);
+      try {
+        const h = await runLightweight(parseConfig(`target: { url: "${inside.url}/noisy" }\nextract: { container: li.item, fields: [{ name: t }] }\npagination: { type: click, selector: a.next, max_pages: 2 }\n`), { fetcher });
+        assert.deepEqual(h.rows, b.rows);
+        assert.ok(h.warnings.some((w) => refusedNext.test(w)), h.warnings.join('\n'));
+      } finally {
+        await fetcher.close();
+      }
+    } finally {
+      await insideHost.close();
+      await inside.close();
+    }
+  });
 });

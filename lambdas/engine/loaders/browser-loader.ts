@@ -296,10 +296,11 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
       throw new CodedError('fetch_failed', `${url} could not be loaded in the browser: ${(err as Error).message.split('\n')[0]}`, [{ url }]);
     }
     const status = res?.status() ?? 200;
-    // The proxy answers plain-http requests it refused or could not reach itself (403, 502): say why.
-    if (status === 403 || status === 502) {
-      const event = this.loader.proxyFailure(url, since);
-      if (event) throw new CodedError(event.code, event.message, [{ url }]);
+    // The proxy answers plain-http requests it refused or could not reach itself (403, 502), and cuts a body
+    // over the cap (the browser may render what arrived): say why, as the fetcher would.
+    const event = this.loader.proxyFailure(url, since);
+    if (event && (status === 403 || status === 502 || (event.code === 'response_too_large' && event.target === res?.url()))) {
+      throw new CodedError(event.code, event.message, [{ url }]);
     }
     this.lastStatus = status;
     this.lastContentType = (res?.headers()['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
