@@ -47,6 +47,10 @@ try {
   }
   const seconds = (performance.now() - t0) / 1000;
   if (status.status !== 'completed') throw new Error(`the job failed: ${status.status_message}`);
+  // Where the time went: queued -> picked up by the worker (started_at) -> completed_at, from the job's record.
+  const job = await service.local.store.getJobById(id);
+  const ms = (a?: string | null, b?: string | null) => (a && b ? Date.parse(b) - Date.parse(a) : NaN);
+  const phases = job ? `queued ${ms(job.created_at, job.started_at)} ms, running ${ms(job.started_at, job.completed_at)} ms` : 'no job record';
   const results = (await (await fetch(`${api}/jobs/${id}/results/`, { headers })).json()) as Array<{ data: Record<string, unknown>[] }>;
   const rows = results.flatMap((r) => r.data);
   const fingerprint = new Fingerprint();
@@ -58,7 +62,7 @@ try {
   }
   reportBrowser({
     name: 'service', pages: status.pages_scraped, rows: rows.length, seconds, fingerprint: fingerprint.hex(), sample, launches: 1,
-    notes: [`POST /run/ to completed, ${polls} status polls`, status.status_message.slice(0, 200)],
+    notes: [`POST /run/ to completed, ${polls} status polls; ${phases}`, status.status_message.slice(0, 200)],
   });
 } finally {
   await service.close();
