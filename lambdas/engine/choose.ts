@@ -4,7 +4,8 @@
  * the job's status_message.
  */
 import { browserFeatures, type ScrapeConfig } from './config.ts';
-import { loadHtml } from './extract.ts';
+import { documentBase, loadHtml } from './extract.ts';
+import { pagerControl } from './pager.ts';
 import type { FetchedPage, Fetcher } from '../net/fetch.ts';
 import { CodedError } from '../errors.ts';
 
@@ -43,12 +44,8 @@ export async function chooseEngine(config: ScrapeConfig, fetcher: Fetcher, signa
   const n = $(container).length;
   if (n === 0) return { engine: 'heavy', reason: `auto: the page as served has no item matching "${container}"; it renders them with JavaScript` };
   const p = config.pagination;
-  if (p?.type === 'click') {
-    const control = $(p.selector!).first();
-    const href = control.attr('href') ?? control.find('a[href]').first().attr('href') ?? control.closest('a[href]').attr('href');
-    if (control.length && (href === undefined || /^\s*(#|javascript:)/i.test(href))) {
-      return { engine: 'heavy', reason: `auto: pagination.selector "${p.selector}" is not a link on the page as served; it needs clicking in a browser` };
-    }
+  if (p?.type === 'click' && pagerControl($, p.selector!, documentBase($, page.url, html)).kind === 'control') {
+    return { engine: 'heavy', reason: `auto: pagination.selector "${p.selector}" is not a link on the page as served; it needs clicking in a browser` };
   }
   return { engine: 'lightweight', reason: `auto: the page as served has ${n} item(s) matching "${container}", no browser needed`, page };
 }

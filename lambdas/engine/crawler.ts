@@ -19,6 +19,7 @@ import { absoluteUrl, categoryLinks, compileFields, documentBase, extractDetail,
 import { finalizeRows } from './output.ts';
 import { sleep } from '../sleep.ts';
 import { RequestQueue, pageKey, type CrawlRequest, type Listing } from './request-queue.ts';
+import { pagerControl } from './pager.ts';
 import { LOAD_FAILURE_CODES, type CapturedResponse, type LoadedDocument, type PageLoader, type PageSession, type ReadyCondition } from './loaders/page-loader.ts';
 import type { EvalField, EvalOutcome, ItemQuery } from './browser/in-page.ts';
 
@@ -580,18 +581,11 @@ class Crawler {
       const url = absoluteUrl(p.url_pattern!.replaceAll('{page}', String(index + 2)), listing.start);
       return url ? { url } : null;
     }
-    const control = $(p.selector!).first();
-    if (!control.length) return null;
-    // Pagers often mark the item around the link (Bootstrap 3: <li class="next disabled"><a href="#">),
-    // so a disabled ancestor ends the listing too, instead of failing on a control that is not a link.
-    if (control.closest('[disabled], .disabled, [aria-disabled="true"]').length) return null;
-    const href = control.attr('href') ?? control.find('a[href]').first().attr('href') ?? control.closest('a[href]').attr('href');
-    if (href !== undefined && !/^\s*(#|javascript:)/i.test(href)) {
-      const url = absoluteUrl(href, base);
-      if (url && /^https?:/i.test(url)) return { url };
-    }
+    const control = pagerControl($, p.selector!, base);
+    if (control.kind === 'none' || control.kind === 'disabled') return null;
+    if (control.kind === 'link') return { url: control.url };
     if (browser) return { step: 'click' };
-    const tag = (control.get(0) as { tagName?: string } | undefined)?.tagName ?? 'element';
+    const tag = control.tag;
     if (index > 0) {
       // Rows are already in: a control that stopped being a link (href="#") ends the listing.
       this.warn(`pagination: on ${doc.url} "${p.selector}" is a <${tag}> without a usable href; the listing ends there`, seq);
