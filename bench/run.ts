@@ -14,6 +14,9 @@ const BENCHES: Record<string, string> = {
   browser:
     'heavy runs vs Crawlee PuppeteerCrawler and a minimal puppeteer-core loop on a script-rendered local site, ' +
     'same Chromium, process-tree memory (options: --concurrency N (4), --runs N (1), --only a,b, --regenerate, --timeout S)',
+  parse:
+    'HTML parsing on the corpus pages: htmlparser2 vs parse5 vs our parseHtml (fast path + parse5 fallback), ms per page ' +
+    'by page group (options: --rounds N (15), --min-ms N (40), --only listing,detail,records,articles,structured,links)',
   site: 'only generate the local listing site into .bench/site (options: --force)',
 };
 
