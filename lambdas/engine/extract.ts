@@ -14,6 +14,7 @@
 import { load, type CheerioAPI, type Cheerio } from 'cheerio/slim';
 import type { AnyNode, Element } from 'domhandler';
 import type { FieldSpec, ScrapeConfig } from './config.ts';
+import { parseHtml } from './html/parse.ts';
 import { applyTransforms, compilePattern, compileTransforms, regexExtract, type FieldValue, type Transform } from './transforms.ts';
 
 /** One scraped row: field name to value (string, number, boolean, null, or an array with `multiple`). */
@@ -36,14 +37,15 @@ export function compileFields(fields: readonly FieldSpec[]): CompiledField[] {
 }
 
 /**
- * Parses HTML into a cheerio document with htmlparser2 (`cheerio/slim`): several times faster than
- * parse5 and forgiving enough for scraping; Crawlee's CheerioCrawler parses the same way. It also keeps
- * parse5 out of the Lambda and extension bundles.
- * `encodeEntities: 'utf8'` makes `html` fields read as a browser's innerHTML does ("£5", "日本"), escaping
- * only `& < > "`, instead of turning every non-ASCII character into an entity (`&#xa3;5`).
+ * Parses HTML into a cheerio document holding the tree a browser builds (WHATWG tree construction:
+ * implied `<tbody>`, `</h2>` ending an `<h3>`, …), so that selectors copied from devtools match here too:
+ * parseHtml() (html/parse.ts, docs/html-parsing.md) gives parse5's tree at about htmlparser2's speed.
+ * `cheerio/slim` takes that tree as it is and serialises with dom-serializer: `encodeEntities: 'utf8'`
+ * makes `html` fields read as a browser's innerHTML does ("£5", "日本"), escaping only `& < > "`, instead
+ * of turning every non-ASCII character into an entity (`&#xa3;5`).
  */
 export function loadHtml(html: string): CheerioAPI {
-  return load(html, { xml: { xmlMode: false, decodeEntities: true, encodeEntities: 'utf8' } });
+  return load(parseHtml(html), { xml: { xmlMode: false, decodeEntities: true, encodeEntities: 'utf8' } });
 }
 
 /**
