@@ -92,11 +92,13 @@ export function parseHtml(html: string): Document {
  */
 function checkFastPath(): boolean {
   const probe = new Tokenizer({}, {} as never) as unknown as TokenizerInternals;
-  if (typeof probe.index !== 'number' || typeof probe.sectionStart !== 'number' || typeof probe.isSpecial !== 'boolean' || typeof probe.state !== 'number') {
+  const numbers = [probe.index, probe.sectionStart, probe.entityStart, probe.state];
+  if (numbers.some((n) => typeof n !== 'number') || typeof probe.isSpecial !== 'boolean') {
     return false;
   }
   const sample =
     '<!DOCTYPE html><title>a &amp; b</title><noscript><p>x</noscript><table><tr><td>1<svg viewbox="0 0 1 1"><title>t</title></svg>' +
+    '<a title="&copy; &not x">' +
     '</table><script>if (a </b) {}</script><textarea>\nt</textarea><p>end<!-- c -->';
   try {
     fastPathUsable = true;

@@ -30,6 +30,7 @@ import { adapter } from 'parse5-htmlparser2-tree-adapter';
 import { foreignContent, html as P5, Token } from 'parse5';
 import { Document, Element, Text, type ChildNode, type ParentNode } from 'domhandler';
 import { findRawTextEnd, findScriptEnd } from './raw-text.ts';
+import { referenceDecodedRight } from './references.ts';
 
 type TagToken = Token.TagToken;
 type Attribute = Token.Attribute;
@@ -75,6 +76,7 @@ function bail(reason: string): never {
 export interface TokenizerInternals {
   index: number;
   sectionStart: number;
+  entityStart: number;
   isSpecial: boolean;
   state: number;
 }
@@ -310,6 +312,9 @@ export class FastTreeBuilder implements TokenizerCallbacks {
   }
 
   ontextentity(codepoint: number): void {
+    if (!referenceDecodedRight(this.buf, this.tk.entityStart, this.tk.sectionStart, codepoint, false)) {
+      bail('character reference htmlparser2 decodes otherwise');
+    }
     this.pendingText += String.fromCodePoint(codepoint);
   }
 
@@ -333,6 +338,10 @@ export class FastTreeBuilder implements TokenizerCallbacks {
   }
 
   onattribentity(codepoint: number): void {
+    // The reference spans entityStart (its `&`) to sectionStart (just after it).
+    if (!referenceDecodedRight(this.buf, this.tk.entityStart, this.tk.sectionStart, codepoint, true)) {
+      bail('character reference htmlparser2 decodes otherwise');
+    }
     this.attrValue += String.fromCodePoint(codepoint);
   }
 
