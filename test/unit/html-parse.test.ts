@@ -283,6 +283,21 @@ describe('targeted cases: the tree a browser builds', () => {
     assert.equal(div.attribs.id, 'a');
   });
 
+  it('attribute maps inherit nothing, as parse5\'s: `constructor`, `toString` and `__proto__` are attributes like any', () => {
+    const html = '<p __proto__=a constructor=b>x</p><i>y</i>';
+    const el = load(fastTree(html))('p').get(0)!;
+    const ref = load(parseHtmlWithParse5(html))('p').get(0)!;
+    for (const e of [el, ref]) {
+      assert.deepEqual(Object.keys(e.attribs), ['__proto__', 'constructor']);
+      assert.equal(e.attribs.__proto__, 'a');
+      assert.equal(e.attribs.constructor, 'b');
+      assert.ok(!('toString' in e.attribs) && !('hasOwnProperty' in e.attribs));
+      assert.ok(!('toString' in e['x-attribsNamespace']!) && !('toString' in e['x-attribsPrefix']!));
+    }
+    assert.equal(load(fastTree(html))('[constructor=b]').length, 1);
+    assert.equal(load(fastTree(html))('i[constructor]').length, 0);
+  });
+
   it('a form inside a form is dropped; `<input type=hidden>` may sit in a table', () => {
     const $ = browser$('<form id=a><form id=b><input></form><table><input type=hidden name=h><tr><td>c</table>');
     assert.equal($('form').length, 1);
