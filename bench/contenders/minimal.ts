@@ -3,7 +3,7 @@
 // parses with parse5; `--parser parse5` runs that variant), a promise pool of `concurrency`, and the extraction
 // written by hand. Listing pages go to the front of the queue so the frontier keeps growing.
 //
-//   node bench/contenders/minimal.ts --start URL [--concurrency 8] [--sample-url URL] [--parser htmlparser2|parse5]
+//   node bench/contenders/minimal.ts --start URL [--concurrency 8] [--sample-url URL] [--parser htmlparser2|parse5|html5]
 import * as cheerio from 'cheerio';
 import { parseDocument } from 'htmlparser2';
 import { Agent, request } from 'undici';
@@ -11,8 +11,12 @@ import { Fingerprint, bookListing, bookRow, contenderArgs, report, type Row } fr
 
 const args = contenderArgs();
 const parser = args.parser || 'htmlparser2';
-if (parser !== 'htmlparser2' && parser !== 'parse5') throw new Error(`unknown --parser ${parser}`);
-const load = parser === 'parse5' ? (html: string) => cheerio.load(html) : (html: string) => cheerio.load(parseDocument(html));
+if (parser !== 'htmlparser2' && parser !== 'parse5' && parser !== 'html5') throw new Error(`unknown --parser ${parser}`);
+// html5: our parseHtml() (lambdas/engine/html/), to see what reading HTML as a browser does costs this loop.
+const { parseHtml } = parser === 'html5' ? await import('../../lambdas/engine/html/parse.ts') : { parseHtml: null };
+const load = parser === 'parse5'
+  ? (html: string) => cheerio.load(html)
+  : parseHtml ? (html: string) => cheerio.load(parseHtml(html)) : (html: string) => cheerio.load(parseDocument(html));
 
 const agent = new Agent({ connections: args.concurrency, keepAliveTimeout: 30_000 });
 

@@ -123,6 +123,26 @@ export function detectCharset(body: Buffer, contentTypeHeader: string | undefine
   return 'utf-8';
 }
 
+const decoders = new Map<string, TextDecoder>();
+
+/**
+ * Decodes a body with the WHATWG decoder of a charset (a byte-order mark is dropped, bad bytes become U+FFFD);
+ * UTF-8 without a BOM, the common case, through Buffer's native decoder, which gives the same text.
+ */
+function decodeText(body: Buffer, charset: string): string {
+  if (charset === 'utf-8' && !(body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf)) return body.toString('utf8');
+  let decoder = decoders.get(charset);
+  if (!decoder) {
+    try {
+      decoder = new TextDecoder(charset);
+    } catch {
+      return body.toString('utf8');
+    }
+    decoders.set(charset, decoder);
+  }
+  return decoder.decode(body);
+}
+
 function decompress(body: Buffer, encoding: string | undefined, maxBytes: number, url: string): Buffer {
   const enc = (encoding ?? '').trim().toLowerCase();
   // An empty body (HEAD, 204, 304) carries the encoding header of the resource but no stream to inflate.
@@ -240,10 +260,28 @@ export class Fetcher {
   }
 
   private async fetchOnce(startUrl: string, options: FetchRequestOptions): Promise<FetchedPage> {
-    let url = this.guard.checkUrl(startUrl);
+    const url = this.guard.checkUrl(startUrl);
+    // One controller for the attempt's time limit and the caller's signal: cheaper than AbortSignal.timeout()
+    // plus AbortSignal.any() per request (their timers and weak references show in a crawl's GC time).
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException(`The request to ${startUrl} exceeded its timeout of ${this.o.timeoutMs} ms`, 'TimeoutError')), this.o.timeoutMs);
+    const caller = options.signal;
+    const onAbort = () => controller.abort(caller!.reason);
+    if (caller) {
+      if (caller.aborted) onAbort();
+      else caller.addEventListener('abort', onAbort, { once: true });
+    }
+    try {
+      return await this.fetchHops(url, startUrl, options, controller.signal);
+    } finally {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async fetchHops(first: URL, startUrl: string, options: FetchRequestOptions, signal: AbortSignal): Promise<FetchedPage> {
+    let url = first;
     const origin = url.origin;
-    const timeout = AbortSignal.timeout(this.o.timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     for (let hop = 0; ; hop++) {
       const res: Dispatcher.ResponseData = await this.agent.request({
         origin: url.origin,
@@ -281,24 +319,26 @@ export class Fetcher {
         res.body.destroy();
         throw new FetchError('response_too_large', `Response of ${url.href} is ${declared} bytes, limit ${this.o.maxBytes} bytes`, url.href);
       }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length;
-        if (size > this.o.maxBytes) {
-          res.body.destroy();
-          throw new FetchError('response_too_large', `Response of ${url.href} exceeds the limit of ${this.o.maxBytes} bytes`, url.href);
+      let raw: Buffer;
+      if (declared >= 0 && declared <= this.o.maxBytes) {
+        // A declared length within the cap: undici fails a body that runs past it, so read it in one go.
+        raw = Buffer.from(await res.body.arrayBuffer());
+      } else {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of res.body) {
+          size += (chunk as Buffer).length;
+          if (size > this.o.maxBytes) {
+            res.body.destroy();
+            throw new FetchError('response_too_large', `Response of ${url.href} exceeds the limit of ${this.o.maxBytes} bytes`, url.href);
+          }
+          chunks.push(chunk as Buffer);
         }
-        chunks.push(chunk as Buffer);
+        raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
       }
-      const body = decompress(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), headers['content-encoding'], this.o.maxBytes, url.href);
+      const body = decompress(raw, headers['content-encoding'], this.o.maxBytes, url.href);
       const charset = detectCharset(body, headers['content-type']);
-      let text: string;
-      try {
-        text = new TextDecoder(charset).decode(body);
-      } catch {
-        text = body.toString('utf8');
-      }
+      const text = decodeText(body, charset);
       return {
         requestedUrl: startUrl,
         url: url.href,

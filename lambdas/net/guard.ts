@@ -87,6 +87,8 @@ export class OutboundGuard {
   private readonly hosts = new Set<string>();
   private readonly suffixes: string[] = [];
   private readonly resolve: Resolver;
+  /** Decisions on addresses already seen (address -> refusal or null). */
+  private readonly decided = new Map<string, string | null>();
 
   /** @throws Error when an allowlist entry is neither a CIDR, an address nor a host name. */
   constructor(options: GuardOptions = {}) {
@@ -128,8 +130,14 @@ export class OutboundGuard {
    * @param address an IPv4 or IPv6 address (no brackets).
    */
   refusal(address: string): string | null {
+    const known = this.decided.get(address);
+    if (known !== undefined) return known;
     const c = this.classify(address);
-    return c && `${c.address} is ${c.kind}`;
+    const why = c && `${c.address} is ${c.kind}`;
+    // The allowlist never changes, so a decision holds; a bounded cache spares a crawl the parse per request.
+    if (this.decided.size >= 4096) this.decided.clear();
+    this.decided.set(address, why);
+    return why;
   }
 
   /** The refused address (IPv4-mapped forms unwrapped) and its kind ("a private address"), or null. */
