@@ -6,7 +6,7 @@
  * Paths are SPEC.md's, with their trailing slash; `{id}` is a path parameter.
  */
 
-export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
 export interface RouteDef {
   method: HttpMethod;
@@ -24,7 +24,7 @@ export interface RouteDef {
 }
 
 /** The data a function needs: its IAM policy is built from this (least privilege). */
-export interface Access {
+interface Access {
   table: 'read' | 'write';
   /** Queues it sends to. */
   queues?: readonly ('run' | 'generate')[];

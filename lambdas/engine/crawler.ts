@@ -62,7 +62,7 @@ export interface CrawlResult {
 }
 
 /** Pages kept per run at most (docs/limits.md). */
-export const DEFAULT_MAX_PAGES = 1000;
+const DEFAULT_MAX_PAGES = 1000;
 /** Longest wait for content the config did not name a wait for (ms). */
 const IMPLICIT_WAIT_MS = 5000;
 /** Content types read as HTML (a server that calls its pages text/plain or XML still serves markup). */

@@ -9,7 +9,7 @@ import type { Row } from './extract.ts';
 import type { LoadedDocument } from './loaders/page-loader.ts';
 
 /** What a request is for. */
-export type RequestLabel = 'index' | 'listing' | 'detail';
+type RequestLabel = 'index' | 'listing' | 'detail';
 
 /** One listing chain: the target, or one category, with its pages (or in-page steps) in order. */
 export interface Listing {

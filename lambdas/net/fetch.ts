@@ -359,4 +359,3 @@ export class Fetcher {
   }
 }
 
-export { TargetForbiddenError };

@@ -22,7 +22,7 @@ import { OutboundGuard } from './guard.ts';
 import { isCodedError } from '../errors.ts';
 
 /** Why the proxy did not get a response for a request. */
-export type ProxyFailureCode = 'target_forbidden' | 'dns_failed' | 'fetch_failed' | 'response_too_large';
+type ProxyFailureCode = 'target_forbidden' | 'dns_failed' | 'fetch_failed' | 'response_too_large';
 
 /** One request the proxy refused or could not complete. */
 export interface ProxyEvent {

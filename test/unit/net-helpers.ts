@@ -16,7 +16,7 @@ import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /** True for 127.0.0.0/8, ::1 and IPv4-mapped 127.0.0.0/8: addresses whose packets stay on loopback. */
-export function isLoopbackAddress(address: string): boolean {
+function isLoopbackAddress(address: string): boolean {
   const a = address.replace(/^\[|\]$/g, '');
   if (!net.isIP(a)) return false;
   let parsed = ipaddr.parse(a);

@@ -27,7 +27,7 @@ export interface ScreenshotOptions {
 }
 
 /** Limits that keep one screenshot from exhausting the worker (docs/limits.md). */
-export const SCREENSHOT_LIMITS = { maxWidth: 3840, maxHeight: 2160, maxScale: 3, maxFullPageHeight: 16_384 };
+const SCREENSHOT_LIMITS = { maxWidth: 3840, maxHeight: 2160, maxScale: 3, maxFullPageHeight: 16_384 };
 
 /**
  * Takes a screenshot of a URL.
