@@ -15,7 +15,7 @@
 import zlib from 'node:zlib';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { CodedError } from '../errors.ts';
-import { OutboundGuard, TargetForbiddenError } from './guard.ts';
+import { OutboundGuard } from './guard.ts';
 import net from 'node:net';
 import { sleep } from '../sleep.ts';
 
@@ -223,7 +223,7 @@ export class Fetcher {
   /**
    * Fetches a URL, following redirects and retrying transient failures.
    * Non-2xx final responses are returned, not thrown (the caller decides what a 404 means).
-   * @throws TargetForbiddenError when the URL or a redirect hop is refused by the guard.
+   * @throws TargetForbiddenError (lambdas/net/guard.ts) when the URL or a redirect hop is refused by the guard.
    * @throws FetchError `fetch_failed` after the last retry, `response_too_large` past {@link FetcherOptions.maxBytes}.
    * @throws the signal's reason when aborted.
    */
