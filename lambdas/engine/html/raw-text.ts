@@ -57,9 +57,10 @@ export function findRawTextEnd(html: string, from: number, name: string): number
  */
 export function findScriptEnd(html: string, from: number): number {
   const simple = findRawTextEnd(html, from, 'script');
-  const open = html.indexOf('<!--', from);
-  // Without `<!--` before the first candidate end, the escape states are never entered.
-  if (open === -1 || (simple !== -1 && open > simple)) return simple;
+  // Without `<!--` before the first candidate end, the escape states are never entered. (The search stays
+  // inside the script: a page has many scripts and often no `<!--` after them.)
+  const content = simple === -1 ? html.slice(from) : html.slice(from, simple);
+  if (!content.includes('<!--')) return simple;
   return scanScriptData(html, from);
 }
 

@@ -31,6 +31,7 @@ import { foreignContent, html as P5, Token } from 'parse5';
 import { Document, Element, Text, type ChildNode, type ParentNode } from 'domhandler';
 import { findRawTextEnd, findScriptEnd } from './raw-text.ts';
 import { referenceDecodedRight } from './references.ts';
+import { knownName, NAME_OF, TAG_ID_OF } from './names.ts';
 
 type TagToken = Token.TagToken;
 type Attribute = Token.Attribute;
@@ -144,9 +145,16 @@ const TABLE_CELLS = new Set<TagId>([$.TD, $.TH]);
 const TABLE_STRUCTURE_TAGS = new Set<TagId>([$.TABLE, $.TBODY, $.TFOOT, $.THEAD, $.TR]);
 const TABLE_VOID_ELEMENTS = new Set<TagId>([$.CAPTION, $.COL, $.COLGROUP, $.TBODY, $.TD, $.TFOOT, $.TH, $.THEAD, $.TR]);
 const EMPTY_ATTRS: Attribute[] = [];
-/** parse5's tag names by tag ID: a known name is kept as this constant string, not as a slice of the input. */
-const TAG_NAME_BY_ID: string[] = [];
-for (const name of Object.values(P5.TAG_NAMES)) TAG_NAME_BY_ID[getTagID(name)] = name;
+const SPECIAL_HTML = SPECIAL_ELEMENTS[NS.HTML];
+const SPECIAL_SVG = SPECIAL_ELEMENTS[NS.SVG];
+const SPECIAL_MATHML = SPECIAL_ELEMENTS[NS.MATHML];
+/** parse5's `_isSpecialElement` without the lookup by namespace string. */
+function isSpecialElement(element: Element, tagID: TagId): boolean {
+  const ns = element.namespace;
+  if (ns === NS.HTML) return SPECIAL_HTML.has(tagID);
+  if (ns === NS.SVG) return SPECIAL_SVG.has(tagID);
+  return ns === NS.MATHML && SPECIAL_MATHML.has(tagID);
+}
 
 const NOAH_ARK_CAPACITY = 3;
 /** An entry of the list of active formatting elements (parse5 also keeps the token, to recreate the element). */
@@ -167,10 +175,24 @@ function lowerAscii(s: string): string {
   return s;
 }
 
-const CR = /\r\n?/g;
 /** The input stream preprocessing (CR LF and lone CR become LF), applied to each slice taken from the source. */
 function normalizeNewlines(s: string): string {
-  return s.includes('\r') ? s.replace(CR, '\n') : s;
+  let cr = s.indexOf('\r');
+  if (cr === -1) return s;
+  // By hand: most slices are short, and a RegExp replace costs more to set up than to run on them.
+  let out = '';
+  let from = 0;
+  do {
+    out += s.slice(from, cr);
+    if (s.charCodeAt(cr + 1) === 0x0a) {
+      from = cr + 1; // keep the LF of CR LF
+    } else {
+      out += '\n';
+      from = cr + 1;
+    }
+    cr = s.indexOf('\r', from);
+  } while (cr !== -1);
+  return out + s.slice(from);
 }
 
 function isWhitespaceCode(c: number): boolean {
@@ -276,6 +298,14 @@ export class FastTreeBuilder implements TokenizerCallbacks {
   // token are reused: nothing keeps a token once it has been processed.
   private readonly tag: TagToken = newTagToken(TokenType.START_TAG);
   private readonly endTag: TagToken = newTagToken(TokenType.END_TAG);
+  /**
+   * The start tag's attributes, reused from tag to tag with their objects (createElement copies them out;
+   * parse5's foreign-content adjustments write only the fields every object already has).
+   */
+  private readonly attrList: Attribute[] = [];
+  private attrCount = 0;
+  /** attrArrays[n]: the first n objects of attrList, the token's `attrs` for a tag with n attributes. */
+  private readonly attrArrays: Attribute[][] = [EMPTY_ATTRS];
   private attrName = '';
   private attrValue = '';
   private pendingText = '';
@@ -334,15 +364,21 @@ export class FastTreeBuilder implements TokenizerCallbacks {
   onopentagname(start: number, endIndex: number): void {
     if (this.pendingText) this.flushText();
     const tag = this.tag;
-    const name = lowerAscii(this.buf.slice(start, endIndex));
-    tag.tagID = getTagID(name);
-    tag.tagName = tag.tagID === $.UNKNOWN ? name : TAG_NAME_BY_ID[tag.tagID]!;
+    const k = knownName(this.buf, start, endIndex);
+    if (k !== -1) {
+      tag.tagName = NAME_OF[k]!;
+      tag.tagID = TAG_ID_OF[k]!;
+    } else {
+      tag.tagName = lowerAscii(this.buf.slice(start, endIndex));
+      tag.tagID = getTagID(tag.tagName);
+    }
     tag.selfClosing = false;
-    tag.attrs = EMPTY_ATTRS;
+    this.attrCount = 0;
   }
 
   onattribname(start: number, endIndex: number): void {
-    this.attrName = lowerAscii(this.buf.slice(start, endIndex));
+    const k = knownName(this.buf, start, endIndex);
+    this.attrName = k !== -1 ? NAME_OF[k]! : lowerAscii(this.buf.slice(start, endIndex));
     this.attrValue = '';
   }
 
@@ -360,15 +396,21 @@ export class FastTreeBuilder implements TokenizerCallbacks {
   }
 
   onattribend(): void {
-    const tag = this.tag;
+    const list = this.attrList;
+    const n = this.attrCount;
     const name = this.attrName;
-    if (tag.attrs === EMPTY_ATTRS) {
-      tag.attrs = [{ name, value: this.attrValue }];
-      return;
+    for (let i = 0; i < n; i++) if (list[i]!.name === name) return; // the first one wins
+    let attr = list[n];
+    if (attr === undefined) {
+      attr = { name, value: this.attrValue, namespace: undefined, prefix: undefined };
+      list[n] = attr;
+    } else {
+      attr.name = name;
+      attr.value = this.attrValue;
+      attr.namespace = undefined;
+      attr.prefix = undefined;
     }
-    const attrs = tag.attrs;
-    for (let i = 0; i < attrs.length; i++) if (attrs[i]!.name === name) return; // the first one wins
-    attrs.push({ name, value: this.attrValue });
+    this.attrCount = n + 1;
   }
 
   onopentagend(endIndex: number): void {
@@ -383,13 +425,15 @@ export class FastTreeBuilder implements TokenizerCallbacks {
 
   private startTagRead(endIndex: number, selfClosedForTokenizer: boolean): void {
     const token = this.tag;
+    const n = this.attrCount;
+    token.attrs = this.attrArrays[n] ??= this.attrList.slice(0, n);
     this.tagEnd = endIndex;
     this.tagSelfClosedForTokenizer = selfClosedForTokenizer;
     this.keepSpecial = false;
     this.onStartTag(token);
     // htmlparser2 treats script, style, title, textarea and xmp as raw text wherever they are; the spec only
     // where the tree builder says so (never in foreign content, nor where the start tag is ignored).
-    if (!this.keepSpecial) this.tk.isSpecial = false;
+    if (!this.keepSpecial && this.tk.isSpecial) this.tk.isSpecial = false;
   }
 
   onclosetag(start: number, endIndex: number): void {
@@ -405,17 +449,23 @@ export class FastTreeBuilder implements TokenizerCallbacks {
         if (c === 0x22 || c === 0x27) bail('quote in an end tag');
       }
     }
-    let name = buf.slice(start, endIndex);
-    const slash = name.indexOf('/');
-    if (slash !== -1) {
-      // htmlparser2 reads `</p/>` as the end tag "p/"; for the spec the name ends at the `/` and what follows
-      // up to `>` is attributes, where a quoted value may hold a `>`.
-      if (name.includes('"', slash) || name.includes("'", slash)) bail('quote in an end tag');
-      name = name.slice(0, slash);
-    }
     const token = this.endTag;
-    token.tagName = lowerAscii(name);
-    token.tagID = getTagID(token.tagName);
+    const k = knownName(buf, start, endIndex);
+    if (k !== -1) {
+      token.tagName = NAME_OF[k]!;
+      token.tagID = TAG_ID_OF[k]!;
+    } else {
+      let name = buf.slice(start, endIndex);
+      const slash = name.indexOf('/');
+      if (slash !== -1) {
+        // htmlparser2 reads `</p/>` as the end tag "p/"; for the spec the name ends at the `/` and what
+        // follows up to `>` is attributes, where a quoted value may hold a `>`.
+        if (name.includes('"', slash) || name.includes("'", slash)) bail('quote in an end tag');
+        name = name.slice(0, slash);
+      }
+      token.tagName = lowerAscii(name);
+      token.tagID = getTagID(token.tagName);
+    }
     this.inTokenizerRcdata = false;
     this.onEndTag(token);
   }
@@ -513,6 +563,13 @@ export class FastTreeBuilder implements TokenizerCallbacks {
       this.insertCharacters(text);
       return;
     }
+    let allWhitespace = true;
+    for (let i = 0; i < text.length; i++) {
+      if (!isWhitespaceCode(text.charCodeAt(i))) {
+        allWhitespace = false;
+        break;
+      }
+    }
     if (
       (mode === MODE.IN_TABLE || mode === MODE.IN_TABLE_BODY || mode === MODE.IN_ROW) &&
       this.currentTagId !== undefined &&
@@ -520,9 +577,28 @@ export class FastTreeBuilder implements TokenizerCallbacks {
     ) {
       // The "in table text" mode in one step: this is the whole run of characters before the next token, so
       // whitespace goes to the current node and anything else would be foster-parented.
-      for (let i = 0; i < text.length; i++) if (!isWhitespaceCode(text.charCodeAt(i))) bail('foster parenting of text');
+      if (!allWhitespace) bail('foster parenting of text');
       this.insertCharacters(text);
       return;
+    }
+    if (allWhitespace) {
+      // Whitespace between the tags of the head and around html and body: onWhitespaceCharacter without a token.
+      switch (mode) {
+        case MODE.INITIAL:
+        case MODE.BEFORE_HTML:
+        case MODE.BEFORE_HEAD:
+          return;
+        case MODE.IN_HEAD:
+        case MODE.AFTER_HEAD:
+        case MODE.IN_COLUMN_GROUP:
+          this.insertCharacters(text);
+          return;
+        case MODE.AFTER_BODY:
+        case MODE.AFTER_AFTER_BODY:
+          this.reconstructActiveFormattingElements();
+          this.insertCharacters(text);
+          return;
+      }
     }
     // Modes that treat whitespace apart: split into whitespace and non-whitespace tokens.
     let i = 0;
@@ -1249,7 +1325,7 @@ export class FastTreeBuilder implements TokenizerCallbacks {
     for (; idx >= 0; idx--) {
       const element = this.items[idx]!;
       if (element === entry.element) break;
-      if (SPECIAL_ELEMENTS[element.namespace as P5.NS].has(this.tagIDs[idx]!)) return true;
+      if (isSpecialElement(element, this.tagIDs[idx]!)) return true;
     }
     this.shortenToLength(Math.max(idx, 0));
     this.removeAfeEntry(entry);
@@ -1505,7 +1581,7 @@ export class FastTreeBuilder implements TokenizerCallbacks {
         elementId !== $.ADDRESS &&
         elementId !== $.DIV &&
         elementId !== $.P &&
-        SPECIAL_ELEMENTS[this.items[i]!.namespace as P5.NS].has(elementId)
+        isSpecialElement(this.items[i]!, elementId)
       ) {
         break;
       }
@@ -1874,7 +1950,7 @@ export class FastTreeBuilder implements TokenizerCallbacks {
         if (this.stackTop >= i) this.shortenToLength(i);
         break;
       }
-      if (SPECIAL_ELEMENTS[element.namespace as P5.NS].has(elementId)) break;
+      if (isSpecialElement(element, elementId)) break;
     }
   }
 
