@@ -16,7 +16,7 @@ const BENCHES: Record<string, string> = {
     'same Chromium, process-tree memory (options: --concurrency N (4), --runs N (1), --only a,b, --regenerate, --timeout S)',
   parse:
     'HTML parsing on the corpus pages: htmlparser2 vs parse5 vs our parseHtml (fast path + parse5 fallback), ms per page ' +
-    'by page group (options: --rounds N (15), --min-ms N (40), --only listing,detail,records,articles,structured,links)',
+    'by page group (options: --rounds N (21), --min-ms N (100), --only listing,detail,records,articles,structured,links)',
   site: 'only generate the local listing site into .bench/site (options: --force)',
 };
 

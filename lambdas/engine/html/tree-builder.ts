@@ -64,7 +64,7 @@ interface EofToken {
 const EOF_TOKEN: EofToken = { type: TokenType.EOF };
 
 /** Thrown (one shared instance, no stack) when the fast path gives up; `reason` says why. */
-export class Bail {
+class Bail {
   reason = '';
 }
 export const BAIL = new Bail();
