@@ -52,6 +52,8 @@ let lastBail = '';
 /**
  * The fast path alone: the document, or null when the input is outside its subset (then
  * lastBailReason() says why). Never returns a tree that differs from parseHtmlWithParse5()'s.
+ * @throws what the fast path throws besides giving up (a bug: tests call this to see it; parseHtml() falls
+ *   back to parse5 instead).
  */
 export function parseHtmlFast(html: string): Document | null {
   if (!fastPathUsable) {
@@ -78,11 +80,19 @@ export function lastBailReason(): string {
 
 /**
  * Parses an HTML document as a browser does: the fast path when it answers, parse5 otherwise.
+ * @throws TypeError when `html` is not a string.
  * @returns a domhandler Document (nodes as parse5-htmlparser2-tree-adapter makes them), ready for cheerio's
  *   `load()`.
  */
 export function parseHtml(html: string): Document {
-  return parseHtmlFast(html) ?? parseHtmlWithParse5(html);
+  if (typeof html !== 'string') throw new TypeError(`parseHtml: html must be a string, not ${html === null ? 'null' : typeof html}`);
+  try {
+    const doc = parseHtmlFast(html);
+    if (doc) return doc;
+  } catch (err) {
+    lastBail = `fast path error: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  return parseHtmlWithParse5(html);
 }
 
 /**

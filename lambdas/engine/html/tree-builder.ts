@@ -2,8 +2,9 @@
  * The fast path of parseHtml(): htmlparser2's Tokenizer (fast, index-based callbacks) drives a port of
  * parse5's tree construction (WHATWG HTML, "13.2.6 Tree construction",
  * https://html.spec.whatwg.org/multipage/parsing.html#tree-construction), restricted to the subset that
- * real pages use. It builds the very nodes parse5-htmlparser2-tree-adapter builds (through that adapter), so
- * a tree it returns is the tree `parse5.parse(html, { treeAdapter: adapter })` returns.
+ * real pages use. It builds the nodes parse5-htmlparser2-tree-adapter builds (its createElement, appendChild
+ * and insertText are mirrored below; the rest goes through the adapter), so a tree it returns is the tree
+ * `parse5.parse(html, { treeAdapter: adapter })` returns.
  *
  * Outside the subset it gives up: it throws BAIL, and parse.ts parses the whole document with parse5. It
  * gives up wherever the spec would need
@@ -11,19 +12,21 @@
  *   no-furthest-block case (misnested formatting elements such as `<b><p></b>`),
  * - foster parenting (text or elements where a table may not hold them),
  * - templates, framesets, `<plaintext>`,
- * - an input the two tokenizers read differently: NUL characters, `</ x>`, `<!>`, a comment ended by `--!>`
- *   or by the end of the input, end tags with quoted attributes, a tag cut by the end of the input after
- *   its name, CDATA whose text holds `>` in HTML content, a textarea or self-closed title holding `&`.
+ * - an input the two tokenizers read differently (see the callbacks below and docs/html-parsing.md): `</ x>`,
+ *   `</>`, `<!>`, a comment ended by `--!>` or by the end of the input, end tags with quoted attributes, an
+ *   input that ends inside a tag name or a declaration, CDATA holding `>` in HTML content, a character
+ *   reference htmlparser2 decodes otherwise than the spec, one in a textarea or a self-closed title.
  *
  * parse5 7.3.0 is the reference, including where it departs from today's spec (tag IDs compared without
  * namespace, implied end tags "thoroughly" in generateImpliedEndTagsWithExclusion, select parsing before
- * customizable select). The code below follows parse5's parser/index.js function by function, under the
- * same names, so the two can be read side by side.
+ * customizable select). The code below follows parse5's parser/index.js and open-element-stack.js function
+ * by function, under the same names, so the two can be read side by side.
  *
- * htmlparser2 10.1.0's Tokenizer is used through four private fields (index, sectionStart, isSpecial,
- * state): the builder reads raw text, RCDATA and script data itself (raw-text.ts) and moves the
- * tokenizer past it, and it reads the tokenizer's state at the end of the input. parse.ts checks at load
- * that these fields exist and falls back to parse5 for every document otherwise.
+ * htmlparser2 10.1.0's Tokenizer is used through five private fields (index, sectionStart, entityStart,
+ * isSpecial, state): the builder reads raw text, RCDATA and script data itself (raw-text.ts) and moves the
+ * tokenizer past it, checks the span of each character reference, and reads the tokenizer's state at the end
+ * of the input. parse.ts checks at load that these fields exist and work, and falls back to parse5 for every
+ * document otherwise.
  */
 import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
 import { adapter } from 'parse5-htmlparser2-tree-adapter';
