@@ -21,7 +21,7 @@ import { lastBailReason, parseHtml, parseHtmlFast, parseHtmlWithParse5 } from '.
 import { treeDifference } from '../../lambdas/engine/html/compare.ts';
 import { loadHtml } from '../../lambdas/engine/extract.ts';
 import { corpusPath } from '../fixtures/corpus.ts';
-import { prng, tagSoup } from '../fixtures/html/tag-soup.ts';
+import { characterSoup, prng, tagSoup } from '../fixtures/html/tag-soup.ts';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const XLINK = 'http://www.w3.org/1999/xlink';
@@ -88,7 +88,7 @@ describe('treeDifference (the comparison every test below relies on)', () => {
   });
 });
 
-describe('the corpus: parseHtml() builds parse5 tree for every page', () => {
+describe('the corpus: parseHtml() builds the tree parse5 builds, for every page', () => {
   const pages = corpusPages();
 
   it(`covers the whole corpus (${pages.length} pages)`, () => {
@@ -96,7 +96,7 @@ describe('the corpus: parseHtml() builds parse5 tree for every page', () => {
     assert.ok(pages.length >= 290, `only ${pages.length} pages found`);
   });
 
-  it('the fast path answers for at least 90% of the pages, and every tree it returns is parse5 tree', (t) => {
+  it('the fast path answers for at least 90% of the pages, and every tree it returns is the one parse5 builds', (t) => {
     let fast = 0;
     const reasons: string[] = [];
     for (const file of pages) {
@@ -309,7 +309,7 @@ describe('targeted cases: the tree a browser builds', () => {
     assert.equal(browser$('<!DOCTYPE html><p><table><tr><td>x</table>').root().find('p > table').length, 0);
   });
 
-  it('the cases the fast path leaves to parse5 still give parse5 tree: foster parenting, templates, framesets, reconstruction', () => {
+  it('the cases the fast path leaves to parse5 still give the tree parse5 builds: foster parenting, templates, framesets, reconstruction', () => {
     for (const html of [
       '<table>text<tr><td>x</table>',
       '<table><div>d</div><tr><td>x</table>',
@@ -368,6 +368,13 @@ describe('character references, every way the tokenizer reads them', () => {
     assert.ok(answered > 0.9 * docs.length);
   });
 
+  it('the input ending inside a reference or after `</` and whitespace', () => {
+    // entities 7 reads `&eta<A` on to the end and emits it all as text; `</ x` is a comment for the spec.
+    assert.equal(browser$('<p>&eta<A').root().find('p').text(), '&eta');
+    assert.equal(treeDifference(parseHtml('x</\ta'), parseHtmlWithParse5('x</\ta')), null);
+    assert.equal(load(parseHtml('x</\ta'))('body').contents().last().get(0)!.type, 'comment');
+  });
+
   it('the references entities 7 gets wrong are read as the spec reads them', () => {
     const $ = browser$('<p>&eta= &icy> &notin &not</p><a title="&notin" b="&Gcedil" c="&copysr" d="&not;in">x</a><i>after</i>');
     assert.equal($('p').text(), '&eta= &icy> ¬in ¬');
@@ -388,7 +395,7 @@ describe('character references, every way the tokenizer reads them', () => {
   });
 });
 
-describe('random tag soup (seeded): wherever the fast path answers, its tree is parse5 tree', () => {
+describe('random tag soup (seeded): wherever the fast path answers, its tree is the one parse5 builds', () => {
   for (const seed of [1, 2, 3, 4]) {
     it(`seed ${seed}: 1,500 documents`, (t) => {
       const rand = prng(seed * 7919);
@@ -407,3 +414,23 @@ describe('random tag soup (seeded): wherever the fast path answers, its tree is 
     });
   }
 });
+
+describe('random character soup (seeded): the tokenizer corners, where htmlparser2 and the spec part ways', () => {
+  for (const seed of [11, 12]) {
+    it(`seed ${seed}: 4,000 strings of the tokenizer's alphabet`, (t) => {
+      const rand = prng(seed);
+      let fast = 0;
+      for (let i = 0; i < 4000; i++) {
+        const html = characterSoup(rand);
+        const doc = parseHtmlFast(html);
+        if (!doc) continue;
+        fast++;
+        const d = treeDifference(doc, parseHtmlWithParse5(html));
+        assert.equal(d, null, `string ${i} of seed ${seed}: ${JSON.stringify(html)}\n${d}`);
+      }
+      t.diagnostic(`fast path answered for ${fast} of 4000`);
+      assert.ok(fast > 3000, `fast path answered for only ${fast} of 4000`);
+    });
+  }
+});
+

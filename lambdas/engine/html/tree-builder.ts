@@ -95,6 +95,7 @@ const TK = {
   InAttributeValueNq: 14,
   InCommentLike: 21,
   InSpecialTag: 25,
+  InEntity: 26,
 } as const;
 
 const MODE = {
@@ -334,6 +335,16 @@ export class FastTreeBuilder implements TokenizerCallbacks {
   /** Tokenizes and builds the whole input; returns the document or throws BAIL. */
   run(): Document {
     this.tokenizer.write(this.buf);
+    if (this.tk.state === TK.InEntity) {
+      // The input ends inside what htmlparser2's decoder still reads as a character reference. entities 7
+      // sometimes reads on past characters that cannot belong to one (`&eta<A`) and then emits them all
+      // as text; the spec would have ended the reference at the first of them.
+      for (let i = this.tk.entityStart + 1; i < this.buf.length; i++) {
+        const c = this.buf.charCodeAt(i);
+        const alnum = (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a);
+        if (!alnum && c !== 0x23) bail('input ends in a character reference htmlparser2 reads on');
+      }
+    }
     this.ending = true;
     this.tokenizer.end();
     return this.document;
@@ -531,6 +542,8 @@ export class FastTreeBuilder implements TokenizerCallbacks {
       s === TK.InClosingTagName ||
       (s >= TK.BeforeAttributeName && s <= TK.InAttributeValueNq);
     if (!ok) bail(`input ends in tokenizer state ${s}`);
+    // `</ x` at the end: htmlparser2 skipped the whitespace and drops an end tag; the spec emits a comment.
+    if (s === TK.InClosingTagName && this.buf.charCodeAt(this.tk.sectionStart - 1) !== 0x2f) bail('input ends after `</` and whitespace');
     if (this.pendingText) this.flushText();
     this.onEof(EOF_TOKEN);
   }
