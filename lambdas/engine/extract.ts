@@ -1,7 +1,8 @@
 /**
- * Field extraction: the one implementation (ARCHITECTURE.md, idea 4). It runs on cheerio (htmlparser2)
- * over a page's HTML, wherever that HTML comes from: the lightweight engine's fetch, the heavy engine's
- * rendered page, or the browser extension's current page. It imports nothing from Node.
+ * Field extraction: the one implementation (ARCHITECTURE.md, idea 4). It runs on cheerio over the tree a
+ * browser builds from a page's HTML (loadHtml(), html/parse.ts), wherever that HTML comes from: the HTTP
+ * loader's fetch, the browser loader's rendered page, or the browser extension's current page. It imports
+ * nothing from Node.
  *
  * Rules (docs/config-language.md, "Fields"):
  * - a field's selector is looked up inside the item element; without a selector the item element itself
@@ -122,7 +123,7 @@ function finish(value: FieldValue, f: CompiledField): unknown {
  * Extracts one field from an item element.
  * @param item the item element (a container match, a table row, or the document root).
  */
-export function extractField($: CheerioAPI, item: Cheerio<AnyNode>, f: CompiledField, base: string): unknown {
+function extractField($: CheerioAPI, item: Cheerio<AnyNode>, f: CompiledField, base: string): unknown {
   const s = f.spec;
   // A single value needs the first match only: the search stops there (cheerio's own extract() does the same
   // with its _findBySelector(selector, 1); positional pseudo-classes such as :last are still honoured).
@@ -144,7 +145,7 @@ export function extractField($: CheerioAPI, item: Cheerio<AnyNode>, f: CompiledF
 }
 
 /** Extracts every field from one item element into a row. */
-export function extractRecord($: CheerioAPI, item: Cheerio<AnyNode>, fields: readonly CompiledField[], base: string): Row {
+function extractRecord($: CheerioAPI, item: Cheerio<AnyNode>, fields: readonly CompiledField[], base: string): Row {
   const row: Row = {};
   for (const f of fields) row[f.spec.name] = extractField($, item, f, base);
   return row;
