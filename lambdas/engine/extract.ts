@@ -17,24 +17,31 @@ import type { AnyNode, Element } from 'domhandler';
 import type { FieldSpec, ScrapeConfig } from './config.ts';
 import { parseHtml } from './html/parse.ts';
 import { applyTransforms, compilePattern, compileTransforms, regexExtract, type FieldValue, type Transform } from './transforms.ts';
+import { compileFieldSelector, type FieldSelector } from './field-selector.ts';
 
 /** One scraped row: field name to value (string, number, boolean, null, or an array with `multiple`). */
 export type Row = Record<string, unknown>;
 
-/** A field ready to run: transforms and pattern compiled once. */
+/** A field ready to run: transforms, pattern and selector compiled once. */
 export interface CompiledField {
   spec: FieldSpec;
   transforms: Transform[];
   pattern?: RegExp;
+  /** The selector compiled for the search inside each item; absent where cheerio runs it (field-selector.ts). */
+  query?: FieldSelector;
 }
 
 /** Compiles field definitions (validated configs only: errors here were caught by parseConfig). */
 export function compileFields(fields: readonly FieldSpec[]): CompiledField[] {
-  return fields.map((spec) => ({
-    spec,
-    transforms: compileTransforms(spec.transform),
-    ...(spec.pattern !== undefined ? { pattern: compilePattern(spec.pattern) } : {}),
-  }));
+  return fields.map((spec) => {
+    const query = spec.selector !== undefined ? compileFieldSelector(spec.selector) : null;
+    return {
+      spec,
+      transforms: compileTransforms(spec.transform),
+      ...(spec.pattern !== undefined ? { pattern: compilePattern(spec.pattern) } : {}),
+      ...(query ? { query } : {}),
+    };
+  });
 }
 
 /**
@@ -128,7 +135,19 @@ function extractField($: CheerioAPI, item: Cheerio<AnyNode>, f: CompiledField, b
   // A single value needs the first match only: the search stops there (cheerio's own extract() does the same
   // with its _findBySelector(selector, 1); positional pseudo-classes such as :last are still honoured).
   const single = !s.multiple && s.type !== 'count' && s.type !== 'exists';
-  const matches = s.selector === undefined ? item : single ? item._findBySelector(s.selector, 1) : item.find(s.selector);
+  let matches: Cheerio<AnyNode>;
+  const node = item[0];
+  if (s.selector === undefined) matches = item;
+  else if (f.query && node && 'children' in node) {
+    if (single || s.type === 'exists') {
+      const first = f.query.first(node);
+      if (s.type === 'exists') return applyTransforms(first !== null, f.transforms);
+      if (first === null) return 'default' in s ? s.default : null;
+      matches = $(first);
+    } else {
+      matches = $(f.query.all(node));
+    }
+  } else matches = single ? item._findBySelector(s.selector, 1) : item.find(s.selector);
   if (s.type === 'count') return applyTransforms(matches.length, f.transforms);
   if (s.type === 'exists') return applyTransforms(matches.length > 0, f.transforms);
   if (s.type === 'eval') return 'default' in s ? s.default : null; // run in the page by the heavy engine only

@@ -217,20 +217,42 @@ AttributeMap.prototype = Object.create(null) as object;
 // properties and property order), without the calls through the adapter object on the hottest paths.
 function createElement(tagName: string, namespaceURI: string, attrs: Attribute[]): Element {
   const attribs = new AttributeMap();
-  const attribsNamespace = new AttributeMap();
-  const attribsPrefix = new AttributeMap();
+  let namespaced = false;
   for (let i = 0; i < attrs.length; i++) {
     const attr = attrs[i]!;
-    const attrName = attr.name;
-    attribs[attrName] = attr.value;
-    attribsNamespace[attrName] = attr.namespace!;
-    attribsPrefix[attrName] = attr.prefix!;
+    attribs[attr.name] = attr.value;
+    if (attr.namespace !== undefined || attr.prefix !== undefined) namespaced = true;
   }
   const node = new Element(tagName, attribs, []);
   node.namespace = namespaceURI;
-  node['x-attribsNamespace'] = attribsNamespace;
-  node['x-attribsPrefix'] = attribsPrefix;
+  if (namespaced) {
+    const attribsNamespace = new AttributeMap();
+    const attribsPrefix = new AttributeMap();
+    for (let i = 0; i < attrs.length; i++) {
+      const attr = attrs[i]!;
+      attribsNamespace[attr.name] = attr.namespace!;
+      attribsPrefix[attr.name] = attr.prefix!;
+    }
+    node['x-attribsNamespace'] = attribsNamespace;
+    node['x-attribsPrefix'] = attribsPrefix;
+  } else {
+    // No attribute of this element has a namespace or a prefix (every attribute outside foreign content): parse5
+    // gives it two maps of undefined values; one shared empty map reads the same for every name and spares
+    // the garbage of two objects per element.
+    node['x-attribsNamespace'] = NO_NAMESPACES;
+    node['x-attribsPrefix'] = NO_NAMESPACES;
+  }
   return node;
+}
+
+/** The namespace and prefix map of elements whose attributes have none (see createElement). */
+const NO_NAMESPACES: Record<string, string> = Object.freeze(new AttributeMap());
+
+/** The adapter's adoptAttributes (a second `<html>` or `<body>` tag adds its attributes), on maps of the element's own. */
+function adoptAttributes(element: Element, attrs: Attribute[]): void {
+  if (element['x-attribsNamespace'] === NO_NAMESPACES) element['x-attribsNamespace'] = new AttributeMap();
+  if (element['x-attribsPrefix'] === NO_NAMESPACES) element['x-attribsPrefix'] = new AttributeMap();
+  adapter.adoptAttributes(element, attrs);
 }
 
 function appendChild(parentNode: ParentNode, newNode: ChildNode): void {
@@ -1546,12 +1568,12 @@ export class FastTreeBuilder implements TokenizerCallbacks {
   }
 
   private htmlStartTagInBody(token: TagToken): void {
-    adapter.adoptAttributes(this.items[0]!, token.attrs);
+    adoptAttributes(this.items[0]!, token.attrs);
   }
 
   private bodyStartTagInBody(token: TagToken): void {
     const bodyElement = this.stackTop >= 1 && this.tagIDs[1] === $.BODY ? this.items[1]! : null;
-    if (bodyElement) adapter.adoptAttributes(bodyElement, token.attrs);
+    if (bodyElement) adoptAttributes(bodyElement, token.attrs);
   }
 
   private closePElement(): void {
