@@ -9,11 +9,12 @@
  * regular expressions, URLs, names, cross references) are reported together, in document order.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import type { LineCounter } from 'yaml';
 import { load, type CheerioAPI } from 'cheerio/slim';
 import { CodedError } from '../errors.ts';
 import { configSchema, type FieldSpec, type ScrapeConfig, type ValidatedConfig } from './schema.ts';
 import { compilePattern, compileTransform } from './transforms.ts';
+import { formatPath, indexDocument, locate, parseYaml, scanYaml, type PathIndex, type Segment } from './config-source.ts';
 
 export type { ActionSpec, FieldSpec, FieldType, ScrapeConfig } from './schema.ts';
 
@@ -58,40 +59,10 @@ function validator(): ValidateFunction<ValidatedConfig> {
   return compiled;
 }
 
-type Segment = string | number;
 /** A problem before it is placed in the text: the config path and the reason. */
 type Problem = [Segment[], string];
 /** A YAML mapping as data. */
 type Mapping = Record<string, unknown>;
-
-/** `['extract', 'fields', 2, 'type']` -> `extract.fields[2].type`. */
-export function formatPath(segments: readonly Segment[]): string {
-  let out = '';
-  for (const s of segments) out += typeof s === 'number' ? `[${s}]` : out ? `.${s}` : s;
-  return out;
-}
-
-/** Finds where a path lives in the YAML text: the key of the last segment when it exists, else the value. */
-function locate(doc: Document, lc: LineCounter, segments: readonly Segment[]): { line?: number; column?: number } {
-  let node: unknown = doc.contents;
-  let offset: number | undefined = (node as YamlNode | null)?.range?.[0];
-  for (const seg of segments) {
-    if (isMap(node)) {
-      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
-      if (!pair) break;
-      offset = (pair.key as YamlNode).range?.[0] ?? offset;
-      node = pair.value;
-    } else if (isSeq(node) && typeof seg === 'number' && node.items[seg]) {
-      node = node.items[seg];
-      offset = (node as YamlNode).range?.[0] ?? offset;
-    } else {
-      break;
-    }
-  }
-  if (offset === undefined) return {};
-  const pos = lc.linePos(offset);
-  return { line: pos.line, column: pos.col };
-}
 
 function pointerToSegments(pointer: string): Segment[] {
   if (!pointer) return [];
@@ -127,11 +98,18 @@ function article(type: string): string {
 /** Turns Ajv's errors into one readable problem per place, dropping the noise of `if` and `anyOf` wrappers. */
 function schemaProblems(errors: ErrorObject[], data: unknown): Problem[] {
   // The alternatives of an `anyOf` become one problem ("must be "full" or an integer"), not one per alternative.
+  // Grouped by place first, so that finding an anyOf's alternatives looks at its place's errors only.
+  const byPlace = new Map<string, ErrorObject[]>();
+  for (const e of errors) {
+    const group = byPlace.get(e.instancePath);
+    if (group) group.push(e);
+    else byPlace.set(e.instancePath, [e]);
+  }
   const alternatives = new Map<ErrorObject, ErrorObject[]>();
   const consumed = new Set<ErrorObject>();
   for (const e of errors) {
     if (e.keyword !== 'anyOf') continue;
-    const inner = errors.filter((x) => x !== e && x.instancePath === e.instancePath && x.schemaPath.startsWith(`${e.schemaPath}/`));
+    const inner = byPlace.get(e.instancePath)!.filter((x) => x !== e && x.schemaPath.startsWith(`${e.schemaPath}/`));
     alternatives.set(e, inner);
     for (const x of inner) consumed.add(x);
   }
@@ -330,25 +308,27 @@ function unshared(v: unknown): unknown {
 }
 
 /** Places problems in the text and sorts them in document order (a stable sort: same place, found order). */
-function placed(problems: Problem[], doc: Document, lc: LineCounter): ConfigProblem[] {
+function placed(problems: Problem[], index: PathIndex, lc: LineCounter): ConfigProblem[] {
   const seen = new Set<string>();
   const out: ConfigProblem[] = [];
   for (const [segments, message] of problems) {
     const path = formatPath(segments);
     if (seen.has(`${path}|${message}`)) continue;
     seen.add(`${path}|${message}`);
-    out.push({ path, ...locate(doc, lc, segments), message });
+    out.push({ path, ...locate(index, lc, segments), message });
   }
   return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
 }
 
 /**
  * Parses and validates a config.
+ * Time is linear in the text and bounded: the caps of ./config-source.ts (tokens, nesting, keys per
+ * mapping) are checked before the tree is built or walked (docs/limits.md).
  * @param yamlText the YAML text (SPEC.md's yaml_content), at most {@link MAX_CONFIG_BYTES} bytes.
  * @returns the normalized config, every default of ./schema.ts filled in.
  * @throws ConfigError (code `invalid_config`) listing every problem (schema and semantic together, in
- *   document order, at most {@link MAX_CONFIG_PROBLEMS}) with its path, line and column; YAML syntax
- *   errors alone when the text is not YAML.
+ *   document order, at most {@link MAX_CONFIG_PROBLEMS}) with its path, line and column; alone, a cap
+ *   crossed, YAML syntax errors, or duplicate keys and oversized mappings.
  */
 export function parseConfig(yamlText: string): ScrapeConfig {
   if (typeof yamlText !== 'string' || yamlText.trim() === '') {
@@ -358,8 +338,9 @@ export function parseConfig(yamlText: string): ScrapeConfig {
   if (bytes > MAX_CONFIG_BYTES) {
     throw new ConfigError([{ path: '', message: `the config is too large (size: ${bytes} bytes, limit: ${MAX_CONFIG_BYTES} bytes)` }]);
   }
-  const lc = new LineCounter();
-  const doc = parseDocument(yamlText, { lineCounter: lc, prettyErrors: true, uniqueKeys: true, strict: true });
+  const tooBig = scanYaml(yamlText);
+  if (tooBig) throw new ConfigError([{ path: '', ...tooBig }]);
+  const { doc, lc } = parseYaml(yamlText);
   if (doc.errors.length) {
     throw new ConfigError(doc.errors.map((e) => ({
       path: '',
@@ -368,6 +349,8 @@ export function parseConfig(yamlText: string): ScrapeConfig {
       message: `YAML syntax: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
     })));
   }
+  const { index, problems: sourceProblems } = indexDocument(doc, lc);
+  if (sourceProblems.length) throw new ConfigError(sourceProblems.map((p) => ({ path: '', ...p })));
   let data: unknown;
   try {
     data = unshared(doc.toJS({ maxAliasCount: 100 }));
@@ -382,10 +365,10 @@ export function parseConfig(yamlText: string): ScrapeConfig {
   const validate = validator();
   if (validate(data)) {
     const problems = semanticProblems(data);
-    if (problems.length) throw new ConfigError(placed(problems, doc, lc));
+    if (problems.length) throw new ConfigError(placed(problems, index, lc));
     return normalize(data, deduplicateGiven);
   }
-  throw new ConfigError(placed([...schemaProblems(validate.errors ?? [], data), ...semanticProblems(data)], doc, lc));
+  throw new ConfigError(placed([...schemaProblems(validate.errors ?? [], data), ...semanticProblems(data)], index, lc));
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   type ConfigProblem,
 } from '../../lambdas/engine/config.ts';
 import { isCodedError } from '../../lambdas/errors.ts';
+import { MAX_CONFIG_DEPTH, MAX_CONFIG_TOKENS, MAX_MAPPING_KEYS } from '../../lambdas/engine/config-source.ts';
 
 /** The ConfigError parseConfig throws for `yaml` (fails the test when the config is accepted). */
 function refuse(yaml: string): ConfigError {
@@ -403,11 +404,20 @@ describe('parseConfig: YAML syntax errors', () => {
     assert.match(err.message, /\(line 3, column \d+\)/);
   });
 
-  it('a key given twice', () => {
+  it('a key given twice, at the second, naming the line of the first', () => {
     const text = `${MINIMAL}target:\n  url: https://other.example/\n`;
     const err = refuse(text);
-    assert.equal(err.details[0]!.line, where(text, 'target:', 2).line);
-    assert.match(err.details[0]!.message, /unique/i);
+    assertPlace(err.details[0]!, where(text, 'target:', 2));
+    assert.match(err.details[0]!.message, /^duplicate key "target" \(first at line 1\): keys of a mapping must be unique$/);
+  });
+
+  it('every duplicate key, in flow and block mappings, at any depth', () => {
+    const text = `${MINIMAL}      selector: again\n    - { name: b, selector: c, name: d }\n`;
+    const err = refuse(text);
+    assert.deepEqual(err.details.map((d) => [d.line, d.message.replace(/: keys of .*/, '')]), [
+      [where(text, 'selector: again').line, `duplicate key "selector" (first at line ${where(text, 'selector: span').line})`],
+      [where(text, 'name: d').line, `duplicate key "name" (first at line ${where(text, 'name: d').line})`],
+    ]);
   });
 
   it('a document that is not a mapping', () => {
@@ -545,6 +555,54 @@ describe('parseConfig: input size', () => {
     const at = pad(MAX_CONFIG_BYTES - base);
     assert.equal(Buffer.byteLength(at), MAX_CONFIG_BYTES);
     assert.equal(parseConfig(at).extract.container, 'div.quote');
+  });
+
+  it(`more than ${MAX_CONFIG_TOKENS} YAML tokens: refused where the cap is crossed, before the tree is built`, () => {
+    // Each line `kN: 1` is five tokens (key, ':', ' ', value, line break): the cap is crossed by the
+    // first token of the line after MAX_CONFIG_TOKENS / 5 lines.
+    const lines = MAX_CONFIG_TOKENS / 5;
+    const text = Array.from({ length: lines + 10 }, (_, i) => `k${i}: 1\n`).join('');
+    const err = refuse(text);
+    assert.equal(err.details.length, 1);
+    assertPlace(err.details[0]!, { line: lines + 1, column: 1 });
+    assert.match(err.details[0]!.message, /too long: more than 50,000 YAML tokens/);
+    // Exactly at the cap: not refused for its length (it fails later, for its keys).
+    const at = refuse(Array.from({ length: lines }, (_, i) => `k${i}: 1\n`).join(''));
+    assert.doesNotMatch(at.details[0]!.message, /too long/);
+  });
+
+  it('blank lines and comments count as tokens (the parser pays for each line)', () => {
+    assert.match(refuse(`${MINIMAL}${'\n'.repeat(MAX_CONFIG_TOKENS)}`).details[0]!.message, /too long/);
+    assert.match(refuse(`${MINIMAL}${'# x\n'.repeat(MAX_CONFIG_TOKENS / 2)}`).details[0]!.message, /too long/);
+    assert.equal(parseConfig(`${MINIMAL}${'# a comment\n'.repeat(1000)}`).extract.container, 'div.quote');
+  });
+
+  it(`nesting deeper than ${MAX_CONFIG_DEPTH} levels, in flow and in block style, refused at the level that crosses it`, () => {
+    const flow = `x: ${'['.repeat(MAX_CONFIG_DEPTH + 5)}1${']'.repeat(MAX_CONFIG_DEPTH + 5)}\n`;
+    const err = refuse(flow);
+    assert.equal(err.details.length, 1);
+    assert.match(err.details[0]!.message, /nested too deeply: more than 32 levels/);
+    // The block mapping of `x` is one level, so the cap is crossed by the 32nd '['.
+    assertPlace(err.details[0]!, { line: 1, column: 4 + MAX_CONFIG_DEPTH - 1 });
+    const compact = `x:\n  ${'- '.repeat(MAX_CONFIG_DEPTH + 1)}1\n`;
+    assert.match(refuse(compact).details[0]!.message, /nested too deeply/);
+    let indented = 'x:\n';
+    for (let i = 1; i <= MAX_CONFIG_DEPTH + 1; i++) indented += `${'  '.repeat(i)}k${i}:\n`;
+    assert.match(refuse(indented).details[0]!.message, /nested too deeply/);
+    // 10,000 levels: refused by the scan, not by a stack overflow of the parser.
+    assert.match(refuse(`x: ${'['.repeat(10_000)}${']'.repeat(10_000)}\n`).details[0]!.message, /nested too deeply/);
+  });
+
+  it(`a mapping of more than ${MAX_MAPPING_KEYS} keys is one problem, not one per key`, () => {
+    const keys = (n: number) => Array.from({ length: n }, (_, i) => `k${i}: 1\n`).join('');
+    const err = refuse(`${MINIMAL}output:\n${keys(5000).replace(/^/gm, '  ')}`);
+    assert.equal(err.details.length, 1);
+    assert.match(err.details[0]!.message, /^output has 5000 keys; a mapping of a config has at most 100$/);
+    assertPlace(err.details[0]!, where(`${MINIMAL}output:\n  k0`, 'k0'));
+    // At the cap: each key is its own (unknown key) problem, listed up to MAX_CONFIG_PROBLEMS.
+    const atCap = refuse(`${MINIMAL}output:\n${keys(MAX_MAPPING_KEYS - 1).replace(/^/gm, '  ')}`);
+    assert.equal(atCap.details.length, MAX_CONFIG_PROBLEMS);
+    assert.match(atCap.message, /and 98 more problem/);
   });
 
   it('counts bytes, not characters', () => {
