@@ -79,8 +79,8 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, where: ['http'], description: 'A body above 1 MiB' },
   rate_limited: {
     status: 429, where: ['http'],
-    description: "The plan's hourly rate limit is spent; `Retry-After` header (seconds)",
-    details: '`[{limit, window, retry_after_seconds}]`',
+    description: "The plan's hourly rate limit is spent, or a throttle on refused calls holds: too many bad requests of the account (`reason: bad_requests`) or failed logins for the email or from the address (`reason: failed_logins`); `Retry-After` header (seconds)",
+    details: '`[{limit, window, retry_after_seconds, reason?}]`',
   },
   quota_exceeded: {
     status: 429, where: ['http'],

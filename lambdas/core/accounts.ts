@@ -4,6 +4,7 @@
 import { CodedError } from '../errors.ts';
 import { apiKeyDigest, digestsEqual, generateApiKey, hashPassword, looksLikeApiKey, verifyPassword } from './crypto.ts';
 import { subscriptionView } from './metering.ts';
+import { assertLoginAllowed, recordLogin } from './throttles.ts';
 import type { AccountRecord } from './ports.ts';
 import type { Services } from './services.ts';
 import { logger } from '../logger.ts';
@@ -80,12 +81,17 @@ export async function setPlan(svc: Services, email: string, plan: string): Promi
 
 /**
  * POST /api/v1/auth/login/: email and password for the API key. An account without a key gets one.
+ * Failed logins are throttled per email and per client address (core/throttles.ts).
+ * @param address the client's address, for the per-address throttle.
  * @returns SPEC.md's login result `{api_key, email, plan}`.
- * @throws CodedError `invalid_credentials` (401) for a wrong email or password, in the same time either way.
+ * @throws CodedError `invalid_credentials` (401) for a wrong email or password, in the same time either
+ *   way; `rate_limited` (429, `Retry-After`) past the failed-login limits, before the password is checked.
  */
-export async function login(svc: Services, email: string, password: string): Promise<{ api_key: string; email: string; plan: string }> {
+export async function login(svc: Services, email: string, password: string, address: string): Promise<{ api_key: string; email: string; plan: string }> {
+  await assertLoginAllowed(svc, email, address);
   const account = await svc.store.getAccountByEmail(email.trim());
   const ok = await verifyPassword(password, account?.password_hash ?? null);
+  await recordLogin(svc, email, address, Boolean(account && ok));
   if (!account || !ok) throw new CodedError('invalid_credentials', 'Invalid email or password');
   let key: string | null = null;
   if (account.api_key_sealed) {

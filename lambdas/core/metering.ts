@@ -52,13 +52,12 @@ export interface Charge {
 }
 
 /**
- * Checks and spends for an operation that starts work, in this order: API access and server execution
- * (403 `plan_required`), the hourly rate limit (429 `rate_limited` with Retry-After; variant B), the
- * monthly quota (429 `quota_exceeded`). A call refused by the quota still counts against the rate limit.
- * @returns the charge, for {@link refund}.
- * @throws CodedError with the codes above.
+ * Whether the account's plan allows an operation at all: API access, and server execution for a run.
+ * Cheap and needs no store: callers check it before any costly validation of the request.
+ * @returns the plan.
+ * @throws CodedError `plan_required` (403) or `plan_unknown` (403).
  */
-export async function meter(svc: Services, account: AccountRecord, op: Operation): Promise<Charge | null> {
+export function checkPlan(svc: Services, account: AccountRecord, op: Operation): Plan {
   const plan = planOf(svc, account);
   if (!plan.has_api_access) throw new CodedError('plan_required', `The ${plan.label} plan has no API access`, [{ plan: plan.name }]);
   if (op === 'run' && !plan.has_server_execution) {
@@ -67,6 +66,18 @@ export async function meter(svc: Services, account: AccountRecord, op: Operation
       `Running configs on the server needs a plan with server execution (${upgrade.join(' or ')}); the ${plan.label} plan runs configs locally through the clients`,
       [{ plan: plan.name, required: 'has_server_execution', plans_with_it: upgrade }]);
   }
+  return plan;
+}
+
+/**
+ * Checks and spends for an operation that starts work, in this order: API access and server execution
+ * ({@link checkPlan}: 403 `plan_required`), the hourly rate limit (429 `rate_limited` with Retry-After; variant B), the
+ * monthly quota (429 `quota_exceeded`). A call refused by the quota still counts against the rate limit.
+ * @returns the charge, for {@link refund}.
+ * @throws CodedError with the codes above.
+ */
+export async function meter(svc: Services, account: AccountRecord, op: Operation): Promise<Charge | null> {
+  const plan = checkPlan(svc, account, op);
   const now = svc.clock.now();
   if (svc.plans.billing === 'credits' && plan.rate_limit_per_hour !== undefined) {
     const window = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), now.getUTCHours() + 1));

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { CodedError } from '../errors.ts';
 import { assertLightweight, parseConfig } from '../engine/config.ts';
 import { transitionJob } from './job-states.ts';
-import { meter, refund } from './metering.ts';
+import { checkPlan, meter, refund } from './metering.ts';
 import type { AccountRecord, JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
 
@@ -26,13 +26,15 @@ export interface RunMessage {
 /**
  * Starts a run job.
  * @returns the `pending` job.
- * @throws CodedError: `invalid_request` (not exactly one of config_id and yaml_content), `not_found`
+ * @throws CodedError: `plan_required` (checked first, before the YAML is read), `invalid_request` (not exactly one of config_id and yaml_content), `not_found`
  *   (config), `invalid_config`, `browser_required`, `target_forbidden`, `plan_required`, `rate_limited`,
  *   `quota_exceeded`, `queue_unavailable`. Nothing is charged when it throws.
  */
 export async function startRun(svc: Services, account: AccountRecord, req: RunRequest): Promise<JobRecord> {
   const hasId = req.config_id !== undefined && req.config_id !== null;
   const hasYaml = req.yaml_content !== undefined && req.yaml_content !== null;
+  // The plan first: a plan that cannot run on the server gets its answer without its YAML being read.
+  checkPlan(svc, account, 'run');
   if (hasId === hasYaml) {
     throw new CodedError('invalid_request', 'Give exactly one of config_id and yaml_content', [
       { path: hasId ? 'config_id, yaml_content' : 'config_id | yaml_content', message: hasId ? 'both given' : 'neither given' },

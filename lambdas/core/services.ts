@@ -8,6 +8,7 @@ import type { OutboundGuard } from '../net/guard.ts';
 import type { KeySealer } from './crypto.ts';
 import type { PlanCatalog } from './plans.ts';
 import type { BlobStore, Clock, JobQueue, Store, UsageKeys } from './ports.ts';
+import type { ThrottleSettings } from './throttles.ts';
 
 export interface Services {
   store: Store;
@@ -28,6 +29,8 @@ export interface Services {
   maxPagesPerJob: number;
   /** Concurrent page fetches within one run job. */
   jobConcurrency: number;
+  /** Limits on refused calls: bad requests per account, failed logins per email and per address (core/throttles.ts). */
+  throttles: ThrottleSettings;
 }
 
 let installed: Services | null = null;

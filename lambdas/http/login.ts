@@ -14,4 +14,4 @@ export const handler = apiHandler<LoginBody>({
     required: ['email', 'password'],
     properties: { email: { type: 'string', minLength: 1, maxLength: 320 }, password: { type: 'string', minLength: 1, maxLength: 1024 } },
   },
-}, async (_event, { svc, body }) => json(200, await login(svc, body.email, body.password)));
+}, async (event, { svc, body }) => json(200, await login(svc, body.email, body.password, event.requestContext.identity.sourceIp)));

@@ -13,6 +13,7 @@ import { CodedError, ERROR_CODES, isCodedError, type ErrorCode } from '../errors
 import type { AccountRecord } from '../core/ports.ts';
 import { services, type Services } from '../core/services.ts';
 import { logger } from '../logger.ts';
+import { assertBadRequestsUnderLimit, countBadRequest, isBadRequestStatus } from '../core/throttles.ts';
 
 export type ApiEvent = APIGatewayProxyEvent;
 export type ApiResult = APIGatewayProxyResult;
@@ -103,6 +104,26 @@ function account(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
   };
 }
 
+/**
+ * The bad-request throttle of core/throttles.ts, on routes with an account and a body: refuses the call
+ * before its body is read when the account is over its limit, and counts the call when it is refused
+ * with 400, 403 or 413.
+ */
+function badRequests(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
+  return {
+    before: async (request) => {
+      await assertBadRequestsUnderLimit(request.context.svc, request.context.account);
+    },
+    onError: async (request) => {
+      const err = request.error as unknown;
+      const account = request.context.account as AccountRecord | undefined;
+      if (account && isCodedError(err) && isBadRequestStatus(STATUS_BY_CODE[err.code] ?? 0)) {
+        await countBadRequest(request.context.svc, account).catch((e: unknown) => logger.warn('bad request not counted', { error: e }));
+      }
+    },
+  };
+}
+
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: false });
 
 function bodyProblems(errors: ErrorObject[]): Array<{ path: string; message: string }> {
@@ -162,7 +183,9 @@ export function apiHandler<B = unknown>(
   fn: (event: ApiEvent, context: ApiContext & { body: B }) => Promise<ApiResult>,
 ) {
   const h = middy<ApiEvent, ApiResult, Error, ApiContext>().use(injectLambdaContext(logger, { resetKeys: true })).use(withServices()).use(errors());
-  if (options.auth ?? true) h.use(account());
+  const auth = options.auth ?? true;
+  if (auth) h.use(account());
+  if (auth && options.body) h.use(badRequests());
   if (options.body) h.use(jsonBody(ajv.compile(options.body)));
   return h.handler(fn as (event: ApiEvent, context: ApiContext) => Promise<ApiResult>);
 }

@@ -5,20 +5,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { accountView, authenticate, createAccount, login, setPlan } from '../../lambdas/core/accounts.ts';
-import { apiKeyDigest, generateApiKey, KeySealer, verifyPassword } from '../../lambdas/core/crypto.ts';
-import { loadPlans } from '../../lambdas/core/plans.ts';
-import { systemClock } from '../../lambdas/core/ports.ts';
+import { apiKeyDigest, generateApiKey, verifyPassword } from '../../lambdas/core/crypto.ts';
 import type { Services } from '../../lambdas/core/services.ts';
-import { SqliteStore } from '../../lambdas/adapters/local/sqlite-store.ts';
-import { OutboundGuard } from '../../lambdas/net/guard.ts';
+import type { SqliteStore } from '../../lambdas/adapters/local/sqlite-store.ts';
+import { testServices } from '../helpers/services.ts';
 
 function services(file: string, secret = 'test secret one'): Services & { store: SqliteStore } {
-  const sealer = new KeySealer(secret);
-  return {
-    store: new SqliteStore(file), queue: { send: async () => {} }, blobs: { put: async () => {}, get: async () => null, delete: async () => {} },
-    clock: systemClock, sealer: async () => sealer, plans: loadPlans('credits'), guard: new OutboundGuard(), usageKeys: null,
-    maxReceives: 3, jobTimeoutMs: 1000, maxPagesPerJob: 10, jobConcurrency: 1,
-  };
+  return testServices({ file, secret }).svc;
 }
 
 const tmpFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sai-acc-')), 'db.sqlite');
@@ -49,12 +42,12 @@ describe('accounts', () => {
   it('login returns the same key each time; authenticate resolves it; wrong secrets do not', async () => {
     const svc = services(tmpFile());
     const { account, apiKey } = await createAccount(svc, { email: 'b@example.com', password: 'long enough', plan: 'free' });
-    assert.deepEqual(await login(svc, 'B@EXAMPLE.COM', 'long enough'), { api_key: apiKey, email: 'b@example.com', plan: 'free' });
+    assert.deepEqual(await login(svc, 'B@EXAMPLE.COM', 'long enough', '127.0.0.1'), { api_key: apiKey, email: 'b@example.com', plan: 'free' });
     assert.equal((await authenticate(svc, apiKey))?.id, account.id);
     assert.equal(await authenticate(svc, apiKey.slice(0, -1) + (apiKey.endsWith('a') ? 'b' : 'a')), null);
     assert.equal(await authenticate(svc, 'sai_short'), null);
-    await assert.rejects(login(svc, 'b@example.com', 'wrong one'), { code: 'invalid_credentials' });
-    await assert.rejects(login(svc, 'nobody@example.com', 'long enough'), { code: 'invalid_credentials' });
+    await assert.rejects(login(svc, 'b@example.com', 'wrong one', '127.0.0.1'), { code: 'invalid_credentials' });
+    await assert.rejects(login(svc, 'nobody@example.com', 'long enough', '127.0.0.1'), { code: 'invalid_credentials' });
   });
 
   it('a sealed key opens only for its account and secret; after a secret change login issues a new key', async () => {
@@ -68,12 +61,12 @@ describe('accounts', () => {
     assert.equal(sealer.open(sealedA, a.account.id), a.apiKey);
 
     const two = services(file, 'a different secret');
-    const r = await login(two, 'c@example.com', 'long enough');
+    const r = await login(two, 'c@example.com', 'long enough', '127.0.0.1');
     assert.notEqual(r.api_key, a.apiKey);
     assert.match(r.api_key, /^sai_/);
     assert.equal(await authenticate(two, a.apiKey), null, 'the old key stopped working');
     assert.equal((await authenticate(two, r.api_key))?.id, a.account.id);
-    assert.equal((await login(two, 'c@example.com', 'long enough')).api_key, r.api_key, 'and is returned again from now on');
+    assert.equal((await login(two, 'c@example.com', 'long enough', '127.0.0.1')).api_key, r.api_key, 'and is returned again from now on');
   });
 
   it('refuses bad emails, short passwords, unknown plans and taken emails', async () => {

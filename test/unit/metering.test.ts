@@ -2,25 +2,16 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { meter, refund, subscriptionView } from '../../lambdas/core/metering.ts';
-import { KeySealer } from '../../lambdas/core/crypto.ts';
-import { loadPlans, type Billing } from '../../lambdas/core/plans.ts';
+import type { Billing } from '../../lambdas/core/plans.ts';
 import type { AccountRecord } from '../../lambdas/core/ports.ts';
-import type { Services } from '../../lambdas/core/services.ts';
-import { SqliteStore } from '../../lambdas/adapters/local/sqlite-store.ts';
-import { OutboundGuard } from '../../lambdas/net/guard.ts';
+import { testServices } from '../helpers/services.ts';
 
 function setup(billing: Billing, plan: string) {
-  let now = new Date('2026-11-30T23:59:30.000Z');
-  const store = new SqliteStore(':memory:');
-  const svc: Services = {
-    store, queue: { send: async () => {} }, blobs: { put: async () => {}, get: async () => null, delete: async () => {} },
-    clock: { now: () => now }, sealer: async () => new KeySealer('x'), plans: loadPlans(billing), guard: new OutboundGuard(), usageKeys: null,
-    maxReceives: 3, jobTimeoutMs: 1000, maxPagesPerJob: 10, jobConcurrency: 1,
-  };
+  const { svc, setNow } = testServices({ billing, now: '2026-11-30T23:59:30.000Z', secret: 'x' });
   return {
     svc,
-    setNow: (iso: string) => { now = new Date(iso); },
-    account: async (): Promise<AccountRecord> => store.createAccount({ email: `${plan}-${Math.random()}@x.test`, first_name: '', last_name: '', plan, password_hash: 'h', api_key_digest: null, api_key_sealed: null }),
+    setNow,
+    account: async (): Promise<AccountRecord> => svc.store.createAccount({ email: `${plan}-${Math.random()}@x.test`, first_name: '', last_name: '', plan, password_hash: 'h', api_key_digest: null, api_key_sealed: null }),
   };
 }
 

@@ -5,7 +5,8 @@
  *
  * Environment: STAGE, TABLE_NAME, RUN_QUEUE_URL, GENERATE_QUEUE_URL, BUCKET_NAME, SEALING_SECRET_ARN,
  * SAI_BILLING, SAI_OUTBOUND_ALLOW, JOB_TIMEOUT_MS, MAX_PAGES, JOB_CONCURRENCY, MAX_RECEIVES,
- * JOB_RETENTION_DAYS, USAGE_PLAN_IDS (JSON: plan name to usage plan id).
+ * JOB_RETENTION_DAYS, USAGE_PLAN_IDS (JSON: plan name to usage plan id), and optionally the throttles
+ * SAI_BAD_REQUEST_LIMIT, SAI_FAILED_LOGINS_PER_EMAIL, SAI_FAILED_LOGINS_PER_ADDRESS (0 turns one off).
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -15,6 +16,7 @@ import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { KeySealer } from '../../core/crypto.ts';
 import { billingFromEnv, loadPlans } from '../../core/plans.ts';
 import { systemClock } from '../../core/ports.ts';
+import { DEFAULT_THROTTLES } from '../../core/throttles.ts';
 import type { Services } from '../../core/services.ts';
 import { OutboundGuard, parseAllowList } from '../../net/guard.ts';
 import { DynamoStore } from './dynamo-store.ts';
@@ -37,11 +39,11 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
   return v;
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, def: number): number {
+function int(env: NodeJS.ProcessEnv, name: string, def: number, min = 1): number {
   const v = env[name];
   if (v === undefined || v === '') return def;
   const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${v}"`);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer of at least ${min}, got "${v}"`);
   return n;
 }
 
@@ -78,5 +80,10 @@ export function createAwsServices(env: NodeJS.ProcessEnv = process.env, clients:
     jobTimeoutMs: int(env, 'JOB_TIMEOUT_MS', 14 * 60_000),
     maxPagesPerJob: int(env, 'MAX_PAGES', 1000),
     jobConcurrency: int(env, 'JOB_CONCURRENCY', 4),
+    throttles: {
+      badRequestsPerWindow: int(env, 'SAI_BAD_REQUEST_LIMIT', DEFAULT_THROTTLES.badRequestsPerWindow, 0),
+      failedLoginsPerEmail: int(env, 'SAI_FAILED_LOGINS_PER_EMAIL', DEFAULT_THROTTLES.failedLoginsPerEmail, 0),
+      failedLoginsPerAddress: int(env, 'SAI_FAILED_LOGINS_PER_ADDRESS', DEFAULT_THROTTLES.failedLoginsPerAddress, 0),
+    },
   };
 }

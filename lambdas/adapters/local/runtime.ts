@@ -5,7 +5,8 @@
  *
  * Environment variables (README, "Environment"): PORT, HOST, DATA_DIR, SAI_BILLING (first start of a
  * DATA_DIR only: the variant is stored in it), SAI_SECRET, SAI_OUTBOUND_ALLOW, SAI_WORKERS, SAI_PLANS_FILE,
- * SAI_JOB_TIMEOUT_MS, SAI_MAX_PAGES, SAI_MAX_RECEIVES, SAI_JOB_CONCURRENCY.
+ * SAI_JOB_TIMEOUT_MS, SAI_MAX_PAGES, SAI_MAX_RECEIVES, SAI_JOB_CONCURRENCY, SAI_BAD_REQUEST_LIMIT,
+ * SAI_FAILED_LOGINS_PER_EMAIL, SAI_FAILED_LOGINS_PER_ADDRESS.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,6 +16,7 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { KeySealer } from '../../core/crypto.ts';
 import { billingFromEnv, loadPlans, type Billing } from '../../core/plans.ts';
 import { systemClock, type QueueMessage, type QueueName } from '../../core/ports.ts';
+import { DEFAULT_THROTTLES, type ThrottleSettings } from '../../core/throttles.ts';
 import type { Services } from '../../core/services.ts';
 import { OutboundGuard, parseAllowList } from '../../net/guard.ts';
 import { FileBlobStore } from './files.ts';
@@ -40,6 +42,7 @@ export interface LocalSettings {
   maxPagesPerJob: number;
   maxReceives: number;
   jobConcurrency: number;
+  throttles: ThrottleSettings;
 }
 
 function intEnv(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
@@ -110,6 +113,11 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv
   const maxPagesPerJob = intEnv(env, 'SAI_MAX_PAGES', 1000, 1, 100_000);
   const maxReceives = intEnv(env, 'SAI_MAX_RECEIVES', 3, 1, 100);
   const jobConcurrency = intEnv(env, 'SAI_JOB_CONCURRENCY', 4, 1, 64);
+  const throttles: ThrottleSettings = {
+    badRequestsPerWindow: intEnv(env, 'SAI_BAD_REQUEST_LIMIT', DEFAULT_THROTTLES.badRequestsPerWindow, 0, 1e9),
+    failedLoginsPerEmail: intEnv(env, 'SAI_FAILED_LOGINS_PER_EMAIL', DEFAULT_THROTTLES.failedLoginsPerEmail, 0, 1e9),
+    failedLoginsPerAddress: intEnv(env, 'SAI_FAILED_LOGINS_PER_ADDRESS', DEFAULT_THROTTLES.failedLoginsPerAddress, 0, 1e9),
+  };
   const plansFile = env.SAI_PLANS_FILE?.trim() ? path.resolve(env.SAI_PLANS_FILE.trim()) : undefined;
   // Only once every variable is valid does DATA_DIR get its files (secret, database with the variant).
   const billing = pinBilling(dataDir, requested ?? billingFromEnv({}));
@@ -131,6 +139,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv
     maxPagesPerJob,
     maxReceives,
     jobConcurrency,
+    throttles,
   };
 }
 
@@ -165,6 +174,7 @@ export function createLocalServices(s: LocalSettings): LocalServices {
     jobTimeoutMs: s.jobTimeoutMs,
     maxPagesPerJob: s.maxPagesPerJob,
     jobConcurrency: s.jobConcurrency,
+    throttles: s.throttles,
   };
   return {
     services,
