@@ -3,9 +3,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { CodedError } from '../errors.ts';
-import { parseConfig } from '../engine/config.ts';
+import { parseConfig, type ScrapeConfig } from '../engine/config.ts';
 import type { ConfigRecord } from './ports.ts';
 import type { Services } from './services.ts';
+
+/**
+ * Parses and validates config text with the services' config parser, or inline when they have none.
+ * @throws CodedError `invalid_config` (engine/config.ts `parseConfig`).
+ */
+export function parseConfigText(svc: Services, yamlText: string): Promise<ScrapeConfig> {
+  return svc.configParser ? svc.configParser.parse(yamlText) : Promise.resolve().then(() => parseConfig(yamlText));
+}
 
 export interface NewConfig {
   name: string;
@@ -31,7 +39,7 @@ export function configListItem(c: ConfigRecord): Record<string, unknown> {
  */
 export async function createConfig(svc: Services, accountId: number, input: NewConfig): Promise<ConfigRecord> {
   if (!input.name.trim()) throw new CodedError('invalid_request', 'name must not be blank', [{ path: 'name', message: 'is blank' }]);
-  parseConfig(input.yaml_content);
+  await parseConfigText(svc, input.yaml_content);
   const record: ConfigRecord = {
     id: randomUUID(),
     account_id: accountId,

@@ -8,6 +8,8 @@
  * metering) are conditional writes that state their condition here.
  */
 
+import type { ScrapeConfig } from '../engine/config.ts';
+
 /** SPEC.md job states. */
 export type JobStatus = 'pending' | 'analyzing' | 'generating' | 'validating' | 'running' | 'completed' | 'failed';
 export type JobType = 'run' | 'generate';
@@ -190,6 +192,19 @@ export interface BlobStore {
   /** @returns null when absent. */
   get(key: string): Promise<Buffer | null>;
   delete(key: string): Promise<void>;
+}
+
+/**
+ * Parses and validates the YAML text of a config (engine/config.ts `parseConfig`) where it holds up no
+ * other request: inline on Lambda (one request per instance) and in job workers; on the local service's
+ * HTTP thread, large texts go to a worker thread (adapters/local/config-parser.ts).
+ */
+export interface ConfigParser {
+  /**
+   * @returns the normalized config.
+   * @throws CodedError `invalid_config` with details `[{path, line, column, message}]`.
+   */
+  parse(yamlText: string): Promise<ScrapeConfig>;
 }
 
 /** Time, injectable for tests of windows and periods. */

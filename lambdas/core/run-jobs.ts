@@ -6,8 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { CodedError } from '../errors.ts';
-import { assertLightweight, parseConfig } from '../engine/config.ts';
+import { assertLightweight } from '../engine/config.ts';
 import { transitionJob } from './job-states.ts';
+import { parseConfigText } from './configs.ts';
 import { checkPlan, meter, refund } from './metering.ts';
 import type { AccountRecord, JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
@@ -50,7 +51,7 @@ export async function startRun(svc: Services, account: AccountRecord, req: RunRe
   } else {
     yaml = req.yaml_content!;
   }
-  const config = parseConfig(yaml);
+  const config = await parseConfigText(svc, yaml);
   // A browser-only config is fine with engine heavy or auto; with engine lightweight it cannot run.
   if (config.target.engine === 'lightweight') assertLightweight(config);
   svc.guard.checkUrl(config.target.url);

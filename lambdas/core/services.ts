@@ -7,7 +7,7 @@
 import type { OutboundGuard } from '../net/guard.ts';
 import type { KeySealer } from './crypto.ts';
 import type { PlanCatalog } from './plans.ts';
-import type { BlobStore, Clock, JobQueue, Store, UsageKeys } from './ports.ts';
+import type { BlobStore, Clock, ConfigParser, JobQueue, Store, UsageKeys } from './ports.ts';
 import type { ThrottleSettings } from './throttles.ts';
 
 export interface Services {
@@ -29,6 +29,11 @@ export interface Services {
   maxPagesPerJob: number;
   /** Concurrent page fetches within one run job. */
   jobConcurrency: number;
+  /**
+   * Where config text is parsed, when not on the calling thread: the local service's HTTP thread sends
+   * large texts to a worker thread. Absent: inline (Lambda, job workers, tests).
+   */
+  configParser?: ConfigParser;
   /** Limits on refused calls: bad requests per account, failed logins per email and per address (core/throttles.ts). */
   throttles: ThrottleSettings;
 }

@@ -8,6 +8,7 @@
  * - watchdog.ts: a thread stuck past the job time limit is restarted and its job fails;
  * - dead-letter-poller.ts: jobs the queue gave up on end `failed`;
  * - first-account.ts: an account on the first start, before the first request;
+ * - config-parser.ts: large config texts parsed in a worker thread, off the HTTP thread;
  * - http-server.ts (with api-gateway-event.ts and authorize.ts): the routes over HTTP.
  */
 import fs from 'node:fs';
@@ -15,6 +16,7 @@ import { installServices } from '../../core/services.ts';
 import { logger } from '../../logger.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { startDeadLetterPoller } from './dead-letter-poller.ts';
+import { ThreadConfigParser } from './config-parser.ts';
 import { createFirstAccount, type FirstAccount } from './first-account.ts';
 import { startHttpServer } from './http-server.ts';
 import { recoverJobs } from './recovery.ts';
@@ -41,9 +43,11 @@ export async function startLocalService(settings: LocalSettings): Promise<LocalS
   fs.mkdirSync(settings.dataDir, { recursive: true });
   const lock = lockDataDir(settings.dataDir);
   const local = createLocalServices(settings);
+  const configParser = new ThreadConfigParser();
+  local.services.configParser = configParser;
   installServices(local.services);
   /** What has started so far, to stop in reverse if a later step fails. */
-  const started: Array<{ stop(): void | Promise<void> }> = [];
+  const started: Array<{ stop(): void | Promise<void> }> = [{ stop: () => configParser.close() }];
   let closing: Promise<void> | null = null;
   try {
     const { released, requeued } = await recoverJobs(local);
