@@ -35,7 +35,7 @@ export interface ErrorCodeSpec {
 /**
  * The closed list of error codes (ARCHITECTURE.md, "Errors"). Statuses are SPEC.md's ("Errors"): 400 bad
  * request data, 401 bad key or login, 404 no such resource, 429 rate limit or quota, 500 server error;
- * 403, 405, 409, 413 and 503 where SPEC.md is silent (docs/decisions.md).
+ * 403, 405, 408, 409, 413, 417, 431, 501 and 503 where SPEC.md is silent (docs/decisions.md).
  */
 export const ERROR_CODES = {
   invalid_request: {
@@ -77,6 +77,11 @@ export const ERROR_CODES = {
   email_taken: { where: ['cli'], description: 'An account with this email exists' },
   job_not_finished: { status: 409, where: ['http'], description: 'Results of a job that is pending or running', details: '`[{status, progress}]`' },
   payload_too_large: { status: 413, where: ['http'], description: 'A body above 1 MiB' },
+  bad_http_request: { status: 400, where: ['http'], description: 'A request that is not valid HTTP/1.1 (a malformed request line, header or chunk); the connection is closed' },
+  request_timeout: { status: 408, where: ['http'], description: 'The request did not arrive whole in time (headers within 60 s, the whole request within 5 min); the connection is closed' },
+  expectation_failed: { status: 417, where: ['http'], description: 'An `Expect` header other than `100-continue`' },
+  headers_too_large: { status: 431, where: ['http'], description: 'Request headers above 16 KiB in all; the connection is closed' },
+  method_not_implemented: { status: 501, where: ['http'], description: 'A method the service does not know at all (CONNECT, or one outside HTTP\'s registry); the connection is closed' },
   rate_limited: {
     status: 429, where: ['http'],
     description: "The plan's hourly rate limit is spent, or a throttle on refused calls holds: too many bad requests of the account (`reason: bad_requests`) or failed logins for the email or from the address (`reason: failed_logins`); `Retry-After` header (seconds)",

@@ -3,13 +3,20 @@
  * is matched against the route table (lambdas/routes.ts), CORS preflights are answered, the request
  * becomes a proxy event (api-gateway-event.ts), routes with `auth` go through the authorizer
  * (authorize.ts), and the route's middy handler (the same module the route's Lambda runs) answers.
- * One access-log line per request (Powertools Logger, `SAI_ACCESS_LOG=0` turns it off).
+ * One access-log line per request (Powertools Logger, `SAI_ACCESS_LOG=0` turns it off), with the values
+ * of credential-like query parameters redacted.
+ *
+ * Requests node:http refuses before any handler sees them (a malformed request, an unknown method,
+ * headers over 16 KiB, a request that does not arrive in time, an `Expect` other than 100-continue,
+ * CONNECT) are answered with the same `{error, code, details}` body as every other error.
  */
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { routes, pathMatcher, type RouteDef } from '../../routes.ts';
-import { errorResult, MAX_BODY_BYTES, type ApiResult } from '../../http/middleware.ts';
+import { errorResult, MAX_BODY_BYTES, STATUS_BY_CODE, type ApiResult } from '../../http/middleware.ts';
+import type { ErrorCode } from '../../errors.ts';
 import { logger } from '../../logger.ts';
 import { lambdaContext, toProxyEvent, writeProxyResult } from './api-gateway-event.ts';
 import { authorizeRequest } from './authorize.ts';
@@ -65,8 +72,41 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | 'too_large'> {
 }
 
 /** The response of one request, as API Gateway with its authorizer would give it. */
+/**
+ * The URL of a request target: origin-form (`/api/v1/me/?a=1`) read as a path even when it starts with
+ * `//`, absolute-form as is; null for anything else (`*`, authority-form, a target that does not parse).
+ */
+export function requestUrl(target: string | undefined): URL | null {
+  if (!target) return null;
+  try {
+    if (target.startsWith('/')) return new URL(`http://local${target}`);
+    return /^https?:\/\//i.test(target) ? new URL(target) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Query parameters whose values are credentials: redacted in the access log. */
+const CREDENTIAL_PARAMS = /^(?:api[_-]?key|key|token|access[_-]?token|password|passwd|secret|auth|authorization)$/i;
+
+/** The request target for the access log: credential-like query values (`?api_key=…`) become `[redacted]`. */
+export function redactTarget(target: string | undefined): string {
+  if (!target) return '';
+  const q = target.indexOf('?');
+  if (q === -1) return target;
+  const redacted = target.slice(q + 1).split('&').map((part) => {
+    const eq = part.indexOf('=');
+    const rawName = eq === -1 ? part : part.slice(0, eq);
+    let name = rawName;
+    try { name = decodeURIComponent(rawName.replace(/\+/g, ' ')); } catch { /* keep it raw */ }
+    return eq !== -1 && CREDENTIAL_PARAMS.test(name.trim()) ? `${rawName}=[redacted]` : part;
+  });
+  return `${target.slice(0, q)}?${redacted.join('&')}`;
+}
+
 async function answer(loaded: LoadedRoute[], req: http.IncomingMessage, requestId: string): Promise<ApiResult | 'preflight'> {
-  const url = new URL(req.url ?? '/', 'http://local');
+  const url = requestUrl(req.url);
+  if (!url) return errorResult('not_found', 'No such resource: the request target is not a path under /api/v1/');
   const candidates = loaded.map((r) => ({ r, m: r.matcher.exec(url.pathname) })).filter((x) => x.m);
   if (req.method === 'OPTIONS' && candidates.length) return 'preflight';
   const hit = candidates.find((x) => x.r.def.method === req.method);
@@ -112,8 +152,48 @@ async function dispatch(loaded: LoadedRoute[], req: http.IncomingMessage, res: h
     else res.destroy();
   } finally {
     if (process.env.SAI_ACCESS_LOG !== '0') {
-      logger.info('request', { requestId, method: req.method, path: req.url, status, ms: Math.round(performance.now() - started) });
+      logger.info('request', { requestId, method: req.method, path: redactTarget(req.url), status, ms: Math.round(performance.now() - started) });
     }
+  }
+}
+
+/** Largest request head (request line and headers), bytes: past it, 431 `headers_too_large`. */
+const MAX_HEADER_BYTES = 16 * 1024;
+
+/**
+ * Writes an error answer straight to a socket node:http gave up on (no response object exists), and
+ * closes the connection: what is left of the request cannot be read reliably.
+ */
+function writeRaw(socket: Duplex, code: ErrorCode, message: string): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = STATUS_BY_CODE[code] ?? 400;
+  const body = JSON.stringify({ error: message, code, details: [] });
+  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n`
+    + `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nAccess-Control-Allow-Origin: *\r\nx-request-id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/** node:http's `clientError`: the request could not be parsed or did not arrive in time. */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  switch (err.code) {
+    case 'ECONNRESET':
+    case 'EPIPE':
+      socket.destroy();
+      return;
+    case 'HPE_HEADER_OVERFLOW':
+      writeRaw(socket, 'headers_too_large', `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes`);
+      return;
+    case 'HPE_INVALID_METHOD':
+      writeRaw(socket, 'method_not_implemented', 'Unknown method; the API answers GET, POST, DELETE and OPTIONS');
+      return;
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+    case 'HPE_HEADERS_TIMEOUT':
+      writeRaw(socket, 'request_timeout', 'The request did not arrive whole in time');
+      return;
+    default:
+      writeRaw(socket, 'bad_http_request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}: ${err.message})`);
   }
 }
 
@@ -124,8 +204,18 @@ async function dispatch(loaded: LoadedRoute[], req: http.IncomingMessage, res: h
  */
 export async function startHttpServer(host: string, port: number): Promise<HttpServer> {
   const loaded = await loadRoutes();
-  const server = http.createServer((req, res) => { void dispatch(loaded, req, res); });
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => { void dispatch(loaded, req, res); });
   server.keepAliveTimeout = 5000;
+  server.headersTimeout = 60_000;
+  server.requestTimeout = 300_000;
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket));
+  server.on('checkExpectation', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    // Closed after the answer: a client that sends its body anyway would have it read as the next request.
+    writeProxyResult(res, errorResult('expectation_failed', `Expect: ${req.headers.expect} is not supported; only 100-continue is`, [], { Connection: 'close' }), randomUUID());
+  });
+  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
+    writeRaw(socket, 'method_not_implemented', 'CONNECT is not supported: this is an API, not a proxy');
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
