@@ -4,6 +4,8 @@
  *   create --email E --password P --plan PLAN [--first-name F] [--last-name L] [--json]
  *   list [--json]
  *   set-plan --email E --plan PLAN [--json]
+ *   rotate-key --email E [--json]        a new API key; the old one stops working at once
+ *   rotate-secret [--json]               a new key-sealing secret (local DATA_DIR only; the service stopped)
  *
  * With --json, stdout carries one JSON value and nothing else (`create`: {"id","email","plan","api_key"}).
  * With --stage STAGE, the commands act on that deployed stage instead (its DynamoDB table, sealing secret
@@ -15,7 +17,8 @@
  */
 import { Command, CommanderError } from 'commander';
 import { isCodedError } from '../lambdas/errors.ts';
-import { createAccount, setPlan } from '../lambdas/core/accounts.ts';
+import { createAccount, rotateApiKey, setPlan } from '../lambdas/core/accounts.ts';
+import { rotateSealingSecret } from '../lambdas/adapters/local/rotate-secret.ts';
 import { createLocalServices, settingsFromEnv } from '../lambdas/adapters/local/runtime.ts';
 import type { Services } from '../lambdas/core/services.ts';
 import type { Store } from '../lambdas/core/ports.ts';
@@ -124,6 +127,31 @@ program.command('set-plan')
     } finally {
       local.close();
     }
+  });
+
+program.command('rotate-key')
+  .description('give an account a new API key (the old one stops working at once) and print it')
+  .requiredOption('--email <email>', 'the account')
+  .option('--json', 'print {"id","email","api_key"} as JSON only')
+  .option('--stage <stage>', 'act on a deployed stage (dev, prod) instead of DATA_DIR')
+  .action(async (o: { email: string; json?: boolean; stage?: string }) => {
+    const local = await open(o.stage);
+    try {
+      const { account, apiKey } = await rotateApiKey(local.services, o.email);
+      if (o.json) process.stdout.write(JSON.stringify({ id: account.id, email: account.email, api_key: apiKey }) + '\n');
+      else console.log(`account ${account.id} ${account.email} has a new API key (the old one no longer works):\napi key: ${apiKey}`);
+    } finally {
+      local.close();
+    }
+  });
+
+program.command('rotate-secret')
+  .description("replace DATA_DIR's API-key sealing secret, sealing every key again (stop the service first)")
+  .option('--json', 'print {"file","resealed","unreadable"} as JSON only')
+  .action((o: { json?: boolean }) => {
+    const r = rotateSealingSecret(settingsFromEnv(process.env, 'data-dir-wins'));
+    if (o.json) process.stdout.write(JSON.stringify(r) + '\n');
+    else console.log(`new sealing secret in ${r.file}; ${r.resealed} key(s) sealed again${r.unreadable ? `, ${r.unreadable} that did not open under the old secret left as they were (those accounts get a new key at their next login)` : ''}`);
   });
 
 try {

@@ -1,11 +1,17 @@
 /**
  * `npm start`: the whole service in one process on embedded parts (SQLite, a durable local queue,
  * files under DATA_DIR), serving every route of lambdas/routes.ts on http://HOST:PORT.
- * Environment: README, "Environment". Exit code 2 for bad settings (an invalid variable, or a SAI_BILLING
+ * Environment: README, "Environment". The first-start account's credentials are printed on a terminal,
+ * and written to DATA_DIR/first-start-credentials.txt (0600) when stdout is not one (a log file, a pipe). Exit code 2 for bad settings (an invalid variable, or a SAI_BILLING
  * other than the variant DATA_DIR was first started with), 1 when the service cannot start.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { startLocalService } from '../lambdas/adapters/local/server.ts';
 import { settingsFromEnv } from '../lambdas/adapters/local/runtime.ts';
+
+/** The file the first-start credentials go to when stdout is not a terminal (in DATA_DIR, mode 0600). */
+const FIRST_START_FILE = 'first-start-credentials.txt';
 
 let settings;
 try {
@@ -25,13 +31,20 @@ try {
 
 if (service.firstAccount) {
   const first = service.firstAccount;
-  console.log([
-    'First start: created an account (shown once; `npm run accounts -- list` lists accounts):',
+  const lines = [
     `  email:    ${first.email}`,
     `  password: ${first.password}`,
     `  plan:     ${first.plan}`,
     `  api key:  ${first.apiKey}`,
-  ].join('\n'));
+  ];
+  if (process.stdout.isTTY) {
+    console.log(['First start: created an account (shown once; `npm run accounts -- list` lists accounts):', ...lines].join('\n'));
+  } else {
+    // Not a terminal: stdout is likely a log that others read or keep. The credentials go to a file only the owner can read.
+    const file = path.join(settings.dataDir, FIRST_START_FILE);
+    fs.writeFileSync(file, `First start of scrape-ai on ${new Date().toISOString()}: the account created (delete this file once you have stored them):\n${lines.join('\n')}\n`, { mode: 0o600 });
+    console.log(`First start: created the account ${first.email}; its password and API key are in ${file} (mode 0600; delete it once you have them)`);
+  }
 }
 
 console.log(`scrape-ai listening on ${service.url} (data: ${settings.dataDir}, billing: ${settings.billing}, workers: ${settings.workers})`);

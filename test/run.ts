@@ -12,6 +12,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -31,6 +32,10 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 function run(cmd: string, argv: string[]): number {
   return spawnSync(cmd, argv, { cwd: root, stdio: 'inherit', env: process.env }).status ?? 1;
 }
+
+// The secrets the services under test generate (outside their DATA_DIR, as in production) go to a folder of
+// this run, not to the user's ~/.config.
+process.env.XDG_CONFIG_HOME ??= fs.mkdtempSync(path.join(os.tmpdir(), 'sai-test-config-'));
 
 const isolated = spawnSync('unshare', ['-n', 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore' }).status === 0;
 let status: number;

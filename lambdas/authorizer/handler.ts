@@ -1,7 +1,7 @@
 /**
  * The API Gateway Lambda authorizer (TOKEN type): `Authorization: Bearer sai_…` to the account.
- * Allows the call with the account id, email and plan in the context (handlers read
- * `requestContext.authorizer.accountId`); an unknown or malformed key is refused with the error
+ * Allows the call with the account id, email, plan and the key's digest in the context (handlers read
+ * `requestContext.authorizer.accountId` and check `keyDigest` against the account); an unknown or malformed key is refused with the error
  * `Unauthorized`, which API Gateway turns into 401. The local service calls this same function (adapters/local/authorize.ts).
  */
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
@@ -23,7 +23,9 @@ export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<AP
   return {
     principalId: String(account.id),
     policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: arn }] },
-    context: { accountId: account.id, email: account.email, plan: account.plan },
+    // keyDigest: API Gateway caches this result for 5 minutes per token; the handlers compare the digest
+    // with the account's current one, so a replaced key stops working at once (http/middleware.ts).
+    context: { accountId: account.id, email: account.email, plan: account.plan, keyDigest: account.api_key_digest! },
     // API Gateway counts this account's calls against its own API key in its plan's usage plan.
     ...(account.usage_key_value ? { usageIdentifierKey: account.usage_key_value } : {}),
   };

@@ -70,6 +70,19 @@ async function issueKey(svc: Services, account: AccountRecord): Promise<string> 
   return key;
 }
 
+/**
+ * Replaces an account's API key (a leaked key, a person who left): the old key stops working at once,
+ * on the cloud too (the handlers check the key of a cached authorizer result against the account).
+ * @returns the account and its new key.
+ * @throws CodedError `not_found` when no account has the email.
+ */
+export async function rotateApiKey(svc: Services, email: string): Promise<{ account: AccountRecord; apiKey: string }> {
+  const account = await svc.store.getAccountByEmail(email.trim());
+  if (!account) throw new CodedError('not_found', `No account with the email ${email}`);
+  const apiKey = await issueKey(svc, account);
+  return { account, apiKey };
+}
+
 /** Moves an account to another plan (and its usage key to that plan's usage plan). @throws CodedError `invalid_request` / `not_found`. */
 export async function setPlan(svc: Services, email: string, plan: string): Promise<AccountRecord> {
   if (!svc.plans.plans[plan]) throw new CodedError('invalid_request', `Unknown plan "${plan}"; plans: ${Object.keys(svc.plans.plans).join(', ')}`);

@@ -11,6 +11,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
 import { CodedError, ERROR_CODES, isCodedError, type ErrorCode } from '../errors.ts';
 import type { AccountRecord } from '../core/ports.ts';
+import { digestsEqual } from '../core/crypto.ts';
 import { services, type Services } from '../core/services.ts';
 import { logger } from '../logger.ts';
 import { assertBadRequestsUnderLimit, countBadRequest, isBadRequestStatus } from '../core/throttles.ts';
@@ -92,13 +93,22 @@ function errors(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
 /**
  * Loads the caller's account from the authorizer's context (`requestContext.authorizer.accountId`,
  * set by API Gateway from lambdas/authorizer, or by the local service, which runs the same authorizer).
+ * The authorizer's result is cached (5 minutes per token on API Gateway, as locally), so the account is
+ * read fresh here and the key the authorizer saw (`keyDigest`) must still be the account's: a replaced key
+ * or a deleted account is refused at once. A context without `keyDigest` (cached by the authorizer of an
+ * earlier deploy, for at most those 5 minutes) is checked by account only.
  */
 function account(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
   return {
     before: async (request) => {
-      const id = Number(request.event.requestContext?.authorizer?.accountId);
+      const auth = request.event.requestContext?.authorizer;
+      const id = Number(auth?.accountId);
       const acc = Number.isInteger(id) && id > 0 ? await request.context.svc.store.getAccount(id) : null;
       if (!acc) throw new CodedError('unauthorized', 'Missing or invalid API key: send Authorization: Bearer sai_…');
+      const seen = auth?.keyDigest;
+      if (typeof seen === 'string' && !(acc.api_key_digest && digestsEqual(acc.api_key_digest, seen))) {
+        throw new CodedError('unauthorized', 'Invalid API key: it was replaced; log in for the current one');
+      }
       request.context.account = acc;
     },
   };

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { client, createAccount, runAccounts, startService, tempDataDir, type TestService } from '../helpers/service.ts';
+import { client, createAccount, firstStartCredentials, runAccounts, startService, tempDataDir, type TestService } from '../helpers/service.ts';
 
 function assertError(r: { status: number; body: any }, status: number, code: string): void {
   assert.equal(r.status, status, JSON.stringify(r.body));
@@ -19,11 +19,9 @@ function assertError(r: { status: number; body: any }, status: number, code: str
   assert.ok(Array.isArray(r.body.details));
 }
 
-/** The first-start account's password, as bin/local.ts prints it. */
+/** The first-start account's password, from the file bin/local.ts writes off a terminal. */
 function firstPassword(svc: TestService): string {
-  const m = /password:\s+(\S+)/.exec(svc.output());
-  assert.ok(m, svc.output());
-  return m[1]!;
+  return firstStartCredentials(svc).password;
 }
 
 /** A port that was free a moment ago. */

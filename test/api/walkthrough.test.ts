@@ -5,9 +5,10 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allAuthors, allQuotes } from '../fixtures/site/quotes.ts';
-import { client, createAccount, startService, type TestService } from '../helpers/service.ts';
+import { client, createAccount, firstStartCredentials, startService, type TestService } from '../helpers/service.ts';
 
 function quotesConfig(site: string, extra = ''): string {
   return `version: "2.0"
@@ -48,9 +49,14 @@ describe('walk-through over HTTP', () => {
     await site?.close();
   });
 
-  it('prints a first account on first start', () => {
-    assert.match(svc.output(), /First start: created an account/);
-    assert.match(svc.output(), /api key:\s+sai_[A-Za-z0-9]{32,}/);
+  it('makes a first account on first start; off a terminal its credentials go to a 0600 file, not to stdout', async () => {
+    const first = firstStartCredentials(svc);
+    assert.match(svc.output(), new RegExp(`First start: created the account admin@localhost; its password and API key are in ${first.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.match(first.apiKey, /^sai_[A-Za-z0-9]{32,}$/);
+    assert.ok(!svc.output().includes(first.apiKey) && !svc.output().includes(first.password), 'no secret on stdout');
+    assert.equal(fs.statSync(first.file).mode & 0o777, 0o600);
+    const login = await client(svc.url).post('/api/v1/auth/login/', { email: first.email, password: first.password });
+    assert.equal(login.body.api_key, first.apiKey);
   });
 
   it('logs in, runs a saved config and returns the rows of the real data', async () => {

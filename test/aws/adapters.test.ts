@@ -135,6 +135,9 @@ describe('createAwsServices', () => {
     assert.equal(createAwsServices(env).usageKeys, null);
     assert.throws(() => createAwsServices({}), /TABLE_NAME is not set/);
     assert.throws(() => createAwsServices({ ...env, MAX_PAGES: 'lots' }), /MAX_PAGES must be a positive integer/);
+    assert.deepEqual(createAwsServices(env).throttles, { badRequestsPerWindow: 100, failedLoginsPerEmail: 10, failedLoginsPerAddress: 100 });
+    assert.deepEqual(createAwsServices({ ...env, SAI_BAD_REQUEST_LIMIT: '0', SAI_FAILED_LOGINS_PER_EMAIL: '5' }).throttles, { badRequestsPerWindow: 0, failedLoginsPerEmail: 5, failedLoginsPerAddress: 100 });
+    assert.throws(() => createAwsServices({ ...env, SAI_FAILED_LOGINS_PER_ADDRESS: '-1' }), /SAI_FAILED_LOGINS_PER_ADDRESS must be a non-negative integer/);
     assert.throws(() => createAwsServices({ ...env, SAI_BILLING: 'coins' }), /SAI_BILLING/);
   });
 });

@@ -13,7 +13,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createAwsServices } from '../../lambdas/adapters/aws/services.ts';
 import { installServices, type Services } from '../../lambdas/core/services.ts';
-import { createAccount, setPlan } from '../../lambdas/core/accounts.ts';
+import { createAccount, rotateApiKey, setPlan } from '../../lambdas/core/accounts.ts';
 import { ApiGatewayUsageKeys } from '../../lambdas/adapters/aws/usage-keys.ts';
 import {
   APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand, DeleteUsagePlanKeyCommand, GetApiKeyCommand, NotFoundException,
@@ -129,6 +129,26 @@ detail_fields:
     const books = bookDetails();
     assert.deepEqual(res.body[0].data.map((x: { upc: string }) => x.upc), books.map((b) => b.upc));
     assert.equal(res.body[0].data[0].price, books[0]!.price);
+  });
+
+  it('a replaced key stops working at once, although API Gateway serves the cached authorizer result for 5 minutes', async () => {
+    const { apiKey: oldKey } = await createAccount(svc, { email: 'rotate@example.com', password: 'cloud password', plan: 'growth' });
+    const auth = await authorizer(tokenEvent(`Bearer ${oldKey}`, 'GET', '/api/v1/me/'));
+    // What API Gateway keeps in its cache for this token and hands to every call within the TTL.
+    const cached = { principalId: auth.principalId, ...auth.context };
+    assert.equal((await call(me, proxyEvent('GET', '/api/v1/me/', '/api/v1/me/', { authorizer: cached }))).status, 200);
+
+    const { apiKey: newKey } = await rotateApiKey(svc, 'rotate@example.com');
+    const stale = await call(me, proxyEvent('GET', '/api/v1/me/', '/api/v1/me/', { authorizer: cached }));
+    assert.equal(stale.status, 401, JSON.stringify(stale.body));
+    assert.equal(stale.body.code, 'unauthorized');
+    assert.match(stale.body.error, /replaced/);
+    const staleRun = await call(run, proxyEvent('POST', '/api/v1/run/', '/api/v1/run/', { authorizer: cached, body: { yaml_content: 'x' } }));
+    assert.equal(staleRun.status, 401, 'refused before the body is looked at');
+    await assert.rejects(authorizer(tokenEvent(`Bearer ${oldKey}`, 'GET', '/api/v1/me/')), /Unauthorized/);
+    assert.equal((await authorized(newKey, me, 'GET', '/api/v1/me/', '/api/v1/me/')).body.user.email, 'rotate@example.com');
+    const l = await call(login, proxyEvent('POST', '/api/v1/auth/login/', '/api/v1/auth/login/', { body: { email: 'rotate@example.com', password: 'cloud password' } }));
+    assert.equal(l.body.api_key, newKey, 'login returns the new key');
   });
 
   it('worker batches: a transient failure is reported for redelivery, other records complete', async () => {

@@ -68,6 +68,14 @@ export async function startService(env: NodeJS.ProcessEnv = {}): Promise<TestSer
   return { url, dataDir, env: fullEnv, proc, output: () => out, stop: () => stopWith('SIGTERM'), kill: () => stopWith('SIGKILL') };
 }
 
+/** The first-start account's credentials, from the file bin/local.ts writes when stdout is not a terminal (as in tests). */
+export function firstStartCredentials(svc: TestService): { file: string; email: string; password: string; apiKey: string } {
+  const file = path.join(svc.dataDir, 'first-start-credentials.txt');
+  const text = fs.readFileSync(file, 'utf8');
+  const field = (name: string) => new RegExp(`${name}:\\s+(\\S+)`).exec(text)?.[1] ?? '';
+  return { file, email: field('email'), password: field('password'), apiKey: field('api key') };
+}
+
 /** Creates an account with `npm run accounts -- create --json` semantics. @returns its API key and id. */
 export async function createAccount(dataDir: string, opts: { email?: string; password?: string; plan: string }, env: NodeJS.ProcessEnv = {}): Promise<{ id: number; email: string; plan: string; api_key: string; password: string }> {
   const email = opts.email ?? `user-${Math.random().toString(36).slice(2)}@example.com`;

@@ -43,7 +43,7 @@ function int(env: NodeJS.ProcessEnv, name: string, def: number, min = 1): number
   const v = env[name];
   if (v === undefined || v === '') return def;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer of at least ${min}, got "${v}"`);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a ${min === 0 ? 'non-negative' : 'positive'} integer, got "${v}"`);
   return n;
 }
 

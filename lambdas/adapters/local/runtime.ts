@@ -4,14 +4,12 @@
  * settings and get their own SQLite connection to the same files.
  *
  * Environment variables (README, "Environment"): PORT, HOST, DATA_DIR, SAI_BILLING (first start of a
- * DATA_DIR only: the variant is stored in it), SAI_SECRET, SAI_OUTBOUND_ALLOW, SAI_WORKERS, SAI_PLANS_FILE,
+ * DATA_DIR only: the variant is stored in it), SAI_SECRET, SAI_SECRET_FILE, SAI_OUTBOUND_ALLOW, SAI_WORKERS, SAI_PLANS_FILE,
  * SAI_JOB_TIMEOUT_MS, SAI_MAX_PAGES, SAI_MAX_RECEIVES, SAI_JOB_CONCURRENCY, SAI_BAD_REQUEST_LIMIT,
  * SAI_FAILED_LOGINS_PER_EMAIL, SAI_FAILED_LOGINS_PER_ADDRESS.
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { KeySealer } from '../../core/crypto.ts';
 import { billingFromEnv, loadPlans, type Billing } from '../../core/plans.ts';
@@ -19,6 +17,7 @@ import { systemClock, type QueueMessage, type QueueName } from '../../core/ports
 import { DEFAULT_THROTTLES, type ThrottleSettings } from '../../core/throttles.ts';
 import type { Services } from '../../core/services.ts';
 import { OutboundGuard, parseAllowList } from '../../net/guard.ts';
+import { loadSealingSecret, prepareDataDir, type SealingSecret } from './data-dir.ts';
 import { FileBlobStore } from './files.ts';
 import { LocalQueue } from './queue.ts';
 import { SqliteStore } from './sqlite-store.ts';
@@ -31,8 +30,10 @@ export interface LocalSettings {
   dataDir: string;
   /** The variant stored in DATA_DIR (SAI_BILLING of its first start). */
   billing: Billing;
-  /** SAI_SECRET, or the secret generated into DATA_DIR/secret. */
+  /** The API-key sealing secret: SAI_SECRET, SAI_SECRET_FILE, or the DATA_DIR instance's file outside DATA_DIR (data-dir.ts). */
   secret: string;
+  /** Where {@link secret} comes from. */
+  secretSource: SealingSecret['source'];
   outboundAllow: string[];
   /** Concurrent jobs (worker threads). */
   workers: number;
@@ -53,37 +54,18 @@ function intEnv(env: NodeJS.ProcessEnv, name: string, def: number, min: number, 
   return n;
 }
 
-/** Reads SAI_SECRET, or DATA_DIR/secret, or generates that file (mode 0600) on first start. */
-function loadSecret(env: NodeJS.ProcessEnv, dataDir: string): string {
-  if (env.SAI_SECRET && env.SAI_SECRET.trim()) return env.SAI_SECRET.trim();
-  const file = path.join(dataDir, 'secret');
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  fs.mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(32).toString('base64url');
-  try {
-    fs.writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
-    return secret;
-  } catch (err) {
-    // Another process (the accounts CLI, a worker) made it first: use theirs.
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return fs.readFileSync(file, 'utf8').trim();
-    throw err;
-  }
-}
-
 /**
- * The billing variant of a DATA_DIR (docs/plans-and-metering.md): plans, quotas and usage counters of one
- * variant mean nothing in the other, so the variant belongs to the data. The first process that opens a
- * DATA_DIR (the service or the accounts CLI) stores `requested` in its database; every later one gets
- * the stored variant.
+ * What DATA_DIR's database pins on its first use: the billing variant (docs/plans-and-metering.md: plans,
+ * quotas and usage counters of one variant mean nothing in the other, so the variant belongs to the data;
+ * the first process that opens a DATA_DIR, the service or the accounts CLI, stores `requested`, every later
+ * one gets the stored variant), and the sealing secret, which lives outside DATA_DIR (data-dir.ts).
  */
-function pinBilling(dataDir: string, requested: Billing): Billing {
+function openDataDir(env: NodeJS.ProcessEnv, dataDir: string, requested: Billing): { billing: Billing; secret: SealingSecret } {
+  prepareDataDir(dataDir);
   const store = new SqliteStore(databaseFile(dataDir));
   try {
-    return store.pinSetting('billing', requested) as Billing;
+    const billing = store.pinSetting('billing', requested) as Billing;
+    return { billing, secret: loadSealingSecret(env, dataDir, (fresh) => store.pinSetting('instance_id', fresh)) };
   } finally {
     store.close();
   }
@@ -119,8 +101,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv
     failedLoginsPerAddress: intEnv(env, 'SAI_FAILED_LOGINS_PER_ADDRESS', DEFAULT_THROTTLES.failedLoginsPerAddress, 0, 1e9),
   };
   const plansFile = env.SAI_PLANS_FILE?.trim() ? path.resolve(env.SAI_PLANS_FILE.trim()) : undefined;
-  // Only once every variable is valid does DATA_DIR get its files (secret, database with the variant).
-  const billing = pinBilling(dataDir, requested ?? billingFromEnv({}));
+  // Only once every variable is valid does DATA_DIR get its files (database with the variant, secret).
+  const { billing, secret } = openDataDir(env, dataDir, requested ?? billingFromEnv({}));
   if (requested && requested !== billing && billingEnv === 'must-match') {
     throw new Error(`DATA_DIR ${dataDir} was first started with SAI_BILLING=${billing}: its accounts, plans and usage are of that variant, and SAI_BILLING=${requested} would mix the two. `
       + `Start without SAI_BILLING (or with SAI_BILLING=${billing}) to use this DATA_DIR, or point DATA_DIR at a new folder for the ${requested} variant and create its accounts there (npm run accounts -- create …)`);
@@ -131,7 +113,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv
     host: env.HOST?.trim() || '127.0.0.1',
     dataDir,
     billing,
-    secret: loadSecret(env, dataDir),
+    secret: secret.value,
+    secretSource: secret.source,
     outboundAllow,
     workers,
     ...(plansFile ? { plansFile } : {}),
@@ -152,7 +135,7 @@ export interface LocalServices {
 }
 
 /** Path of the SQLite database in DATA_DIR. */
-function databaseFile(dataDir: string): string {
+export function databaseFile(dataDir: string): string {
   return path.join(dataDir, 'scrape-ai.db');
 }
 

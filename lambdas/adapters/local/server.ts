@@ -11,12 +11,12 @@
  * - config-parser.ts: large config texts parsed in a worker thread, off the HTTP thread;
  * - http-server.ts (with api-gateway-event.ts and authorize.ts): the routes over HTTP.
  */
-import fs from 'node:fs';
 import { installServices } from '../../core/services.ts';
 import { logger } from '../../logger.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { startDeadLetterPoller } from './dead-letter-poller.ts';
 import { ThreadConfigParser } from './config-parser.ts';
+import { prepareDataDir } from './data-dir.ts';
 import { createFirstAccount, type FirstAccount } from './first-account.ts';
 import { startHttpServer } from './http-server.ts';
 import { recoverJobs } from './recovery.ts';
@@ -40,7 +40,7 @@ export interface LocalService {
  * @throws Error when DATA_DIR is in use by another running service, or the port is taken.
  */
 export async function startLocalService(settings: LocalSettings): Promise<LocalService> {
-  fs.mkdirSync(settings.dataDir, { recursive: true });
+  prepareDataDir(settings.dataDir);
   const lock = lockDataDir(settings.dataDir);
   const local = createLocalServices(settings);
   const configParser = new ThreadConfigParser();

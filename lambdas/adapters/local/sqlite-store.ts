@@ -14,6 +14,7 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createPrivateFile, DIR_MODE } from './data-dir.ts';
 import { statementCache } from './statements.ts';
 import { ConflictError, type AccountPatch, type AccountRecord, type ConfigRecord, type JobRecord, type JobStatus, type JobUpdate, type Page, type Store } from '../../core/ports.ts';
 
@@ -85,7 +86,9 @@ const MIGRATIONS: Record<number, string> = {
 
 /** Opens a SQLite database file with the settings every connection of this service uses. */
 function openDatabase(file: string): DatabaseSync {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: DIR_MODE });
+  // Made 0600 before SQLite opens it: SQLite gives its -wal and -shm files the database file's mode.
+  createPrivateFile(file);
   const db = new DatabaseSync(file, { timeout: 10_000 });
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
   return db;
