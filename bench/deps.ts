@@ -92,3 +92,37 @@ export function ensureCrawlee(): void {
   run('npm', [lock ? 'ci' : 'install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: PEERS_DIR });
   if (!hasCrawlee()) throw new Error(`${PEER_PACKAGES.join(', ')} not all found in ${PEERS_DIR}/node_modules after npm install`);
 }
+
+/** wrk, the HTTP load generator of `npm run bench -- api` (Debian's package). */
+export function findWrk(): string | undefined {
+  for (const p of ['/usr/bin/wrk', '/usr/local/bin/wrk']) {
+    if (existsSync(p)) return p;
+  }
+  const r = spawnSync('sh', ['-c', 'command -v wrk'], { encoding: 'utf8' });
+  const p = r.stdout.trim();
+  return r.status === 0 && p ? p : undefined;
+}
+
+/** wrk's version line, e.g. "debian/4.1.0-3+b2 [epoll]". */
+export function wrkVersion(wrk: string): string {
+  const r = spawnSync(wrk, ['-v'], { encoding: 'utf8' });
+  return /^wrk\s+(\S+(?:\s+\[\w+\])?)/.exec((r.stdout || r.stderr).trim())?.[1] ?? 'unknown';
+}
+
+/**
+ * wrk from Debian: installed with apt-get when missing and running as root; otherwise throws with the command
+ * to run. @returns its path.
+ */
+export function ensureWrk(): string {
+  const found = findWrk();
+  if (found) return found;
+  const command = 'apt-get update && apt-get install -y --no-install-recommends wrk';
+  if (process.getuid?.() !== 0) throw new Error(`missing wrk: install with\n  sudo sh -c '${command}'\nthen run the bench again`);
+  console.log('installing wrk from Debian (needed by the bench)');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  run('apt-get', ['update'], { env });
+  run('apt-get', ['install', '-y', '--no-install-recommends', 'wrk'], { env });
+  const wrk = findWrk();
+  if (!wrk) throw new Error('wrk still not found after installing it');
+  return wrk;
+}

@@ -17,6 +17,9 @@ const BENCHES: Record<string, string> = {
   parse:
     'HTML parsing on the corpus pages: htmlparser2 vs parse5 vs our parseHtml (fast path + parse5 fallback), ms per page ' +
     'by page group (options: --rounds N (21), --min-ms N (100), --only listing,detail,records,articles,structured,links)',
+  api:
+    'API under load on the local service: wrk on GET status while 4 jobs run, POST /run/ to completed, hostile YAML bodies vs ' +
+    'GET /me/ of another account (options: --only status,run,bodies, --wrk-seconds N (10), --connections N (64), --rate 16k, --runs N (50), --bodies-seconds N (10), --bodies-connections N (3))',
   site: 'only generate the local listing site into .bench/site (options: --force)',
 };
 
