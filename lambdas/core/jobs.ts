@@ -55,20 +55,58 @@ export async function rowsJson(svc: Services, job: JobRecord): Promise<string | 
   return (await svc.blobs.get(job.results_key))?.toString('utf8') ?? null;
 }
 
-/** The first rows of a completed job, for the status response (the preview blob; the rows for older jobs). */
-async function previewRows(svc: Services, job: JobRecord): Promise<Row[]> {
-  if (job.status !== 'completed' || !job.results_key) return [];
-  const raw = (await svc.blobs.get(previewKey(job.results_key))) ?? (await svc.blobs.get(job.results_key));
-  return raw ? (JSON.parse(raw.toString('utf8')) as Row[]).slice(0, STATUS_ROWS_PREVIEW) : [];
+/** Most characters of preview texts kept in memory per process (about 32 MB). */
+const PREVIEW_CACHE_CHARS = 16 * 1024 * 1024;
+/**
+ * Preview texts of completed jobs by blob key, oldest first. A preview never changes once written (one
+ * key per attempt, and only the winning attempt's key is on the job), so every process may keep it:
+ * a completed job polled again costs no blob read and no JSON parse.
+ */
+const previewTexts = new Map<string, string>();
+let previewChars = 0;
+
+function rememberPreview(key: string, text: string): void {
+  if (text.length > PREVIEW_CACHE_CHARS / 4) return;
+  previewTexts.set(key, text);
+  previewChars += text.length;
+  for (const [k, t] of previewTexts) {
+    if (previewChars <= PREVIEW_CACHE_CHARS) break;
+    previewTexts.delete(k);
+    previewChars -= t.length;
+  }
 }
 
-/** GET /jobs/{id}/status/: every field of SPEC.md's job. */
-export async function jobStatusView(svc: Services, job: JobRecord): Promise<Record<string, unknown>> {
-  return {
-    ...summary(job),
-    results: { data: await previewRows(svc, job), row_count: job.status === 'completed' ? job.row_count : 0 },
-    yaml_config: { id: job.config_id, yaml_content: job.yaml_content },
-  };
+/**
+ * The first rows of a completed job as JSON text, for the status response: the preview blob as stored
+ * (checked once to be a JSON array), or the first rows of the rows blob for jobs older than previews.
+ */
+async function previewJson(svc: Services, job: JobRecord): Promise<string> {
+  if (job.status !== 'completed' || !job.results_key) return '[]';
+  const key = previewKey(job.results_key);
+  const cached = previewTexts.get(key);
+  if (cached !== undefined) return cached;
+  const preview = await svc.blobs.get(key);
+  let text: string;
+  if (preview) {
+    text = preview.toString('utf8');
+    if (!Array.isArray(JSON.parse(text))) throw new Error(`preview ${key} is not a JSON array`);
+  } else {
+    const rows = await svc.blobs.get(job.results_key);
+    text = rows ? JSON.stringify((JSON.parse(rows.toString('utf8')) as Row[]).slice(0, STATUS_ROWS_PREVIEW)) : '[]';
+  }
+  rememberPreview(key, text);
+  return text;
+}
+
+/**
+ * GET /jobs/{id}/status/: every field of SPEC.md's job, as the JSON text of the response body. The rows
+ * of `results.data` are spliced in as stored, never parsed and written again.
+ */
+export async function jobStatusJson(svc: Services, job: JobRecord): Promise<string> {
+  const rows = await previewJson(svc, job);
+  const head = JSON.stringify(summary(job));
+  const rowCount = job.status === 'completed' ? job.row_count : 0;
+  return `${head.slice(0, -1)},"results":{"data":${rows},"row_count":${rowCount}},"yaml_config":${JSON.stringify({ id: job.config_id, yaml_content: job.yaml_content })}}`;
 }
 
 /**

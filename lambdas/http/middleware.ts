@@ -51,6 +51,11 @@ export function json(statusCode: number, body: unknown, headers: Record<string, 
   return { statusCode, headers: { ...BASE_HEADERS, ...headers }, body: body === undefined ? '' : JSON.stringify(body) };
 }
 
+/** A JSON response whose body is already JSON text (the caller vouches for it). */
+export function jsonText(statusCode: number, text: string): ApiResult {
+  return { statusCode, headers: { ...BASE_HEADERS }, body: text };
+}
+
 /** An empty response (204). */
 export function noContent(): ApiResult {
   return { statusCode: 204, headers: { 'Access-Control-Allow-Origin': '*' }, body: '' };

@@ -1,0 +1,63 @@
+/**
+ * The status response of a job (lambdas/core/jobs.ts jobStatusJson): SPEC.md's fields, the first rows
+ * spliced in from the preview blob as stored, a completed job's preview read once per process, jobs
+ * older than previews served from their rows.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { jobStatusJson, previewKey, STATUS_ROWS_PREVIEW } from '../../lambdas/core/jobs.ts';
+import type { BlobStore, JobRecord } from '../../lambdas/core/ports.ts';
+import { testServices } from '../helpers/services.ts';
+
+/** A blob store in memory that counts reads. */
+function countingBlobs(): BlobStore & { reads: number; data: Map<string, string> } {
+  const data = new Map<string, string>();
+  return {
+    reads: 0,
+    data,
+    async put(key, body) { data.set(key, typeof body === 'string' ? body : Buffer.from(body).toString('utf8')); },
+    async get(key) { this.reads++; const v = data.get(key); return v === undefined ? null : Buffer.from(v); },
+    async delete(key) { data.delete(key); },
+  };
+}
+
+function job(over: Partial<JobRecord>): JobRecord {
+  return {
+    id: '6f2c7a52-8d7e-4b7e-9a59-0c3f0a1b2c3d', account_id: 1, job_type: 'run', status: 'completed', progress: 100,
+    status_message: 'Completed: "quoted" \\ text', items_found: 3, pages_scraped: 2, api_discovered: false,
+    target_url: 'https://e.com/', config_id: null, yaml_content: 'target: {url: "https://e.com/"}\n', created_at: '2026-11-24T10:00:00.000Z',
+    updated_at: '2026-11-24T10:00:01.000Z', started_at: '2026-11-24T10:00:00.500Z', completed_at: '2026-11-24T10:00:01.000Z',
+    attempts: 1, row_count: 3, results_key: `results/1/${Math.random()}/1.json`, ...over,
+  };
+}
+
+describe('jobStatusJson', () => {
+  it('is SPEC.md\'s job with the preview rows, read from the blob store once', async () => {
+    const blobs = countingBlobs();
+    const { svc } = testServices({ overrides: { blobs } });
+    const rows = [{ a: 'x', n: 1.5 }, { a: 'ü "y"', n: null }, { a: '</script>', n: 3 }];
+    const j = job({});
+    await blobs.put(previewKey(j.results_key!), JSON.stringify(rows), 'application/json');
+    const parsed = JSON.parse(await jobStatusJson(svc, j));
+    assert.deepEqual(parsed, {
+      id: j.id, status: 'completed', progress: 100, job_type: 'run', target_url: j.target_url, status_message: j.status_message,
+      items_found: 3, pages_scraped: 2, api_discovered: false, created_at: j.created_at, completed_at: j.completed_at,
+      results: { data: rows, row_count: 3 }, yaml_config: { id: null, yaml_content: j.yaml_content },
+    });
+    const reads = blobs.reads;
+    assert.deepEqual(JSON.parse(await jobStatusJson(svc, j)), parsed);
+    assert.equal(blobs.reads, reads, 'the second poll reads no blob');
+  });
+
+  it('a running job has no rows and row_count 0; a job older than previews gets the first rows of its rows blob', async () => {
+    const blobs = countingBlobs();
+    const { svc } = testServices({ overrides: { blobs } });
+    const running = JSON.parse(await jobStatusJson(svc, job({ status: 'running', completed_at: null, results_key: null })));
+    assert.deepEqual(running.results, { data: [], row_count: 0 });
+    assert.equal('completed_at' in running, false);
+    const old = job({ row_count: 150 });
+    const rows = Array.from({ length: 150 }, (_, i) => ({ i }));
+    await blobs.put(old.results_key!, JSON.stringify(rows), 'application/json');
+    assert.deepEqual(JSON.parse(await jobStatusJson(svc, old)).results, { data: rows.slice(0, STATUS_ROWS_PREVIEW), row_count: 150 });
+  });
+});
