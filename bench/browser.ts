@@ -4,7 +4,7 @@
 // bench/browser-site.ts) served by Debian's nginx on 127.0.0.1, with the same Chromium (@sparticuz/chromium's binary)
 // at the same concurrency (4), each in its own process, on three shapes of the site: `rendered` (as generated),
 // `assets` (a stylesheet with web fonts, a synchronous vendor script, lazy images) and `slow` (nginx sends every
-// response at 16 KiB/s after its first 16 KiB). Crawlee runs on `rendered` only (it takes minutes a run).
+// response at 16 KiB/s: about 1 s a page). Crawlee runs on `rendered` only (it takes minutes a run).
 // Prints pages/s and the peak memory of each contender's whole process tree (its Node process and every Chromium
 // process), our ratio to each per shape and per round, and PASS/MISSED against the targets; writes
 // .bench/browser-<time>.json.
@@ -38,8 +38,9 @@ const OURS = ['service', 'ours'] as const;
 const SHAPES = {
   rendered: { root: BROWSER_SITE_DIR, what: 'pages rendered by an inline script from JSON, images' },
   assets: { root: BROWSER_ASSETS_SITE_DIR, what: 'the same plus a stylesheet with 3 web fonts, a synchronous 120 KB vendor script, lazy images' },
-  // nginx's limit_rate lets one second's worth through at once: at 96k (the first version of this shape) the
-  // 15-19 KB pages were not slowed at all. At 16k the rest of each page's HTML trickles in over 0.1-0.2 s.
+  // nginx's limit_rate lets one second's worth through at once and counts in whole seconds: at 96k (the first
+  // version of this shape) the 15-19 KB pages were not slowed at all. At 16k each page's first 16 KiB come at
+  // once and the rest at nginx's next second: about 1 s a page, a site slower than the browsers.
   slow: { root: BROWSER_SITE_DIR, limitRate: '16k', what: 'the rendered pages sent at 16 KiB/s per connection after their first 16 KiB' },
 } as const;
 type Shape = keyof typeof SHAPES;

@@ -73,7 +73,7 @@ export interface SealingSecret {
 }
 
 /** The default secret file of a DATA_DIR instance: under XDG_CONFIG_HOME or ~/.config. */
-export function defaultSecretFile(env: NodeJS.ProcessEnv, instanceId: string): string {
+function defaultSecretFile(env: NodeJS.ProcessEnv, instanceId: string): string {
   const configHome = env.XDG_CONFIG_HOME?.trim() || path.join(os.homedir(), '.config');
   return path.join(configHome, 'scrape-ai', `secret-${instanceId}`);
 }

@@ -76,7 +76,7 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | 'too_large'> {
  * The URL of a request target: origin-form (`/api/v1/me/?a=1`) read as a path even when it starts with
  * `//`, absolute-form as is; null for anything else (`*`, authority-form, a target that does not parse).
  */
-export function requestUrl(target: string | undefined): URL | null {
+function requestUrl(target: string | undefined): URL | null {
   if (!target) return null;
   try {
     if (target.startsWith('/')) return new URL(`http://local${target}`);
@@ -90,7 +90,7 @@ export function requestUrl(target: string | undefined): URL | null {
 const CREDENTIAL_PARAMS = /^(?:api[_-]?key|key|token|access[_-]?token|password|passwd|secret|auth|authorization)$/i;
 
 /** The request target for the access log: credential-like query values (`?api_key=…`) become `[redacted]`. */
-export function redactTarget(target: string | undefined): string {
+function redactTarget(target: string | undefined): string {
   if (!target) return '';
   const q = target.indexOf('?');
   if (q === -1) return target;
