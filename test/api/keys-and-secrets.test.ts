@@ -6,6 +6,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
@@ -26,6 +27,29 @@ extract:
   fields:
     - { name: text, selector: span.text }
 `;
+
+describe('first start on a terminal', () => {
+  it('prints the credentials once and writes no file (script(1) of util-linux gives the service a terminal)', async () => {
+    const dataDir = tempDataDir();
+    const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SAI_WORKERS: '1', SAI_ACCESS_LOG: '0' };
+    const child = spawn('script', ['-qefc', `${JSON.stringify(process.execPath)} bin/local.ts`, '/dev/null'], { cwd: path.resolve(import.meta.dirname, '../..'), env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no start in 20 s:\n${out}`)), 20_000);
+        child.stdout.on('data', () => { if (/listening on/.test(out)) { clearTimeout(timer); resolve(); } });
+        child.once('exit', () => { clearTimeout(timer); reject(new Error(`exited:\n${out}`)); });
+      });
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.match(out, /First start: created an account \(shown once/);
+    assert.match(out, /password: \S+/);
+    assert.match(out, /api key:\s+sai_[A-Za-z0-9]{40}/);
+    assert.ok(!fs.existsSync(path.join(dataDir, 'first-start-credentials.txt')));
+  });
+});
 
 describe('keys and secrets', () => {
   const dataDir = tempDataDir();
