@@ -705,8 +705,14 @@ describe('API fuzz (fixed seed, bounded)', () => {
   let probeAgent: http.Agent;
   let before_: { fuzzer: StoredState; victim: StoredState };
 
+  /** What `before` started, for `after` to stop even when `before` failed half way. */
+  const started: { svc?: TestService; site?: FixtureSite } = {};
+
   before(async () => {
-    const [site, svc] = await Promise.all([startFixtureSite(), startService(SERVICE_ENV)]);
+    const [site, svc] = await Promise.all([
+      startFixtureSite().then((x) => (started.site = x)),
+      startService(SERVICE_ENV).then((x) => (started.svc = x)),
+    ]);
     const [fuzzer, victim, free, starter] = await Promise.all([
       createAccount(svc.dataDir, { plan: 'pro', email: 'fuzzer@example.com' }),
       createAccount(svc.dataDir, { plan: 'growth', email: 'untouched@example.com' }),
@@ -736,8 +742,8 @@ describe('API fuzz (fixed seed, bounded)', () => {
   after(async () => {
     agent?.destroy();
     probeAgent?.destroy();
-    await world?.svc.stop();
-    await world?.site.close();
+    await started.svc?.stop();
+    await started.site?.close();
   });
 
   /** A ledger for one category, with the untouched account's GET /me/ as the probe of heavy requests. */
