@@ -113,6 +113,11 @@ export const ERROR_CODES = {
   page_crashed: { where: ['job'], description: 'A page crashed or ran out of memory (the JavaScript heap of a renderer is capped at 512 MB)' },
   job_timeout: { where: ['job'], description: 'The run passed `SAI_JOB_TIMEOUT_MS`' },
   worker_lost: { where: ['job'], description: 'Every delivery of the job died (crash, time-out, out of memory) and the queue moved it to the dead-letter queue' },
+  generation_failed: {
+    where: ['job'],
+    description: 'A generate job found no config whose trial run returned items: the message lists each candidate tried and why it failed',
+    details: '`[{tried}]`',
+  },
   fetch_failed: {
     where: ['fetcher'],
     description: "A page could not be fetched after the fetcher's retries (network error, time-out, too many or bad redirects, a body that does not decode); the crawler reports it as `target_failed` for the first page and as a warning for later ones",

@@ -1,0 +1,495 @@
+/**
+ * Page analysis for the config generator (docs/generate.md, "Finding the records"): the repeated record
+ * structures of a page, scored, each with a CSS selector that matches its items.
+ *
+ * The steps, after MDR (Liu, Grossman and Zhai, "Mining Data Records in Web Pages", KDD 2003) and DEPTA
+ * (Zhai and Liu, 2005), which find records as similar sibling subtrees, and Instant Data Scraper's scoring
+ * of a list by how much of the page it covers:
+ * 1. Measure every element once, bottom-up: its visible text (non-space characters), the part of it inside
+ *    links, its links and images, its elements.
+ * 2. Candidates: under each element, the children that share a tag and their stable classes (3 or more); and,
+ *    where classes differ from item to item, children of one tag whose subtrees are alike (Jaccard
+ *    similarity of their tag paths).
+ * 3. Score each by the share of the page's text its items hold, their number, how alike they are, how much
+ *    each holds (text, fields, a link), less for menus (short texts that are all links), page chrome (nav,
+ *    header, footer, aside) and items that all say the same.
+ * 4. For the best ones, a selector that matches exactly the items: `tag.class`, then with more classes, then
+ *    under the parent's id or class; generated class names (`css-1x2y3z`) and ids are avoided.
+ *
+ * Works on the tree a browser builds (engine/html/parse.ts), over HTML fetched or rendered.
+ */
+import type { CheerioAPI } from 'cheerio/slim';
+import { isTag, isText, type AnyNode, type Element, type ParentNode } from 'domhandler';
+import { loadHtml } from '../engine/extract.ts';
+
+/** Elements whose content is not page text. */
+const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'math', 'iframe', 'object', 'canvas', 'select', 'option']);
+/** Children that never form records. */
+const NOT_RECORDS = new Set(['br', 'hr', 'wbr', 'script', 'style', 'noscript', 'template', 'link', 'meta', 'input', 'option', 'source', 'track', 'param', 'col', 'colgroup']);
+/** Landmarks whose lists are page chrome, not content. */
+const CHROME_TAGS = new Set(['nav', 'header', 'footer', 'aside']);
+const CHROME_WORDS = /(^|[-_\s])(nav|navbar|navigation|menu|menubar|footer|header|breadcrumbs?|pagination|pager|sidebar|toolbar|tabs?|dropdown|social|share|cookie|banner|masthead|skip|legal|sitemap)([-_\s]|$)/i;
+
+/** Measures of one element, from its subtree. */
+interface Measure {
+  /** Non-space characters of visible text. */
+  text: number;
+  /** Of which inside links. */
+  linkText: number;
+  links: number;
+  images: number;
+  elements: number;
+  /** Checkboxes and radio buttons (filters and forms, not records). */
+  choices: number;
+}
+
+/** A repeated record structure found on a page. */
+export interface RecordCandidate {
+  /** The items, in document order. */
+  items: Element[];
+  /** A CSS selector for the items (matches exactly them when `exact`). */
+  selector: string;
+  /** Whether `selector` matches exactly the items on this page. */
+  exact: boolean;
+  count: number;
+  /** Higher is better; comparable within one page. */
+  score: number;
+  /** Share of the page's text inside the items (0-1). */
+  coverage: number;
+  /** Mean structural similarity of the items to their most typical one (0-1). */
+  similarity: number;
+  /** Mean visible characters per item. */
+  textPerItem: number;
+  /** The first item's text, shortened. */
+  sample: string;
+  /** The measures the score came from, per item on average (for logs and tuning). */
+  features: Record<string, number>;
+}
+
+/** What {@link analyzePage} found. */
+export interface PageAnalysis {
+  /** Cheerio over the parsed page (for the field and pagination steps). */
+  $: CheerioAPI;
+  url: string;
+  title: string;
+  /** Non-space characters of visible text in the body. */
+  textLength: number;
+  /** Candidates, best first (at most {@link MAX_CANDIDATES}). */
+  candidates: RecordCandidate[];
+}
+
+/** Candidates kept per page. */
+const MAX_CANDIDATES = 12;
+/** Tag paths collected per item for the similarity, at most. */
+const MAX_PATHS = 80;
+/** Depth of the tag paths. */
+const PATH_DEPTH = 3;
+
+const measures = new WeakMap<Element, Measure>();
+
+function nonSpace(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 32 && c !== 160) n++;
+  }
+  return n;
+}
+
+function classesOf(el: Element): string[] {
+  const c = el.attribs.class;
+  return c ? c.split(/\s+/).filter(Boolean) : [];
+}
+
+/**
+ * Whether a class or id looks generated (CSS-in-JS hashes, build ids): such names change between builds or
+ * pages and make selectors that break.
+ */
+export function looksGenerated(name: string): boolean {
+  if (name.length > 40) return true;
+  if (/^(css|sc|jsx|emotion|styled|svelte|tw)-[a-z0-9]+$/i.test(name)) return true;
+  if (/\d{4,}/.test(name)) return true;
+  if (/^_?[a-zA-Z0-9]{5,8}$/.test(name) && /[0-9]/.test(name) && /[A-Z]/.test(name) && /[a-z]/.test(name)) return true;
+  if (/^[a-z]{1,3}[A-Z][a-zA-Z]{3,}$/.test(name) && /[A-Z].*[A-Z]/.test(name)) return true;
+  if (/^_[a-z0-9]{4,}$/i.test(name) && /\d/.test(name)) return true;
+  return false;
+}
+
+/** Classes that can go in a selector: stable-looking and not state (`active`, `odd`, `first`). */
+export function stableClasses(el: Element): string[] {
+  return classesOf(el).filter((c) => !looksGenerated(c) && !/^(active|selected|current|odd|even|first|last|hover|focus|open|closed|visible|hidden|clearfix|cf|row|col|ng-[a-z-]+|js-[a-z-]+)$/i.test(c) && /^[A-Za-z_-][\w-]*$/.test(c));
+}
+
+/** Whether an element's own name says it is page chrome. */
+function isChromeElement(el: Element): boolean {
+  if (CHROME_TAGS.has(el.name)) return true;
+  const role = el.attribs.role;
+  if (role && /^(navigation|banner|contentinfo|menu|menubar|tablist|complementary)$/.test(role)) return true;
+  const names = `${el.attribs.id ?? ''} ${el.attribs.class ?? ''}`;
+  return names.length > 1 && CHROME_WORDS.test(names);
+}
+
+/** Measures every element under `root`, bottom-up (iterative: pages can be deep). */
+function measureTree(root: ParentNode): Measure {
+  const total: Measure = { text: 0, linkText: 0, links: 0, images: 0, elements: 0, choices: 0 };
+  type Frame = { node: ParentNode; m: Measure; i: number; inLink: boolean };
+  const stack: Frame[] = [{ node: root, m: total, i: 0, inLink: false }];
+  while (stack.length) {
+    const f = stack[stack.length - 1]!;
+    const children = f.node.children;
+    if (f.i >= children.length) {
+      stack.pop();
+      const parent = stack[stack.length - 1];
+      if (parent) {
+        const p = parent.m;
+        p.text += f.m.text; p.linkText += f.m.linkText; p.links += f.m.links; p.images += f.m.images; p.elements += f.m.elements + 1; p.choices += f.m.choices;
+      }
+      continue;
+    }
+    const child = children[f.i++]!;
+    if (isText(child)) {
+      const n = nonSpace(child.data);
+      f.m.text += n;
+      if (f.inLink) f.m.linkText += n;
+    } else if (isTag(child)) {
+      if (SKIPPED.has(child.name)) continue;
+      const choice = child.name === 'input' && /^(checkbox|radio)$/i.test(child.attribs.type ?? '') ? 1 : 0;
+      const m: Measure = { text: 0, linkText: 0, links: child.name === 'a' && child.attribs.href ? 1 : 0, images: child.name === 'img' ? 1 : 0, elements: 0, choices: choice };
+      measures.set(child, m);
+      stack.push({ node: child, m, i: 0, inLink: f.inLink || child.name === 'a' });
+    }
+  }
+  return total;
+}
+
+function measureOf(el: Element): Measure {
+  return measures.get(el) ?? { text: 0, linkText: 0, links: 0, images: 0, elements: 0, choices: 0 };
+}
+
+/**
+ * Whether an element lies in page chrome: inside (or is) a nav, header, footer or aside, or an element
+ * named like one, that holds a small part of the page's text (a wrapper called `page-header-wrap` that holds
+ * the whole page is not chrome).
+ */
+function inChrome(el: Element, pageText: number): boolean {
+  for (let n: Element | null = el; n; n = n.parent && isTag(n.parent) ? n.parent : null) {
+    if (n.name === 'body' || n.name === 'html') return false;
+    if (isChromeElement(n) && measureOf(n).text < pageText * 0.35) return true;
+  }
+  return false;
+}
+
+/** The tag paths under an element, up to {@link PATH_DEPTH} levels and {@link MAX_PATHS} paths: its shape. */
+function shapeOf(el: Element): Set<string> {
+  const out = new Set<string>();
+  const walk = (node: Element, prefix: string, depth: number) => {
+    for (const c of node.children) {
+      if (out.size >= MAX_PATHS) return;
+      if (!isTag(c) || SKIPPED.has(c.name)) continue;
+      const cls = stableClasses(c)[0];
+      const path = `${prefix}/${c.name}${cls ? `.${cls}` : ''}`;
+      out.add(path);
+      if (depth < PATH_DEPTH) walk(c, path, depth + 1);
+    }
+  };
+  walk(el, '', 1);
+  return out;
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  if (!a.size && !b.size) return 1;
+  let inter = 0;
+  for (const x of a) if (b.has(x)) inter++;
+  return inter / (a.size + b.size - inter);
+}
+
+/** Mean similarity of shapes to their medoid (the one most like the others), over a sample. */
+function similarityOf(items: Element[]): number {
+  const sample = items.length > 12 ? items.filter((_, i) => i % Math.ceil(items.length / 12) === 0) : items;
+  const shapes = sample.map(shapeOf);
+  let best = 0;
+  for (let i = 0; i < shapes.length; i++) {
+    let sum = 0;
+    for (let j = 0; j < shapes.length; j++) if (i !== j) sum += jaccard(shapes[i]!, shapes[j]!);
+    best = Math.max(best, shapes.length > 1 ? sum / (shapes.length - 1) : 1);
+  }
+  return best;
+}
+
+function textOf(node: AnyNode): string {
+  if (isText(node)) return node.data;
+  if (!isTag(node) || SKIPPED.has(node.name)) return '';
+  let s = '';
+  for (const c of node.children) s += textOf(c) + (isTag(c) && /^(p|div|li|td|th|br|h\d|tr|dd|dt)$/.test(c.name) ? ' ' : '');
+  return s;
+}
+
+/** Visible text of an element, whitespace folded. */
+export function visibleText(el: AnyNode): string {
+  return textOf(el).replace(/\s+/g, ' ').trim();
+}
+
+/** Groups of children that could be records, under one parent. */
+function groupsUnder(parent: Element): Element[][] {
+  const kids = parent.children.filter((c): c is Element => isTag(c) && !NOT_RECORDS.has(c.name) && !SKIPPED.has(c.name));
+  if (kids.length < 2) return [];
+  const out: Element[][] = [];
+  const byKey = new Map<string, Element[]>();
+  const byTag = new Map<string, Element[]>();
+  for (const k of kids) {
+    const key = `${k.name}|${stableClasses(k).sort().join('.')}`;
+    (byKey.get(key) ?? byKey.set(key, []).get(key)!).push(k);
+    (byTag.get(k.name) ?? byTag.set(k.name, []).get(k.name)!).push(k);
+  }
+  for (const g of byKey.values()) if (g.length >= 2) out.push(g);
+  // One tag whose class sets differ item to item (odd/even, featured, per-item modifiers): the tag group as
+  // a whole, when it is more than its biggest class group.
+  for (const g of byTag.values()) {
+    const biggest = Math.max(...[...byKey.entries()].filter(([k]) => k.startsWith(`${g[0]!.name}|`)).map(([, v]) => v.length));
+    if (g.length >= 3 && g.length > biggest) out.push(g);
+  }
+  return out;
+}
+
+/**
+ * Scores a group of items. Coverage (the share of the page's text) matters most; then the number of items,
+ * how alike they are and how much each holds; menus, chrome and identical items lose.
+ */
+function scoreGroup(items: Element[], pageText: number): Omit<RecordCandidate, 'selector' | 'exact' | 'sample'> | null {
+  const ms = items.map(measureOf);
+  const text = ms.reduce((s, m) => s + m.text, 0);
+  if (text === 0) return null;
+  const n = items.length;
+  const coverage = Math.min(1, text / Math.max(1, pageText));
+  const textPerItem = text / n;
+  const linkShare = ms.reduce((s, m) => s + m.linkText, 0) / text;
+  const linksPerItem = ms.reduce((s, m) => s + m.links, 0) / n;
+  const withLink = ms.filter((m) => m.links > 0).length / n;
+  const withText = ms.filter((m) => m.text >= 3).length / n;
+  const elementsPerItem = ms.reduce((s, m) => s + m.elements, 0) / n;
+  const similarity = similarityOf(items);
+  // Coverage matters, but a long list of small records must be able to beat a few big blocks.
+  let score = coverage ** 0.7 * Math.log2(n + 1) * similarity ** 1.5 * withText;
+  // Records carry a few links each (a title, an author, a thumbnail); blocks of many links are menus and filters.
+  if (linksPerItem > 12 && linkShare > 0.75) score *= 0.25;
+  else if (linksPerItem > 6 && linkShare > 0.5) score *= 0.5;
+  if (withLink < 0.5) score *= 0.75;
+  // Menus and tag clouds: short items made of one link each, or items whose text is all in several links.
+  if (textPerItem < 25 && linkShare > 0.8 && elementsPerItem <= 3) score *= 0.3;
+  else if (linkShare > 0.9 && linksPerItem >= 3) score *= 0.3;
+  if (textPerItem < 8) score *= 0.4;
+  else if (textPerItem < 16) score *= 0.7;
+  // Each record is a small part of the page; items that each hold a large part of it are page sections.
+  if (textPerItem > pageText * 0.25) score *= 0.3;
+  // Richer items (several elements, a picture) look more like records than single words.
+  score *= 0.6 + 0.4 * Math.min(1, elementsPerItem / 4);
+  score *= 1 + 0.8 * (ms.filter((m) => m.images > 0).length / n);
+  // Checkboxes and radio buttons in most items: a filter or a form.
+  if (ms.filter((m) => m.choices > 0).length / n >= 0.5) score *= 0.4;
+  const chrome = inChrome(items[0]!, pageText) && inChrome(items[n - 1]!, pageText);
+  if (chrome) score *= 0.2;
+  // Items that say the same (a row of "Add to cart" buttons, one schedule shown per time zone) are not
+  // distinct records.
+  const sample = n > 60 ? items.filter((_, i) => i % Math.ceil(n / 60) === 0) : items;
+  const distinct = new Set(sample.map((el) => visibleText(el).slice(0, 400))).size / sample.length;
+  if (n >= 3 && distinct < 0.8) score *= distinct * distinct;
+  if (n === 2) score *= 0.5;
+  const features = { linksPerItem, withLink, linkShare, elementsPerItem, images: ms.filter((m) => m.images > 0).length / n, chrome: chrome ? 1 : 0, distinct };
+  return { items, count: n, score, coverage, similarity, textPerItem, features };
+}
+
+/**
+ * Items of one tag and class spread over several parents (a list split by an ad block, results in
+ * columns): every element of the page with that tag and stable class, none inside another.
+ */
+function classGroups(all: Element[]): Element[][] {
+  const byKey = new Map<string, Element[]>();
+  for (const el of all) {
+    for (const c of stableClasses(el)) {
+      const key = `${el.name}.${c}`;
+      (byKey.get(key) ?? byKey.set(key, []).get(key)!).push(el);
+    }
+  }
+  const out: Element[][] = [];
+  for (const els of byKey.values()) {
+    if (els.length < 3 || els.length > 500) continue;
+    // Spread over a few parents (a list in blocks), not one per parent (a part of each record).
+    const parents = new Set(els.map((e) => e.parent)).size;
+    if (parents < 2 || parents > els.length / 2) continue;
+    const set = new Set(els);
+    const outer = els.filter((e) => {
+      for (let p = e.parent; p; p = p.parent) if (set.has(p as Element)) return false;
+      return true;
+    });
+    if (outer.length >= 3) out.push(outer);
+  }
+  return out;
+}
+
+/** Share of `inner` items that lie inside one of the `outer` items. */
+function insideShare(inner: Element[], outer: Element[]): number {
+  const set = new Set<ParentNode>(outer);
+  let n = 0;
+  for (const x of inner) {
+    for (let p = x.parent; p; p = p.parent) if (set.has(p)) { n++; break; }
+  }
+  return n / inner.length;
+}
+
+/** Whether `inner` is `outer` or inside it. */
+function contains(outer: Element, inner: Element): boolean {
+  for (let n: ParentNode | null = inner; n; n = n.parent) if (n === outer) return true;
+  return false;
+}
+
+/**
+ * The items' one inner element, when each item only wraps it (`<li class="col-xs-6"><article
+ * class="product_pod">`): the inner elements name the records better. Goes down while every item has
+ * exactly one element child with a stable class shared by all, holding nearly all of its text.
+ */
+function tighten(items: Element[]): Element[] {
+  let cur = items;
+  for (let depth = 0; depth < 3; depth++) {
+    const inner: Element[] = [];
+    for (const it of cur) {
+      const kids = it.children.filter((c): c is Element => isTag(c) && !SKIPPED.has(c.name) && !NOT_RECORDS.has(c.name));
+      if (kids.length !== 1) return cur;
+      const k = kids[0]!;
+      if (measureOf(k).text < measureOf(it).text * 0.9) return cur;
+      inner.push(k);
+    }
+    const key = (e: Element) => `${e.name}.${stableClasses(e)[0] ?? ''}`;
+    if (!stableClasses(inner[0]!).length || inner.some((e) => key(e) !== key(inner[0]!))) return cur;
+    cur = inner;
+  }
+  return cur;
+}
+
+/** Matches of a selector on the page, or null when the selector is not valid. */
+function matches($: CheerioAPI, selector: string): Element[] | null {
+  try {
+    return $(selector).toArray().filter(isTag) as Element[];
+  } catch {
+    return null;
+  }
+}
+
+function sameSet(a: Element[], b: readonly Element[]): boolean {
+  if (a.length !== b.length) return false;
+  const s = new Set<Element>(b);
+  return a.every((x) => s.has(x));
+}
+
+function cssIdent(s: string): string {
+  return s.replace(/([^\w-])/g, '\\$1');
+}
+
+/** A short selector for one element (the items' parent), by id or stable classes. */
+function anchorOf(el: Element): string | null {
+  const id = el.attribs.id;
+  if (id && !looksGenerated(id) && /^[A-Za-z][\w-]*$/.test(id)) return `#${cssIdent(id)}`;
+  const cls = stableClasses(el);
+  if (cls.length) return `${el.name}.${cls.slice(0, 2).map(cssIdent).join('.')}`;
+  return null;
+}
+
+/**
+ * A selector that matches exactly the items on this page, preferring the short and stable: `tag.class`,
+ * `tag.a.b`, `.class`, `#parent > tag.class`, `parent-anchor > tag`, one ancestor further up.
+ * @returns the selector and whether it is exact (else the best superset found, or the parent path).
+ */
+export function selectorFor($: CheerioAPI, items: Element[]): { selector: string; exact: boolean } {
+  const first = items[0]!;
+  const tag = first.name;
+  // Classes every item has.
+  let common = stableClasses(first);
+  for (const it of items.slice(1)) {
+    const c = new Set(stableClasses(it));
+    common = common.filter((x) => c.has(x));
+  }
+  const tries: string[] = [];
+  for (const c of common) tries.push(`${tag}.${cssIdent(c)}`);
+  if (common.length >= 2) tries.push(`${tag}.${common.slice(0, 3).map(cssIdent).join('.')}`);
+  const parent = first.parent && isTag(first.parent) ? first.parent : null;
+  const parentAnchor = parent ? anchorOf(parent) : null;
+  if (parentAnchor) {
+    for (const c of common) tries.push(`${parentAnchor} > ${tag}.${cssIdent(c)}`);
+    tries.push(`${parentAnchor} > ${tag}`);
+  }
+  const grand = parent?.parent && isTag(parent.parent) ? parent.parent : null;
+  const grandAnchor = grand ? anchorOf(grand) : null;
+  if (grandAnchor && parent) {
+    const pc = stableClasses(parent)[0];
+    const mid = pc ? `${parent.name}.${cssIdent(pc)}` : parent.name;
+    for (const c of common) tries.push(`${grandAnchor} > ${mid} > ${tag}.${cssIdent(c)}`);
+    tries.push(`${grandAnchor} > ${mid} > ${tag}`);
+  }
+  let fallback: string | null = null;
+  for (const sel of tries) {
+    const m = matches($, sel);
+    if (!m) continue;
+    if (sameSet(m, items)) return { selector: sel, exact: true };
+    // A superset that holds the items and few others is a usable fallback.
+    if (!fallback && m.length <= items.length * 1.2 && items.every((it) => m.includes(it))) fallback = sel;
+  }
+  if (fallback) return { selector: fallback, exact: false };
+  // The structural path: the parent's path from an anchored ancestor, then the tag.
+  const path: string[] = [tag];
+  let node: Element | null = parent;
+  for (let depth = 0; node && depth < 6; depth++) {
+    const a = anchorOf(node);
+    path.unshift(a ?? node.name);
+    if (a?.startsWith('#')) break;
+    node = node.parent && isTag(node.parent) ? node.parent : null;
+  }
+  const sel = path.join(' > ');
+  const m = matches($, sel);
+  return { selector: sel, exact: m !== null && sameSet(m, items) };
+}
+
+/**
+ * Finds the repeated record structures of a page.
+ * @param html the page's HTML (as served, or as a browser rendered it).
+ * @param url its URL (after redirects).
+ * @returns the candidates best first, each with a selector; none on a page without repeated content.
+ */
+export function analyzePage(html: string, url: string): PageAnalysis {
+  const $ = loadHtml(html);
+  const root = $.root()[0] as unknown as ParentNode;
+  const total = measureTree(root);
+  const body = $('body')[0] as Element | undefined;
+  const pageText = body ? measureOf(body).text : total.text;
+  const scored: Array<Omit<RecordCandidate, 'selector' | 'exact' | 'sample'>> = [];
+  const all = $('*').toArray() as Element[];
+  for (const el of all) {
+    if (SKIPPED.has(el.name)) continue;
+    for (const group of groupsUnder(el)) {
+      const s = scoreGroup(group, pageText);
+      if (s && s.score > 0) scored.push(s);
+    }
+  }
+  for (const group of classGroups(all.filter((el) => !SKIPPED.has(el.name) && measures.has(el)))) {
+    const s = scoreGroup(group, pageText);
+    if (s && s.score > 0) scored.push(s);
+  }
+  // Structures inside records (a post's table, each product's key-value lines, its tags) lose to the
+  // records that hold them: most of their items lie inside the items of a comparable record-like group.
+  scored.sort((a, b) => b.score - a.score);
+  const top = scored.slice(0, 80);
+  const strong = top.filter((c) => c.count >= 3 && c.similarity >= 0.5);
+  for (const c of top) {
+    const holder = strong.find((d) => d !== c && d.score > c.score * 0.2 && insideShare(c.items, d.items) >= 0.8 && insideShare(d.items, c.items) === 0);
+    if (holder) c.score *= 0.3;
+  }
+  scored.sort((a, b) => b.score - a.score);
+  const candidates: RecordCandidate[] = [];
+  for (const found of scored) {
+    if (candidates.length >= MAX_CANDIDATES) break;
+    const s = { ...found, items: tighten(found.items) };
+    // The same items under another grouping are one candidate.
+    if (candidates.some((c) => c.items.length === s.items.length && c.items[0] === s.items[0])) continue;
+    const { selector, exact } = selectorFor($, s.items);
+    candidates.push({ ...s, selector, exact, sample: visibleText(s.items[0]!).slice(0, 160) });
+  }
+  return { $, url, title: $('title').first().text().trim(), textLength: pageText, candidates };
+}
