@@ -4,7 +4,7 @@
 import { CodedError } from '../errors.ts';
 import { apiKeyDigest, digestsEqual, generateApiKey, hashPassword, looksLikeApiKey, verifyPassword } from './crypto.ts';
 import { subscriptionView } from './metering.ts';
-import { assertLoginAllowed, recordLogin } from './throttles.ts';
+import { reserveLoginAttempt } from './throttles.ts';
 import type { AccountRecord } from './ports.ts';
 import type { Services } from './services.ts';
 import { logger } from '../logger.ts';
@@ -101,11 +101,11 @@ export async function setPlan(svc: Services, email: string, plan: string): Promi
  *   way; `rate_limited` (429, `Retry-After`) past the failed-login limits, before the password is checked.
  */
 export async function login(svc: Services, email: string, password: string, address: string): Promise<{ api_key: string; email: string; plan: string }> {
-  await assertLoginAllowed(svc, email, address);
+  const attempt = await reserveLoginAttempt(svc, email, address);
   const account = await svc.store.getAccountByEmail(email.trim());
   const ok = await verifyPassword(password, account?.password_hash ?? null);
-  await recordLogin(svc, email, address, Boolean(account && ok));
   if (!account || !ok) throw new CodedError('invalid_credentials', 'Invalid email or password');
+  await attempt.succeeded();
   let key: string | null = null;
   if (account.api_key_sealed) {
     try {

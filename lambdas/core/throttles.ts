@@ -5,7 +5,9 @@
  * - Bad requests: answers 400, 403 and 413 to an account's calls with a body (a config that does not
  *   parse, a plan that cannot run on the server) count against the account; past
  *   {@link ThrottleSettings.badRequestsPerWindow} in a window, its calls with a body are refused with 429
- *   `rate_limited` before their body is read. Reads (status polls) are never throttled here.
+ *   `rate_limited` before their body is parsed. Reads (status polls) are never throttled here.
+ * - Both take their slot before the work (an atomic `consume` under the limit) and give it back when the
+ *   call was not refused, so requests sent at once cannot all pass a check made before any was counted.
  * - Failed logins: counted per email (whether or not an account has it, so the answer tells nothing about
  *   which emails exist) and per client address; past either limit, logins for that email or from that
  *   address are refused with 429 `rate_limited`, correct password or not, until the window ends. A
@@ -64,23 +66,27 @@ export function isBadRequestStatus(status: number): boolean {
 }
 
 /**
- * Refuses the call when the account has made too many bad requests in this window.
- * @throws CodedError `rate_limited` (429, `Retry-After`) with details `[{limit, window, retry_after_seconds, reason: 'bad_requests'}]`.
+ * Takes a slot of the account's bad-request allowance before the call does any work, so that calls sent at
+ * once cannot all pass a check made before any of them is counted. Give it back with
+ * {@link releaseBadRequestSlot} when the call turns out not to be refused.
+ * @returns whether a slot was taken (false when the throttle is off).
+ * @throws CodedError `rate_limited` (429, `Retry-After`) with details `[{limit, window, retry_after_seconds, reason: 'bad_requests'}]`
+ *   when the account has no slot left in this window.
  */
-export async function assertBadRequestsUnderLimit(svc: Services, account: AccountRecord): Promise<void> {
+export async function reserveBadRequestSlot(svc: Services, account: AccountRecord): Promise<boolean> {
   const limit = svc.throttles.badRequestsPerWindow;
-  if (!limit) return;
+  if (!limit) return false;
   const w = window(svc);
-  if ((await svc.store.getCounter(account.id, `bad:${w.key}`)) >= limit) {
+  const { ok } = await svc.store.consume(account.id, `bad:${w.key}`, 1, limit, w.expiresAt);
+  if (!ok) {
     throw throttled(`Too many refused requests: ${limit} in ${THROTTLE_WINDOW_MS / 60_000} minutes (invalid bodies or configs, calls the plan does not allow); fix the request before sending it again`, limit, w.retryAfter, 'bad_requests');
   }
+  return true;
 }
 
-/** Counts one bad request of the account in this window. */
-export async function countBadRequest(svc: Services, account: AccountRecord): Promise<void> {
-  if (!svc.throttles.badRequestsPerWindow) return;
-  const w = window(svc);
-  await svc.store.consume(account.id, `bad:${w.key}`, 1, Number.MAX_SAFE_INTEGER, w.expiresAt);
+/** Gives back a slot taken by {@link reserveBadRequestSlot}: the call was not refused. */
+export async function releaseBadRequestSlot(svc: Services, account: AccountRecord): Promise<void> {
+  await svc.store.refund(account.id, `bad:${window(svc).key}`, 1);
 }
 
 /** Counter names of a login attempt: the email's (hashed: counters are not a list of emails) and the address's. */
@@ -90,32 +96,37 @@ function loginCounters(svc: Services, email: string, address: string): { email: 
   return { email: `login-email:${digest}:${w.key}`, address: `login-addr:${address}:${w.key}`, w };
 }
 
-/**
- * Refuses a login for an email or from an address past its failed-login limit, before the password is checked.
- * @param address the client's address (API Gateway's `sourceIp`, the socket's locally).
- * @throws CodedError `rate_limited` (429, `Retry-After`), reason `failed_logins`.
- */
-export async function assertLoginAllowed(svc: Services, email: string, address: string): Promise<void> {
-  const { failedLoginsPerEmail: perEmail, failedLoginsPerAddress: perAddress } = svc.throttles;
-  const c = loginCounters(svc, email, address);
-  if (perEmail && (await svc.store.getCounter(SERVICE_COUNTERS, c.email)) >= perEmail) {
-    throw throttled(`Too many failed logins for this email: ${perEmail} in ${THROTTLE_WINDOW_MS / 60_000} minutes`, perEmail, c.w.retryAfter, 'failed_logins');
-  }
-  if (perAddress && (await svc.store.getCounter(SERVICE_COUNTERS, c.address)) >= perAddress) {
-    throw throttled(`Too many failed logins from this address: ${perAddress} in ${THROTTLE_WINDOW_MS / 60_000} minutes`, perAddress, c.w.retryAfter, 'failed_logins');
-  }
+/** A login attempt that holds a slot of its email's and its address's failed-login allowance. */
+export interface LoginAttempt {
+  /** The password was right: the email's count is reset, the address's slot given back. */
+  succeeded(): Promise<void>;
 }
 
-/** Records the outcome of a login: a failure counts for its email and address; a success resets its email's count. */
-export async function recordLogin(svc: Services, email: string, address: string, ok: boolean): Promise<void> {
+/**
+ * Takes a slot of the email's and of the address's failed-login allowance before the password is checked
+ * (calls sent at once cannot all pass a check made before any of them failed). A failed attempt keeps its
+ * slots; {@link LoginAttempt.succeeded} resets the email's count and gives the address's slot back.
+ * @param address the client's address (API Gateway's `sourceIp`, the socket's locally).
+ * @throws CodedError `rate_limited` (429, `Retry-After`), reason `failed_logins`, when either has no slot left.
+ */
+export async function reserveLoginAttempt(svc: Services, email: string, address: string): Promise<LoginAttempt> {
+  const { failedLoginsPerEmail: perEmail, failedLoginsPerAddress: perAddress } = svc.throttles;
   const c = loginCounters(svc, email, address);
-  if (ok) {
-    const failed = await svc.store.getCounter(SERVICE_COUNTERS, c.email);
-    if (failed) await svc.store.refund(SERVICE_COUNTERS, c.email, failed);
-    return;
+  const minutes = THROTTLE_WINDOW_MS / 60_000;
+  if (perEmail && !(await svc.store.consume(SERVICE_COUNTERS, c.email, 1, perEmail, c.w.expiresAt)).ok) {
+    throw throttled(`Too many failed logins for this email: ${perEmail} in ${minutes} minutes`, perEmail, c.w.retryAfter, 'failed_logins');
   }
-  await Promise.all([
-    svc.store.consume(SERVICE_COUNTERS, c.email, 1, Number.MAX_SAFE_INTEGER, c.w.expiresAt),
-    svc.store.consume(SERVICE_COUNTERS, c.address, 1, Number.MAX_SAFE_INTEGER, c.w.expiresAt),
-  ]);
+  if (perAddress && !(await svc.store.consume(SERVICE_COUNTERS, c.address, 1, perAddress, c.w.expiresAt)).ok) {
+    if (perEmail) await svc.store.refund(SERVICE_COUNTERS, c.email, 1);
+    throw throttled(`Too many failed logins from this address: ${perAddress} in ${minutes} minutes`, perAddress, c.w.retryAfter, 'failed_logins');
+  }
+  return {
+    succeeded: async () => {
+      if (perEmail) {
+        const used = await svc.store.getCounter(SERVICE_COUNTERS, c.email);
+        if (used) await svc.store.refund(SERVICE_COUNTERS, c.email, used);
+      }
+      if (perAddress) await svc.store.refund(SERVICE_COUNTERS, c.address, 1);
+    },
+  };
 }

@@ -14,7 +14,7 @@ import type { AccountRecord } from '../core/ports.ts';
 import { digestsEqual } from '../core/crypto.ts';
 import { services, type Services } from '../core/services.ts';
 import { logger } from '../logger.ts';
-import { assertBadRequestsUnderLimit, countBadRequest, isBadRequestStatus } from '../core/throttles.ts';
+import { isBadRequestStatus, releaseBadRequestSlot, reserveBadRequestSlot } from '../core/throttles.ts';
 
 export type ApiEvent = APIGatewayProxyEvent;
 export type ApiResult = APIGatewayProxyResult;
@@ -120,21 +120,30 @@ function account(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
 }
 
 /**
- * The bad-request throttle of core/throttles.ts, on routes with an account and a body: refuses the call
- * before its body is read when the account is over its limit, and counts the call when it is refused
- * with 400, 403 or 413.
+ * The bad-request throttle of core/throttles.ts, on routes with an account and a body: a slot of the
+ * account's allowance is taken before the body is parsed (429 when none is left) and given back unless
+ * the call is refused with 400, 403 or 413.
  */
 function badRequests(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
+  const reserved = new WeakMap<object, AccountRecord>();
+  const release = async (request: { context: ApiContext }) => {
+    const account = reserved.get(request.context);
+    if (!account) return;
+    reserved.delete(request.context);
+    await releaseBadRequestSlot(request.context.svc, account).catch((e: unknown) => logger.warn('bad-request slot not given back', { error: e }));
+  };
   return {
     before: async (request) => {
-      await assertBadRequestsUnderLimit(request.context.svc, request.context.account);
+      if (await reserveBadRequestSlot(request.context.svc, request.context.account)) reserved.set(request.context, request.context.account);
     },
+    after: release,
     onError: async (request) => {
       const err = request.error as unknown;
-      const account = request.context.account as AccountRecord | undefined;
-      if (account && isCodedError(err) && isBadRequestStatus(STATUS_BY_CODE[err.code] ?? 0)) {
-        await countBadRequest(request.context.svc, account).catch((e: unknown) => logger.warn('bad request not counted', { error: e }));
+      if (isCodedError(err) && isBadRequestStatus(STATUS_BY_CODE[err.code] ?? 0)) {
+        reserved.delete(request.context);
+        return;
       }
+      await release(request);
     },
   };
 }

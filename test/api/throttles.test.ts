@@ -67,6 +67,15 @@ describe('throttles over HTTP', () => {
     assert.equal(created.status, 201, 'another account is not throttled');
   });
 
+  it('refused calls sent at once cannot all be parsed: 5 slots, 5 answers 400, the rest 429', async () => {
+    const racer = await createAccount(svc.dataDir, { plan: 'pro' });
+    const api = client(svc.url, racer.api_key);
+    const answers = await Promise.all(Array.from({ length: 30 }, () => api.post('/api/v1/configs/', { name: 'x', target_url: 'http://127.0.0.1:9/', yaml_content: 'target: [' })));
+    const statuses = answers.map((r) => r.status).sort();
+    assert.equal(statuses.filter((s) => s === 400).length, 5, JSON.stringify(statuses));
+    assert.equal(statuses.filter((s) => s === 429).length, 25);
+  });
+
   it('failed logins: 3 for an email, then 429 with Retry-After even with the right password', async () => {
     const anon = client(svc.url);
     for (let i = 0; i < 2; i++) assert.equal((await anon.post('/api/v1/auth/login/', { email: other.email, password: 'wrong' })).status, 401);

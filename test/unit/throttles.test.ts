@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAccount, login } from '../../lambdas/core/accounts.ts';
-import { assertBadRequestsUnderLimit, countBadRequest, isBadRequestStatus, THROTTLE_WINDOW_MS } from '../../lambdas/core/throttles.ts';
+import { isBadRequestStatus, releaseBadRequestSlot, reserveBadRequestSlot, THROTTLE_WINDOW_MS } from '../../lambdas/core/throttles.ts';
 import type { CodedError } from '../../lambdas/errors.ts';
 import { testServices } from '../helpers/services.ts';
 
@@ -78,14 +78,25 @@ describe('bad-request throttle', () => {
     const t = testServices({ now: '2026-11-22T14:14:50.000Z', overrides: { throttles: { badRequestsPerWindow: 3, failedLoginsPerEmail: 10, failedLoginsPerAddress: 100 } } });
     const { account: a } = await createAccount(t.svc, { email: 'a@example.com', password: PASSWORD });
     const { account: b } = await createAccount(t.svc, { email: 'b@example.com', password: PASSWORD });
-    for (let i = 0; i < 3; i++) {
-      await assertBadRequestsUnderLimit(t.svc, a);
-      await countBadRequest(t.svc, a);
-    }
-    assert.equal(await assertThrottled(assertBadRequestsUnderLimit(t.svc, a), 'bad_requests'), 10);
-    await assertBadRequestsUnderLimit(t.svc, b);
+    for (let i = 0; i < 3; i++) assert.equal(await reserveBadRequestSlot(t.svc, a), true);
+    assert.equal(await assertThrottled(reserveBadRequestSlot(t.svc, a), 'bad_requests'), 10);
+    await reserveBadRequestSlot(t.svc, b);
+    // A slot given back (the call was not refused) is free again.
+    await releaseBadRequestSlot(t.svc, a);
+    await reserveBadRequestSlot(t.svc, a);
     t.advance(10_000);
-    await assertBadRequestsUnderLimit(t.svc, a);
+    await reserveBadRequestSlot(t.svc, a);
     assert.equal(THROTTLE_WINDOW_MS, 15 * 60_000);
+  });
+
+  it('calls sent at once cannot all pass: the slots are taken before the work', async () => {
+    const t = testServices({ overrides: { throttles: { badRequestsPerWindow: 5, failedLoginsPerEmail: 10, failedLoginsPerAddress: 1000 } } });
+    const { account } = await createAccount(t.svc, { email: 'c@example.com', password: PASSWORD });
+    const outcomes = await Promise.allSettled(Array.from({ length: 40 }, () => reserveBadRequestSlot(t.svc, account)));
+    assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 5);
+    const logins = await Promise.allSettled(Array.from({ length: 40 }, () => login(t.svc, 'c@example.com', 'wrong', '10.0.0.1')));
+    const codes = logins.map((o) => (o.status === 'rejected' ? (o.reason as CodedError).code : 'ok'));
+    assert.equal(codes.filter((c) => c === 'invalid_credentials').length, 10, 'ten passwords were checked');
+    assert.equal(codes.filter((c) => c === 'rate_limited').length, 30);
   });
 });
