@@ -97,6 +97,7 @@ export const ERROR_CODES = {
     description: 'A bug; the message carries the request id (also in the `x-request-id` header), in a job the job id under which it is logged',
   },
   queue_unavailable: { status: 503, where: ['http'], description: 'The job could not be queued; nothing was charged' },
+  service_busy: { status: 503, where: ['http'], description: 'The local service has too many large configs waiting to be parsed; `Retry-After` header (seconds)' },
   target_failed: {
     where: ['job'],
     description: 'The first page answered 4xx or 5xx (after retries), is not HTML, or could not be fetched (network error, time-out, too many redirects)',

@@ -70,15 +70,31 @@ describe('ThreadConfigParser', () => {
     assert.deepEqual(answers, texts.map(direct));
   });
 
-  it('past its time-out a parse is refused with invalid_config, and the next text gets a new thread', async () => {
+  it('past its time-out a text is refused with invalid_config alone: the texts behind it go on in a new thread', async () => {
     const impatient = new ThreadConfigParser({ timeoutMs: 1 });
     try {
-      await assert.rejects(impatient.parse(SLOW), (e: Error & { code?: string }) => e.code === 'invalid_config' && /longer than 1 ms/.test(e.message));
+      const slow = impatient.parse(SLOW);
+      const next = viaParser(impatient, LARGE_INVALID);
+      const last = impatient.parse(LARGE_VALID);
+      // The first text was taken with the 1 ms time-out; the ones waiting are taken with this one.
       impatient.timeoutMs = 60_000;
-      assert.deepEqual(await viaParser(impatient, LARGE_INVALID), direct(LARGE_INVALID));
-      assert.equal((await impatient.parse(LARGE_VALID)).extract.container, 'div.quote');
+      await assert.rejects(slow, (e: Error & { code?: string }) => e.code === 'invalid_config' && /longer than 1 ms/.test(e.message));
+      assert.deepEqual(await next, direct(LARGE_INVALID));
+      assert.equal((await last).extract.container, 'div.quote');
     } finally {
       await impatient.close();
+    }
+  });
+
+  it('more than 32 texts waiting: the rest are refused at once with 503 service_busy', async () => {
+    const busy = new ThreadConfigParser();
+    try {
+      const answers = await Promise.allSettled(Array.from({ length: 40 }, () => busy.parse(LARGE_VALID)));
+      const refused = answers.filter((a) => a.status === 'rejected');
+      assert.equal(refused.length, 7);
+      for (const r of refused) assert.equal(((r as PromiseRejectedResult).reason as { code: string }).code, 'service_busy');
+    } finally {
+      await busy.close();
     }
   });
 });

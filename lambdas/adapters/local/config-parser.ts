@@ -3,8 +3,8 @@
  * event loop, so a config text that takes tens of milliseconds to parse (up to ~150 ms at the caps of
  * engine/config-source.ts) would hold up everyone else's requests. Texts up to
  * {@link INLINE_MAX_CHARS} are parsed inline (a few milliseconds at most); larger ones go to one worker
- * thread (config-parse-thread.ts), in order. A parse that outlives its time-out (5 s) ends its
- * thread and is refused; the next text starts a new thread.
+ * thread (config-parse-thread.ts), in order. A text that takes longer than its time-out (5 s) in the thread
+ * is refused alone: the thread is replaced and the texts behind it go on.
  *
  * On Lambda each instance serves one request at a time, so the cloud parses inline (core/configs.ts).
  */
@@ -22,39 +22,50 @@ const PARSE_TIMEOUT_MS = 5000;
 
 /** Options of {@link ThreadConfigParser}. */
 export interface ThreadConfigParserOptions {
-  /** Longest a text may wait and parse in the thread, ms. @default 5000 */
+  /** Longest one text may take in the thread (waiting in line not counted), ms. @default 5000 */
   timeoutMs?: number;
 }
 
 interface Pending {
+  id: number;
+  text: string;
   resolve(config: ScrapeConfig): void;
   reject(err: Error): void;
-  timer: NodeJS.Timeout;
 }
 
-/** A {@link ConfigParser} that keeps large texts off the calling thread. Call {@link close} at shutdown. */
+/** Texts waiting for the thread at most; past it a text is refused with 503 `service_busy`. */
+const MAX_WAITING = 32;
+
+/**
+ * A {@link ConfigParser} that keeps large texts off the calling thread. The thread parses one text at a
+ * time; a text's time-out starts when the thread takes it (time spent waiting in line does not count), and
+ * a text past it is refused alone: the thread is replaced and the texts behind it go on. Call {@link close}
+ * at shutdown.
+ */
 export class ThreadConfigParser implements ConfigParser {
   private worker: Worker | null = null;
   private nextId = 1;
-  private readonly pending = new Map<number, Pending>();
-  /** Longest a text may wait and parse in the thread, ms; applies to texts sent after a change. */
+  private readonly waiting: Pending[] = [];
+  private current: { p: Pending; timer: NodeJS.Timeout; timeoutMs: number } | null = null;
+  /** Longest one text may take in the thread, ms; applies to texts taken after a change. */
   timeoutMs: number;
 
   constructor(options: ThreadConfigParserOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? PARSE_TIMEOUT_MS;
   }
 
+  /**
+   * @throws CodedError `invalid_config` (from the parse, or past the time-out); `service_busy` (503) when
+   *   more than {@link MAX_WAITING} texts are waiting.
+   */
   async parse(yamlText: string): Promise<ScrapeConfig> {
     if (typeof yamlText !== 'string' || yamlText.length <= INLINE_MAX_CHARS) return parseConfig(yamlText);
-    const worker = this.thread();
-    const id = this.nextId++;
+    if (this.waiting.length >= MAX_WAITING) {
+      throw new CodedError('service_busy', `The service is parsing ${MAX_WAITING} large configs already; retry in a moment`, [], { 'Retry-After': '1' });
+    }
     return new Promise<ScrapeConfig>((resolve, reject) => {
-      // The thread parses in order: a text's time-out counts from when it is sent, queue included.
-      const timer = setTimeout(() => this.restart(new CodedError('invalid_config',
-        `The config took longer than ${this.timeoutMs} ms to parse and was refused; make it smaller`,
-        [{ path: '', message: `parsing took longer than ${this.timeoutMs} ms` }])), this.timeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
-      worker.postMessage({ id, text: yamlText } satisfies ParseRequest);
+      this.waiting.push({ id: this.nextId++, text: yamlText, resolve, reject });
+      this.pump();
     });
   }
 
@@ -62,8 +73,33 @@ export class ThreadConfigParser implements ConfigParser {
   async close(): Promise<void> {
     const w = this.worker;
     this.worker = null;
-    this.failAll(new Error('the config parser is closed'));
+    const err = new Error('the config parser is closed');
+    if (this.current) {
+      clearTimeout(this.current.timer);
+      this.current.p.reject(err);
+      this.current = null;
+    }
+    for (const p of this.waiting.splice(0)) p.reject(err);
     await w?.terminate();
+  }
+
+  /** Hands the next waiting text to the thread when it is free. */
+  private pump(): void {
+    if (this.current || !this.waiting.length) return;
+    const p = this.waiting.shift()!;
+    const timeoutMs = this.timeoutMs;
+    const timer = setTimeout(() => this.timedOut(), timeoutMs);
+    this.current = { p, timer, timeoutMs };
+    this.thread().postMessage({ id: p.id, text: p.text } satisfies ParseRequest);
+  }
+
+  private timedOut(): void {
+    const cur = this.current;
+    if (!cur) return;
+    this.current = null;
+    cur.p.reject(new CodedError('invalid_config', `The config took longer than ${cur.timeoutMs} ms to parse and was refused; make it smaller`,
+      [{ path: '', message: `parsing took longer than ${cur.timeoutMs} ms` }]));
+    this.replaceThread();
   }
 
   private thread(): Worker {
@@ -73,38 +109,42 @@ export class ThreadConfigParser implements ConfigParser {
     w.on('message', (a: ParseAnswer) => this.settle(a));
     w.on('error', (err) => {
       logger.error('config parser thread crashed', { error: err });
-      if (this.worker === w) this.restart(new Error(`the config parser thread crashed: ${err.message}`));
+      if (this.worker === w) this.lost(new Error(`the config parser thread crashed: ${err.message}`));
     });
     w.on('exit', () => {
-      if (this.worker === w) this.restart(new Error('the config parser thread stopped'));
+      if (this.worker === w) this.lost(new Error('the config parser thread stopped'));
     });
     this.worker = w;
     return w;
   }
 
   private settle(a: ParseAnswer): void {
-    const p = this.pending.get(a.id);
-    if (!p) return;
-    this.pending.delete(a.id);
-    clearTimeout(p.timer);
+    const cur = this.current;
+    if (!cur || cur.p.id !== a.id) return;
+    clearTimeout(cur.timer);
+    this.current = null;
+    const p = cur.p;
     if (a.ok) p.resolve(a.config as ScrapeConfig);
     else if ('coded' in a && isErrorCode(a.coded.code)) p.reject(new CodedError(a.coded.code, a.coded.message, a.coded.details));
     else p.reject(Object.assign(new Error('failure' in a ? a.failure.message : 'config parse failed'), { name: 'failure' in a ? a.failure.name : 'Error' }));
+    this.pump();
   }
 
-  /** Ends the thread and refuses every text it holds with `err`; the next text starts a new thread. */
-  private restart(err: Error): void {
+  /** The thread died: the text it held fails, the others go on in a new thread. */
+  private lost(err: Error): void {
+    const cur = this.current;
+    this.current = null;
+    if (cur) {
+      clearTimeout(cur.timer);
+      cur.p.reject(err);
+    }
+    this.replaceThread();
+  }
+
+  private replaceThread(): void {
     const w = this.worker;
     this.worker = null;
-    this.failAll(err);
     void w?.terminate();
-  }
-
-  private failAll(err: Error): void {
-    for (const p of this.pending.values()) {
-      clearTimeout(p.timer);
-      p.reject(err);
-    }
-    this.pending.clear();
+    this.pump();
   }
 }
