@@ -6,6 +6,7 @@
  *   set-plan --email E --plan PLAN [--json]
  *   rotate-key --email E [--json]        a new API key; the old one stops working at once
  *   rotate-secret [--json]               a new key-sealing secret (local DATA_DIR only; the service stopped)
+ *   reset-secret [--json]                start over with a new secret when the old one is lost (logins issue new keys)
  *
  * With --json, stdout carries one JSON value and nothing else (`create`: {"id","email","plan","api_key"}).
  * With --stage STAGE, the commands act on that deployed stage instead (its DynamoDB table, sealing secret
@@ -18,7 +19,7 @@
 import { Command, CommanderError } from 'commander';
 import { isCodedError } from '../lambdas/errors.ts';
 import { createAccount, rotateApiKey, setPlan } from '../lambdas/core/accounts.ts';
-import { rotateSealingSecret } from '../lambdas/adapters/local/rotate-secret.ts';
+import { resetSealingSecret, rotateSealingSecret } from '../lambdas/adapters/local/rotate-secret.ts';
 import { createLocalServices, settingsFromEnv } from '../lambdas/adapters/local/runtime.ts';
 import type { Services } from '../lambdas/core/services.ts';
 import type { Store } from '../lambdas/core/ports.ts';
@@ -149,9 +150,18 @@ program.command('rotate-secret')
   .description("replace DATA_DIR's API-key sealing secret, sealing every key again (stop the service first)")
   .option('--json', 'print {"file","resealed","unreadable"} as JSON only')
   .action((o: { json?: boolean }) => {
-    const r = rotateSealingSecret(settingsFromEnv(process.env, 'data-dir-wins'));
+    const r = rotateSealingSecret(process.env);
     if (o.json) process.stdout.write(JSON.stringify(r) + '\n');
     else console.log(`new sealing secret in ${r.file}; ${r.resealed} key(s) sealed again${r.unreadable ? `, ${r.unreadable} that did not open under the old secret left as they were (those accounts get a new key at their next login)` : ''}`);
+  });
+
+program.command('reset-secret')
+  .description('start over with a new sealing secret when the old one is lost: keys keep working, logins issue new keys (stop the service first)')
+  .option('--json', 'print {"file"} as JSON only')
+  .action((o: { json?: boolean }) => {
+    const r = resetSealingSecret(process.env);
+    if (o.json) process.stdout.write(JSON.stringify(r) + '\n');
+    else console.log(`new sealing secret in ${r.file}; API keys keep working, and each account's next login issues a new key`);
   });
 
 try {

@@ -67,6 +67,9 @@ let previewChars = 0;
 
 function rememberPreview(key: string, text: string): void {
   if (text.length > PREVIEW_CACHE_CHARS / 4) return;
+  // Two first polls of one job load it twice: count it once.
+  const before = previewTexts.get(key);
+  if (before !== undefined) previewChars -= before.length;
   previewTexts.set(key, text);
   previewChars += text.length;
   for (const [k, t] of previewTexts) {

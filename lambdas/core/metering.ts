@@ -69,6 +69,46 @@ export function checkPlan(svc: Services, account: AccountRecord, op: Operation):
   return plan;
 }
 
+/** The hour window of the rate limit: its counter, when it ends, and the seconds until then. */
+function hourWindow(now: Date): { counter: string; end: Date; retryAfter: number } {
+  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), now.getUTCHours() + 1));
+  return { counter: `calls:${hourKey(now)}`, end, retryAfter: Math.max(1, Math.ceil((end.getTime() - now.getTime()) / 1000)) };
+}
+
+function rateLimited(plan: Plan, retryAfter: number): CodedError {
+  return new CodedError('rate_limited',
+    `Rate limit of the ${plan.label} plan reached: ${plan.rate_limit_per_hour} calls that start work per hour; retry in ${retryAfter} s`,
+    [{ limit: plan.rate_limit_per_hour, window: 'hour', retry_after_seconds: retryAfter }],
+    { 'Retry-After': String(retryAfter) });
+}
+
+function quotaExceeded(svc: Services, plan: Plan, op: Operation, q: NonNullable<ReturnType<typeof quotaFor>>, used: number, now: Date): CodedError {
+  const scale = svc.plans.billing === 'credits' ? MILLI : 1;
+  const left = Math.max(0, q.limit - used) / scale;
+  return new CodedError('quota_exceeded',
+    `Monthly quota of the ${plan.label} plan used up: ${left} of ${q.limit / scale} ${q.unit} left, this ${op} costs ${q.cost / scale}; it resets on ${nextMonth(now).toISOString().slice(0, 10)}`,
+    [{ unit: q.unit, remaining: left, limit: q.limit / scale, cost: q.cost / scale, resets_at: nextMonth(now).toISOString() }]);
+}
+
+/**
+ * Refuses an operation the account cannot pay for now, with reads only, before the request's costly
+ * validation (a saved config parsed again): the plan ({@link checkPlan}), the hourly rate limit, the monthly
+ * quota. {@link meter} still decides atomically afterwards.
+ * @throws CodedError `plan_required`, `plan_unknown`, `rate_limited`, `quota_exceeded`, as {@link meter}.
+ */
+export async function checkHeadroom(svc: Services, account: AccountRecord, op: Operation): Promise<void> {
+  const plan = checkPlan(svc, account, op);
+  const now = svc.clock.now();
+  if (svc.plans.billing === 'credits' && plan.rate_limit_per_hour !== undefined) {
+    const w = hourWindow(now);
+    if ((await svc.store.getCounter(account.id, w.counter)) >= plan.rate_limit_per_hour) throw rateLimited(plan, w.retryAfter);
+  }
+  const q = quotaFor(svc, plan, op, now);
+  if (!q || q.cost === 0) return;
+  const used = await svc.store.getCounter(account.id, q.counter);
+  if (used + q.cost > q.limit) throw quotaExceeded(svc, plan, op, q, used, now);
+}
+
 /**
  * Checks and spends for an operation that starts work, in this order: API access and server execution
  * ({@link checkPlan}: 403 `plan_required`), the hourly rate limit (429 `rate_limited` with Retry-After; variant B), the
@@ -80,26 +120,14 @@ export async function meter(svc: Services, account: AccountRecord, op: Operation
   const plan = checkPlan(svc, account, op);
   const now = svc.clock.now();
   if (svc.plans.billing === 'credits' && plan.rate_limit_per_hour !== undefined) {
-    const window = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), now.getUTCHours() + 1));
-    const { ok } = await svc.store.consume(account.id, `calls:${hourKey(now)}`, 1, plan.rate_limit_per_hour,
-      new Date(window.getTime() + 3600_000).toISOString());
-    if (!ok) {
-      const retryAfter = Math.max(1, Math.ceil((window.getTime() - now.getTime()) / 1000));
-      throw new CodedError('rate_limited',
-        `Rate limit of the ${plan.label} plan reached: ${plan.rate_limit_per_hour} calls that start work per hour; retry in ${retryAfter} s`,
-        [{ limit: plan.rate_limit_per_hour, window: 'hour', retry_after_seconds: retryAfter }],
-        { 'Retry-After': String(retryAfter) });
-    }
+    const w = hourWindow(now);
+    const { ok } = await svc.store.consume(account.id, w.counter, 1, plan.rate_limit_per_hour, new Date(w.end.getTime() + 3600_000).toISOString());
+    if (!ok) throw rateLimited(plan, w.retryAfter);
   }
   const q = quotaFor(svc, plan, op, now);
   if (!q || q.cost === 0) return null;
   const { ok, used } = await svc.store.consume(account.id, q.counter, q.cost, q.limit, nextMonth(now).toISOString());
-  if (!ok) {
-    const scale = svc.plans.billing === 'credits' ? MILLI : 1;
-    throw new CodedError('quota_exceeded',
-      `Monthly quota of the ${plan.label} plan used up: ${Math.max(0, q.limit - used) / scale} of ${q.limit / scale} ${q.unit} left, this ${op} costs ${q.cost / scale}; it resets on ${nextMonth(now).toISOString().slice(0, 10)}`,
-      [{ unit: q.unit, remaining: Math.max(0, q.limit - used) / scale, limit: q.limit / scale, cost: q.cost / scale, resets_at: nextMonth(now).toISOString() }]);
-  }
+  if (!ok) throw quotaExceeded(svc, plan, op, q, used, now);
   return { counter: q.counter, amount: q.cost };
 }
 

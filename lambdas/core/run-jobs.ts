@@ -9,7 +9,7 @@ import { CodedError } from '../errors.ts';
 import { assertLightweight } from '../engine/config.ts';
 import { transitionJob } from './job-states.ts';
 import { parseConfigText } from './configs.ts';
-import { checkPlan, meter, refund } from './metering.ts';
+import { checkHeadroom, meter, refund } from './metering.ts';
 import type { AccountRecord, JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
 
@@ -27,15 +27,16 @@ export interface RunMessage {
 /**
  * Starts a run job.
  * @returns the `pending` job.
- * @throws CodedError: `plan_required` (checked first, before the YAML is read), `invalid_request` (not exactly one of config_id and yaml_content), `not_found`
+ * @throws CodedError: `plan_required`, `rate_limited`, `quota_exceeded` (checked first with reads, before the YAML is parsed, and again when charged), `invalid_request` (not exactly one of config_id and yaml_content), `not_found`
  *   (config), `invalid_config`, `browser_required`, `target_forbidden`, `plan_required`, `rate_limited`,
  *   `quota_exceeded`, `queue_unavailable`. Nothing is charged when it throws.
  */
 export async function startRun(svc: Services, account: AccountRecord, req: RunRequest): Promise<JobRecord> {
   const hasId = req.config_id !== undefined && req.config_id !== null;
   const hasYaml = req.yaml_content !== undefined && req.yaml_content !== null;
-  // The plan first: a plan that cannot run on the server gets its answer without its YAML being read.
-  checkPlan(svc, account, 'run');
+  // The plan, the rate limit and the quota first (reads only): a call that cannot be paid for gets its
+  // answer without its YAML being parsed. meter() still decides atomically below.
+  await checkHeadroom(svc, account, 'run');
   if (hasId === hasYaml) {
     throw new CodedError('invalid_request', 'Give exactly one of config_id and yaml_content', [
       { path: hasId ? 'config_id, yaml_content' : 'config_id | yaml_content', message: hasId ? 'both given' : 'neither given' },

@@ -110,9 +110,13 @@ describe('HTTP edges', () => {
   it('the access log redacts credential-like query values and keeps the rest', async () => {
     const secret = 'sai_SHOULDNOTBELOGGED0123456789abcdefghijklmn';
     await client(svc.url, key).get(`/api/v1/me/?api_key=${secret}&token=${secret}x&Password=${secret}y&page=7`);
+    await client(svc.url, key).get(`/api/v1/me/?x-api-key=a${secret}&q=${secret}`);
+    await client(svc.url, key).get(`/api/v1/jobs/${secret}/status/`);
     await new Promise((r) => setTimeout(r, 200));
     const log = svc.output();
     assert.ok(!log.includes('SHOULDNOTBELOGGED'), 'no credential value in the log');
     assert.match(log, /api_key=\[redacted\]&token=\[redacted\]&Password=\[redacted\]&page=7/);
+    assert.match(log, /x-api-key=\[redacted\]&q=sai_\[redacted\]/);
+    assert.match(log, /\/api\/v1\/jobs\/sai_\[redacted\]\/status\//);
   });
 });

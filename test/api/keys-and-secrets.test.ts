@@ -130,4 +130,24 @@ describe('keys and secrets', () => {
     assert.equal(envSecret.code, 1);
     assert.match(envSecret.stderr, /comes from SAI_SECRET/);
   });
+
+  it('another secret (another user\'s HOME, a wrong file) is refused, never used; reset-secret starts over and keys keep working', async () => {
+    const elsewhere = await runAccounts(dataDir, ['list'], { ...env, SAI_SECRET_FILE: path.join(tempDataDir(), 'other.secret') });
+    assert.equal(elsewhere.code, 1);
+    assert.match(elsewhere.stderr, /secret that seals this DATA_DIR's API keys is missing/);
+    const wrong = await runAccounts(dataDir, ['list'], { DATA_DIR: dataDir, SAI_SECRET: 'not it' });
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /not the one this DATA_DIR's API keys are sealed with/);
+
+    await svc.stop();
+    const reset = await runAccounts(dataDir, ['reset-secret', '--json'], env);
+    assert.equal(reset.code, 0, reset.stderr);
+    assert.deepEqual(JSON.parse(reset.stdout), { file: secretFile });
+    svc = await startService(env);
+    assert.equal((await client(svc.url, ana.api_key).get('/api/v1/me/')).status, 200, 'the key keeps working');
+    const login = await client(svc.url).post('/api/v1/auth/login/', { email: ana.email, password: ana.password });
+    assert.equal(login.status, 200);
+    assert.notEqual(login.body.api_key, ana.api_key, 'the sealed copy no longer opens: a new key is issued');
+    assert.equal((await client(svc.url, ana.api_key).get('/api/v1/me/')).status, 401, 'and the old one is replaced');
+  });
 });

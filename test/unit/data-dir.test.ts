@@ -9,16 +9,22 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadSealingSecret, prepareDataDir } from '../../lambdas/adapters/local/data-dir.ts';
+import { loadSealingSecret, prepareDataDir, secretFingerprint, type SecretRecord } from '../../lambdas/adapters/local/data-dir.ts';
 import { settingsFromEnv } from '../../lambdas/adapters/local/runtime.ts';
 
 const mode = (p: string) => fs.statSync(p).mode & 0o777;
 const tmp = (name: string) => fs.mkdtempSync(path.join(os.tmpdir(), `sai-${name}-`));
 
-/** A pinInstance that stores the first id it is given, as the database does. */
-function pinner(): (fresh: string) => string {
+/** A secret record kept in memory, as DATA_DIR's database keeps it. */
+function pinner(): SecretRecord & { fp: string | null } {
   let stored: string | null = null;
-  return (fresh) => (stored ??= fresh);
+  const r = {
+    fp: null as string | null,
+    pinInstance: (fresh: string) => (stored ??= fresh),
+    fingerprint: () => r.fp,
+    setFingerprint: (fp: string) => { r.fp = fp; },
+  };
+  return r;
 }
 
 describe('DATA_DIR modes', () => {
@@ -30,20 +36,22 @@ describe('DATA_DIR modes', () => {
     assert.deepEqual(fs.readdirSync(dataDir).filter((f) => /secret/.test(f)), [], 'no secret in DATA_DIR');
   });
 
-  it('a DATA_DIR readable by others is tightened with everything in it', () => {
+  it('a DATA_DIR readable by others is closed to them: itself and the entries of scrape-ai, owner bits kept, nothing else touched', () => {
     const dataDir = tmp('loose');
     fs.chmodSync(dataDir, 0o755);
     fs.mkdirSync(path.join(dataDir, 'blobs', 'results'), { recursive: true, mode: 0o755 });
     fs.writeFileSync(path.join(dataDir, 'scrape-ai.db'), '', { mode: 0o644 });
     fs.writeFileSync(path.join(dataDir, 'blobs', 'results', 'r.json'), '[]', { mode: 0o664 });
-    fs.writeFileSync(path.join(dataDir, 'own.txt'), '', { mode: 0o600 });
+    fs.writeFileSync(path.join(dataDir, 'blobs', 'run.sh'), '', { mode: 0o755 });
+    fs.writeFileSync(path.join(dataDir, 'notes.txt'), '', { mode: 0o644 });
     prepareDataDir(dataDir);
     assert.equal(mode(dataDir), 0o700);
     assert.equal(mode(path.join(dataDir, 'blobs')), 0o700);
     assert.equal(mode(path.join(dataDir, 'blobs', 'results')), 0o700);
     assert.equal(mode(path.join(dataDir, 'scrape-ai.db')), 0o600);
     assert.equal(mode(path.join(dataDir, 'blobs', 'results', 'r.json')), 0o600);
-    assert.equal(mode(path.join(dataDir, 'own.txt')), 0o600);
+    assert.equal(mode(path.join(dataDir, 'blobs', 'run.sh')), 0o700, 'the owner keeps execute');
+    assert.equal(mode(path.join(dataDir, 'notes.txt')), 0o644, 'not an entry of scrape-ai');
   });
 });
 
@@ -81,6 +89,35 @@ describe('the sealing secret', () => {
     assert.equal(loadSealingSecret({ SAI_SECRET_FILE: file }, tmp('data'), pinner()).value, 'chosen by the operator');
     fs.writeFileSync(file, '\n');
     assert.throws(() => loadSealingSecret({ SAI_SECRET_FILE: file }, tmp('data'), pinner()), /secret file .* is empty/);
+  });
+
+  it('a secret that is not the one the keys are sealed with, or a missing one, is refused, never replaced', () => {
+    const cfg = tmp('cfg');
+    const dataDir = tmp('data');
+    const record = pinner();
+    const first = loadSealingSecret({ XDG_CONFIG_HOME: cfg }, dataDir, record);
+    assert.equal(record.fp, secretFingerprint(first.value));
+    // Another user's HOME: another default file, a new secret would be made; the fingerprint stops it.
+    assert.throws(() => loadSealingSecret({ XDG_CONFIG_HOME: tmp('other-home') }, dataDir, record), /secret that seals this DATA_DIR's API keys is missing.*reset-secret/s);
+    assert.throws(() => loadSealingSecret({ SAI_SECRET: 'a guess' }, dataDir, record), /SAI_SECRET is not the one this DATA_DIR's API keys are sealed with/);
+    const file = (first.source as { file: string }).file;
+    fs.writeFileSync(file, 'swapped\n');
+    assert.throws(() => loadSealingSecret({ XDG_CONFIG_HOME: cfg }, dataDir, record), /is not the one this DATA_DIR's API keys are sealed with/);
+  });
+
+  it('a rotation stopped after its commit is finished at the next load; a staged file that was never committed is dropped', () => {
+    const cfg = tmp('cfg');
+    const dataDir = tmp('data');
+    const record = pinner();
+    const file = (loadSealingSecret({ XDG_CONFIG_HOME: cfg }, dataDir, record).source as { file: string }).file;
+    fs.writeFileSync(`${file}.new`, 'the new secret\n', { mode: 0o600 });
+    record.fp = secretFingerprint('the new secret');
+    assert.equal(loadSealingSecret({ XDG_CONFIG_HOME: cfg }, dataDir, record).value, 'the new secret');
+    assert.equal(fs.readFileSync(file, 'utf8').trim(), 'the new secret');
+    assert.ok(!fs.existsSync(`${file}.new`));
+    fs.writeFileSync(`${file}.new`, 'never committed\n', { mode: 0o600 });
+    assert.equal(loadSealingSecret({ XDG_CONFIG_HOME: cfg }, dataDir, record).value, 'the new secret');
+    assert.ok(!fs.existsSync(`${file}.new`));
   });
 
   it('a legacy DATA_DIR/secret is moved out of DATA_DIR, its value kept', () => {

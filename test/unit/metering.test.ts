@@ -1,7 +1,7 @@
 /** Metering with a controlled clock: hourly windows, Retry-After, monthly resets, both variants, refunds. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { meter, refund, subscriptionView } from '../../lambdas/core/metering.ts';
+import { checkHeadroom, meter, refund, subscriptionView } from '../../lambdas/core/metering.ts';
 import type { Billing } from '../../lambdas/core/plans.ts';
 import type { AccountRecord } from '../../lambdas/core/ports.ts';
 import { testServices } from '../helpers/services.ts';
@@ -76,5 +76,28 @@ describe('metering', () => {
     await assert.rejects(meter(svc, a, 'run'), { code: 'plan_required' });
     for (let i = 0; i < 3; i++) await meter(svc, a, 'generate');
     await assert.rejects(meter(svc, a, 'generate'), (e: Error & { code?: string; message: string }) => e.code === 'quota_exceeded' && /YAML generations/.test(e.message));
+  });
+
+  it('checkHeadroom refuses what meter would refuse, with reads only, and spends nothing', async () => {
+    const { svc, setNow, account } = setup('credits', 'growth');
+    const a = await account();
+    setNow('2026-11-10T10:00:00.000Z');
+    await checkHeadroom(svc, a, 'run');
+    for (let i = 0; i < 75; i++) {
+      setNow(`2026-11-${String(10 + Math.floor(i / 20)).padStart(2, '0')}T10:00:00.000Z`);
+      await meter(svc, a, 'run');
+    }
+    await assert.rejects(checkHeadroom(svc, a, 'run'), { code: 'quota_exceeded' });
+    assert.equal((await subscriptionView(svc, a)).credits_remaining, 0);
+    const free = await setup('credits', 'free').account();
+    await assert.rejects(checkHeadroom(svc, free, 'run'), { code: 'plan_required' });
+    const t = setup('credits', 'starter');
+    const s1 = await t.account();
+    t.setNow('2026-11-22T14:59:00.000Z');
+    for (let i = 0; i < 100; i++) await meter(t.svc, s1, 'tool');
+    await assert.rejects(checkHeadroom(t.svc, s1, 'tool'), (e: Error & { code?: string; headers?: Record<string, string> }) => e.code === 'rate_limited' && e.headers?.['Retry-After'] === '60');
+    const used = await t.svc.store.getCounter(s1.id, 'calls:2026-11-22T14');
+    await assert.rejects(checkHeadroom(t.svc, s1, 'tool'));
+    assert.equal(await t.svc.store.getCounter(s1.id, 'calls:2026-11-22T14'), used, 'nothing spent');
   });
 });

@@ -87,11 +87,18 @@ function requestUrl(target: string | undefined): URL | null {
 }
 
 /** Query parameters whose values are credentials: redacted in the access log. */
-const CREDENTIAL_PARAMS = /^(?:api[_-]?key|key|token|access[_-]?token|password|passwd|secret|auth|authorization)$/i;
+const CREDENTIAL_PARAMS = /^(?:(?:x[_-])?api[_-]?key|key|token|access[_-]?token|refresh[_-]?token|id[_-]?token|password|passwd|pwd|secret|client[_-]?secret|auth|authorization|session|sid)$/i;
 
-/** The request target for the access log: credential-like query values (`?api_key=…`) become `[redacted]`. */
+/** An API key anywhere in a target (a path, a parameter of another name). */
+const API_KEY_VALUE = /sai_[A-Za-z0-9]{20,}/g;
+
+/**
+ * The request target for the access log: credential-like query values (`?api_key=…`) become `[redacted]`,
+ * and so does anything shaped like an API key wherever it is.
+ */
 function redactTarget(target: string | undefined): string {
   if (!target) return '';
+  target = target.replace(API_KEY_VALUE, 'sai_[redacted]');
   const q = target.indexOf('?');
   if (q === -1) return target;
   const redacted = target.slice(q + 1).split('&').map((part) => {
@@ -165,7 +172,10 @@ const MAX_HEADER_BYTES = 16 * 1024;
  * closes the connection: what is left of the request cannot be read reliably.
  */
 function writeRaw(socket: Duplex, code: ErrorCode, message: string): void {
-  if (!socket.writable) {
+  // A response already under way on this connection (a pipelined request after it was malformed) must not
+  // get an error written into its body: the connection is cut instead, as node:http's own handler does.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }

@@ -17,7 +17,7 @@ import { systemClock, type QueueMessage, type QueueName } from '../../core/ports
 import { DEFAULT_THROTTLES, type ThrottleSettings } from '../../core/throttles.ts';
 import type { Services } from '../../core/services.ts';
 import { OutboundGuard, parseAllowList } from '../../net/guard.ts';
-import { loadSealingSecret, prepareDataDir, type SealingSecret } from './data-dir.ts';
+import { loadSealingSecret, prepareDataDir, type SealingSecret, type SecretRecord } from './data-dir.ts';
 import { FileBlobStore } from './files.ts';
 import { LocalQueue } from './queue.ts';
 import { SqliteStore } from './sqlite-store.ts';
@@ -65,10 +65,19 @@ function openDataDir(env: NodeJS.ProcessEnv, dataDir: string, requested: Billing
   const store = new SqliteStore(databaseFile(dataDir));
   try {
     const billing = store.pinSetting('billing', requested) as Billing;
-    return { billing, secret: loadSealingSecret(env, dataDir, (fresh) => store.pinSetting('instance_id', fresh)) };
+    return { billing, secret: loadSealingSecret(env, dataDir, secretRecord(store)) };
   } finally {
     store.close();
   }
+}
+
+/** What DATA_DIR's database keeps about its sealing secret (data-dir.ts). */
+export function secretRecord(store: SqliteStore): SecretRecord {
+  return {
+    pinInstance: (fresh) => store.pinSetting('instance_id', fresh),
+    fingerprint: () => store.getSetting('secret_fingerprint'),
+    setFingerprint: (fp) => store.setSetting('secret_fingerprint', fp),
+  };
 }
 
 /** What {@link settingsFromEnv} does with a SAI_BILLING that differs from the variant stored in DATA_DIR. */

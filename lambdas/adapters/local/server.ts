@@ -7,6 +7,7 @@
  * - worker-pool.ts: worker threads (worker-thread.ts) consume the run queue as run-worker Lambdas;
  * - watchdog.ts: a thread stuck past the job time limit is restarted and its job fails;
  * - dead-letter-poller.ts: jobs the queue gave up on end `failed`;
+ * - counter-sweeper.ts: expired usage and throttle counters deleted every 15 minutes;
  * - first-account.ts: an account on the first start, before the first request;
  * - config-parser.ts: large config texts parsed in a worker thread, off the HTTP thread;
  * - http-server.ts (with api-gateway-event.ts and authorize.ts): the routes over HTTP.
@@ -16,6 +17,7 @@ import { logger } from '../../logger.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { startDeadLetterPoller } from './dead-letter-poller.ts';
 import { ThreadConfigParser } from './config-parser.ts';
+import { startCounterSweeper } from './counter-sweeper.ts';
 import { prepareDataDir } from './data-dir.ts';
 import { createFirstAccount, type FirstAccount } from './first-account.ts';
 import { startHttpServer } from './http-server.ts';
@@ -54,9 +56,8 @@ export async function startLocalService(settings: LocalSettings): Promise<LocalS
     if (released || requeued) {
       logger.info(`recovered: ${released} job message(s) in flight at the last stop released, ${requeued} job(s) queued again`, { released, requeued });
     }
-    local.store.deleteExpiredCounters(local.services.clock.now());
     const pool = startWorkerPool(settings, local);
-    started.push(pool, startWatchdog(settings, local, pool.slots), startDeadLetterPoller(local));
+    started.push(pool, startWatchdog(settings, local, pool.slots), startDeadLetterPoller(local), startCounterSweeper(local));
     const firstAccount = await createFirstAccount(local.services);
     const http = await startHttpServer(settings.host, settings.port);
     started.push({ stop: () => http.close() });

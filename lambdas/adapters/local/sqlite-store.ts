@@ -174,6 +174,16 @@ export class SqliteStore implements Store {
    * value, or `value` when none was stored yet, which is stored then. Atomic across processes: of two
    * first starts, one value wins and both get it.
    */
+  /** A setting of the `meta` table, or null. */
+  getSetting(key: string): string | null {
+    return (this.q('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value ?? null;
+  }
+
+  /** Writes a setting of the `meta` table. */
+  setSetting(key: string, value: string): void {
+    this.q('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+  }
+
   pinSetting(key: string, value: string): string {
     return immediate(this.db, () => {
       this.q('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING').run(key, value);
