@@ -1,0 +1,620 @@
+// `npm run bench -- generate`: the no-LLM config generator (generateHeuristic of lambdas/generator/heuristic.ts) on
+// the 100 saved search-result pages of ../shared/corpus/records/ and on the fixture site's variants (static quotes
+// over every page, the quotes table, a books listing, books with a field from each book's own page, quotes by tag
+// as categories, script-rendered quotes, load-more, infinite scroll over a JSON API). Issue 10's "Done when".
+//
+// Each records page is served as saved by a small HTTP server on 127.0.0.1 (`/records/<folder>/`), the fixture
+// site by startFixtureSite(); every case is a URL, a prompt and its truth: a row count and the records' first
+// values (bench/generate-truth.ts). For each case the generator runs with the outbound guard allowing 127.0.0.0/8
+// and one Chromium for the whole bench, timed (wall ms); then the YAML it produced is run again, independently:
+// parsed with parseConfig, the engine picked as engine auto picks it (lambdas/engine/choose.ts), run with
+// runLightweight or runHeavy. On records pages pagination, categories and detail_fields are removed first (the
+// saved pages link to the real sites: only the served page is read). A case is RIGHT when that run's row count is
+// within 10% of the truth's and at least 80% of the truth's first values are found in its rows. Prints a line per
+// case, the accuracy on records pages, on fixture cases and overall, the median and p90 generation time, and the
+// target (at least 90% of the cases right: PASS or MISSED); writes .bench/generate-<time>.json with each produced
+// YAML and the first rows of each run.
+//
+// The whole bench runs in a network namespace with only loopback (unshare -n) when the machine allows it, so the
+// generator and its browser cannot reach anything but the two local servers (the saved pages' scripts and images
+// point to the real sites).
+//
+// Options: --only a,b (cases whose name or folder contains one of these: records/nike-com, fixture/js, records, …)
+//          --prompt TEXT (the records pages' prompt)  --no-browser (no Chromium: skip the script-rendered cases)
+//          --concurrency N (generations at once, 2)  --timeout S (per generation and per evaluation run, 60)
+// Exit code: 0 when the bench ran (target met or missed), 1 when it could not run.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BrowserRequiredError, parseConfig, type ScrapeConfig } from '../lambdas/engine/config.ts';
+import { chooseEngine } from '../lambdas/engine/choose.ts';
+import { runHeavy, runLightweight, type CrawlResult } from '../lambdas/engine/engines.ts';
+import { BrowserHost } from '../lambdas/engine/browser/host.ts';
+import type { Row } from '../lambdas/engine/extract.ts';
+import { isCodedError } from '../lambdas/errors.ts';
+import { Fetcher } from '../lambdas/net/fetch.ts';
+import { OutboundGuard, type GuardOptions } from '../lambdas/net/guard.ts';
+import type { GenerateRequest, GenerationResult } from '../lambdas/generator/generator.ts';
+import { generateHeuristic } from '../lambdas/generator/heuristic.ts';
+import { startFixtureSite, type FixtureSite } from '../test/fixtures/site/server.ts';
+import { allQuotes, quotesWithTag, topTags } from '../test/fixtures/site/quotes.ts';
+import { bookDetails } from '../test/fixtures/site/books.ts';
+import { checkPage, loadRecordsTruth, matchValues, type PageCheck, type RecordsTruth, type ValueMatch } from './generate-truth.ts';
+import { gitHead, short } from './report.ts';
+import { BENCH_DIR, OUT_DIR, ROOT, corpusDir } from './paths.ts';
+
+/** The prompt of every records page (--prompt overrides it): what a user asks of a page of search results. */
+const RECORDS_PROMPT = 'all the results listed on this page';
+/** A case is right when its run's row count is within this share of the truth's … */
+const COUNT_TOLERANCE = 0.1;
+/** … and at least this share of the truth's first values is found in its rows. */
+const VALUES_NEEDED = 0.8;
+/** Target of issue 10: this share of the cases right. */
+const TARGET_ACCURACY = 0.9;
+/** Most pages an evaluation run may load (the engine's default is 1,000; no fixture case needs 100). */
+const EVAL_MAX_PAGES = 200;
+/** Rows of each run kept in the JSON file. */
+const ROWS_KEPT = 5;
+/** The outbound guard of the generator and the evaluation runs: the two local servers only. */
+const OUTBOUND: GuardOptions = { allow: ['127.0.0.0/8'] };
+/** Set in the environment of the copy of this bench that runs inside the network namespace. */
+const NETNS_MARK = 'SAI_BENCH_NETNS';
+
+interface Options {
+  only: string[];
+  prompt: string;
+  browser: boolean;
+  concurrency: number;
+  timeoutSeconds: number;
+}
+
+function options(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      only: { type: 'string', default: '' },
+      prompt: { type: 'string', default: RECORDS_PROMPT },
+      'no-browser': { type: 'boolean', default: false },
+      concurrency: { type: 'string', default: '2' },
+      timeout: { type: 'string', default: '60' },
+    },
+  });
+  const int = (s: string | undefined, what: string): number => {
+    const n = Number(s);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--${what} must be a positive integer, not ${s}`);
+    return n;
+  };
+  const prompt = (values.prompt ?? '').trim();
+  if (!prompt) throw new Error('--prompt must not be empty');
+  return {
+    only: (values.only ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    prompt,
+    browser: !values['no-browser'],
+    concurrency: int(values.concurrency, 'concurrency'),
+    timeoutSeconds: int(values.timeout, 'timeout'),
+  };
+}
+
+// ---- the cases ----
+
+/** What a case's truth covers: the one page, the first page of a listing that has more, or every page of it. */
+type Scope = 'the page' | 'first page' | 'every page' | 'every category, every page';
+
+/** Values the rows must hold: the records' first values, and for some fixture cases a field from elsewhere. */
+interface ValueList {
+  label: string;
+  values: string[];
+}
+
+interface Case {
+  /** `records/<site>` or `fixture/<variant>`. */
+  name: string;
+  kind: 'records' | 'fixture';
+  url: string;
+  prompt: string;
+  scope: Scope;
+  /** The truth's row count. */
+  count: number;
+  /** The first list holds the records' first values; every list must be found to 80%. */
+  checks: ValueList[];
+  /** Only a browser shows the items (skipped with --no-browser). */
+  needsBrowser: boolean;
+  /** Records pages: the corpus folder and how its records relate to its text. */
+  folder?: string;
+  page?: PageCheck;
+}
+
+/** The fixture site's variants, with prompts written as a user would. */
+function fixtureCases(site: string): Case[] {
+  const quotes = allQuotes().map((q) => q.text);
+  const books = bookDetails();
+  const tagged = topTags(10).flatMap((t) => quotesWithTag(t).map((q) => q.text));
+  const fixture = (c: Omit<Case, 'kind' | 'needsBrowser'> & { needsBrowser?: boolean }): Case => ({ kind: 'fixture', needsBrowser: false, ...c });
+  return [
+    fixture({
+      name: 'fixture/quotes-every-page', url: `${site}/quotes/`, scope: 'every page', count: quotes.length,
+      prompt: 'Every quote on the site with its author and tags, from all the pages',
+      checks: [{ label: 'quote', values: quotes }],
+    }),
+    fixture({
+      name: 'fixture/quotes-table', url: `${site}/quotes-table/`, scope: 'the page', count: 10,
+      prompt: 'The quotes in this table with their authors and tags',
+      checks: [{ label: 'quote', values: quotes.slice(0, 10) }],
+    }),
+    fixture({
+      name: 'fixture/books-page-1', url: `${site}/books/catalogue/page-1.html`, scope: 'first page', count: books.length,
+      prompt: 'Titles and prices of the books on this page',
+      checks: [{ label: 'title', values: books.map((b) => b.title) }],
+    }),
+    fixture({
+      name: 'fixture/books-detail-upc', url: `${site}/books/catalogue/page-1.html`, scope: 'first page', count: books.length,
+      prompt: "Each book's title and price, and its UPC from the book's own page",
+      checks: [{ label: 'title', values: books.map((b) => b.title) }, { label: 'upc', values: books.map((b) => b.upc) }],
+    }),
+    fixture({
+      name: 'fixture/quotes-by-tag', url: `${site}/quotes/`, scope: 'every category, every page', count: tagged.length,
+      prompt: 'The quotes of each of the top ten tags, with every page of each tag',
+      checks: [{ label: 'quote', values: [...new Set(tagged)] }],
+    }),
+    fixture({
+      name: 'fixture/js-quotes', url: `${site}/js/quotes/`, scope: 'every page', count: quotes.length, needsBrowser: true,
+      prompt: 'All the quotes and their authors, from every page',
+      checks: [{ label: 'quote', values: quotes }],
+    }),
+    fixture({
+      name: 'fixture/js-load-more', url: `${site}/js/load-more/`, scope: 'every page', count: quotes.length, needsBrowser: true,
+      prompt: 'All quotes with their authors; keep clicking "Load more" until every quote is shown',
+      checks: [{ label: 'quote', values: quotes }],
+    }),
+    fixture({
+      name: 'fixture/js-scroll', url: `${site}/js/scroll/`, scope: 'every page', count: quotes.length, needsBrowser: true,
+      prompt: 'All the quotes in this feed with their authors; more appear as you scroll down',
+      checks: [{ label: 'quote', values: quotes }],
+    }),
+  ];
+}
+
+/** `shopping--nike-com--shoes-keyword` -> `records/nike-com` (each of the 100 sites has one page). */
+const recordsName = (folder: string): string => `records/${folder.split('--')[1] ?? folder}`;
+
+/** The records folders of the corpus, in name order. */
+function recordsFolders(dir: string): string[] {
+  const folders = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory() && d.name.includes('--')).map((d) => d.name).sort();
+  const names = new Set(folders.map(recordsName));
+  if (names.size !== folders.length) throw new Error('two records folders share a site name');
+  return folders;
+}
+
+/** A records page as a case: served at `/records/<folder>/`, the same prompt for all, its truth from records.csv. */
+function recordsCase(truth: RecordsTruth, origin: string, prompt: string): Case {
+  const html = decodePage(truth);
+  return {
+    name: recordsName(truth.folder), kind: 'records', folder: truth.folder, url: `${origin}/records/${truth.folder}/`,
+    prompt, scope: 'the page', count: truth.records.length, needsBrowser: false,
+    checks: [{ label: 'first value', values: truth.records.map((r) => r.first) }],
+    page: checkPage(truth, html),
+  };
+}
+
+/** A saved page's text in its declared charset (UTF-8 when it declares none or one the decoder does not know). */
+function decodePage(truth: RecordsTruth): string {
+  try {
+    return new TextDecoder(truth.charset ?? 'utf-8').decode(truth.html);
+  } catch {
+    return new TextDecoder('utf-8').decode(truth.html);
+  }
+}
+
+/** Whether `--only` selects a case (no --only: all). */
+const selected = (name: string, only: string[]): boolean => only.length === 0 || only.some((s) => name.includes(s));
+
+// ---- the records server ----
+
+interface RecordsServer {
+  origin: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves each records page's bytes as saved at `/records/<folder>/` (`text/html; charset=` its meta charset, else
+ * utf-8) on 127.0.0.1; `/records/<folder>` redirects there, anything else is a 404 (the pages' images, styles and
+ * scripts are not in the corpus).
+ */
+async function startRecordsServer(pages: Map<string, RecordsTruth>): Promise<RecordsServer> {
+  const server: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://records.invalid').pathname;
+    const m = /^\/records\/([^/]+)(\/?)$/.exec(path);
+    let page: RecordsTruth | undefined;
+    try {
+      page = m ? pages.get(decodeURIComponent(m[1]!)) : undefined;
+    } catch {
+      page = undefined; // a malformed escape: no such page
+    }
+    if (m && page && !m[2]) {
+      res.writeHead(301, { Location: `${path}/`, 'Content-Length': '0' }).end();
+    } else if (page) {
+      res.writeHead(200, { 'Content-Type': `text/html; charset=${page.charset ?? 'utf-8'}`, 'Content-Length': String(page.html.byteLength) });
+      res.end(page.html);
+    } else {
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('not found\n');
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('records server: no TCP address');
+  return {
+    origin: `http://127.0.0.1:${address.port}`,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
+
+// ---- one case ----
+
+/** How a case ended. */
+interface Outcome {
+  case: Case;
+  right: boolean;
+  /** For a wrong case: no config / run failed / count off / values missing. */
+  reason?: string;
+  /** Wall time of the generation, ms (up to the time-out when it timed out). */
+  ms: number;
+  generation: {
+    ok: boolean;
+    error?: { code: string; message: string };
+    yaml?: string;
+    container?: string;
+    notes?: string[];
+    trial?: { rows: number; itemsFound: number; pagesScraped: number; engine: string; warnings: string[] };
+    apiDiscovered?: boolean;
+    apiEndpoint?: string;
+    /** The progress messages it reported, in order (at most 30). */
+    progress: string[];
+  };
+  evaluation?: {
+    ok: boolean;
+    error?: { code: string; message: string };
+    /** What was removed from a records page's config before the run. */
+    removed: string[];
+    engine?: string;
+    engineReason?: string;
+    rows?: number;
+    pagesScraped?: number;
+    warnings?: string[];
+    firstRows?: Row[];
+    ms?: number;
+  };
+  /** One per check list: how many of its values the rows hold. */
+  matches: Array<ValueMatch & { label: string }>;
+}
+
+/** An error as `{code, message}`: the CodedError's code, `timeout` for a time-out, else `error`. */
+function describeError(err: unknown): { code: string; message: string } {
+  if (isCodedError(err)) return { code: err.code, message: err.message };
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return { code: 'timeout', message: err.message };
+  return { code: 'error', message: err instanceof Error ? err.message : String(err) };
+}
+
+/**
+ * Runs `work` with a signal that aborts after `ms`; rejects with a TimeoutError at that moment even when `work`
+ * does not listen to its signal (it may then go on in the background until it ends).
+ */
+async function withTimeout<T>(ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new Error(`no answer within ${ms / 1000} s`);
+      err.name = 'TimeoutError';
+      controller.abort(err);
+      reject(err);
+    }, ms);
+  });
+  try {
+    return await Promise.race([work(controller.signal), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The config to evaluate: the generator's YAML parsed again (as the service parses a saved config), and for a
+ * records page without pagination, categories and detail_fields, whose URLs lead to the real sites.
+ */
+function configToRun(c: Case, yaml: string): { config: ScrapeConfig; removed: string[] } {
+  const parsed = parseConfig(yaml);
+  if (c.kind !== 'records') return { config: parsed, removed: [] };
+  const { pagination, categories, detail_fields: detail, ...rest } = parsed;
+  const removed = [pagination && `pagination (${pagination.type})`, categories && 'categories', detail && 'detail_fields'].filter((x): x is string => !!x);
+  return { config: rest as ScrapeConfig, removed };
+}
+
+/** Runs a config as engine auto would (lambdas/engine/choose.ts): over HTTP when the served page has the items, else in the browser. */
+async function runConfig(config: ScrapeConfig, host: BrowserHost | undefined, signal: AbortSignal): Promise<{ result: CrawlResult; reason: string }> {
+  const fetcher = new Fetcher(new OutboundGuard(OUTBOUND));
+  try {
+    const choice = await chooseEngine(config, fetcher, signal);
+    if (choice.engine === 'heavy') {
+      if (!host) throw new BrowserRequiredError(`needs a browser (${choice.reason}) and --no-browser was given`);
+      return { result: await runHeavy(config, { host, maxPages: EVAL_MAX_PAGES, signal }), reason: choice.reason };
+    }
+    const preloaded = choice.page ? { preloaded: choice.page } : {};
+    return { result: await runLightweight(config, { fetcher, maxPages: EVAL_MAX_PAGES, signal, ...preloaded }), reason: choice.reason };
+  } finally {
+    await fetcher.close();
+  }
+}
+
+/** Why a case is wrong, or undefined when it is right. */
+function judge(c: Case, rows: number, matches: ValueMatch[]): string | undefined {
+  const off = Math.abs(rows - c.count) / c.count;
+  const low = matches.map((m, i) => ({ m, label: c.checks[i]!.label })).filter(({ m }) => m.share < VALUES_NEEDED);
+  const reasons: string[] = [];
+  if (off > COUNT_TOLERANCE) reasons.push(`count off: ${rows} rows, truth ${c.count}`);
+  for (const { m, label } of low) reasons.push(`values missing: ${pct(m.share)} of ${label}s found${m.missing[0] !== undefined ? ` (not ${short(m.missing[0].trim())})` : ''}`);
+  return reasons.length ? reasons.join('; ') : undefined;
+}
+
+/** Generates a config for one case, times it, runs it again and judges the rows. */
+async function runCase(c: Case, generate: typeof generateHeuristic, host: BrowserHost | undefined, opts: Options): Promise<Outcome> {
+  const progress: string[] = [];
+  const request: GenerateRequest = { url: c.url, prompt: c.prompt };
+  const t0 = performance.now();
+  let result: GenerationResult;
+  try {
+    result = await withTimeout(opts.timeoutSeconds * 1000, (signal) => generate(request, {
+      outbound: OUTBOUND,
+      ...(host ? { browser: () => host } : {}),
+      signal,
+      onProgress: (p) => { if (progress.length < 30) progress.push(`${p.step} ${p.progress}%: ${p.message}`); },
+    }));
+  } catch (err) {
+    const ms = performance.now() - t0;
+    const error = describeError(err);
+    return { case: c, right: false, reason: `no config: ${error.code}`, ms, generation: { ok: false, error, progress }, matches: [] };
+  }
+  const ms = performance.now() - t0;
+  const generation: Outcome['generation'] = {
+    ok: true, yaml: result.yaml, container: result.config.extract.container, notes: result.notes, progress,
+    trial: { rows: result.trial.rows.length, itemsFound: result.trial.itemsFound, pagesScraped: result.trial.pagesScraped, engine: result.trial.engine, warnings: result.trial.warnings.slice(0, 10) },
+    apiDiscovered: result.apiDiscovered, ...(result.apiEndpoint ? { apiEndpoint: result.apiEndpoint } : {}),
+  };
+
+  let removed: string[] = [];
+  const e0 = performance.now();
+  try {
+    const toRun = configToRun(c, result.yaml);
+    removed = toRun.removed;
+    const { result: run, reason } = await withTimeout(opts.timeoutSeconds * 1000, (signal) => runConfig(toRun.config, host, signal));
+    const matches = c.checks.map((list) => ({ label: list.label, ...matchValues(list.values, run.rows) }));
+    const why = judge(c, run.rows.length, matches);
+    return {
+      case: c, right: why === undefined, ...(why ? { reason: why } : {}), ms, generation, matches,
+      evaluation: {
+        ok: true, removed, engine: run.engine, engineReason: reason, rows: run.rows.length, pagesScraped: run.pagesScraped,
+        warnings: run.warnings.slice(0, 10), firstRows: run.rows.slice(0, ROWS_KEPT), ms: Math.round(performance.now() - e0),
+      },
+    };
+  } catch (err) {
+    const error = describeError(err);
+    return {
+      case: c, right: false, reason: `run failed: ${error.code}`, ms, generation, matches: [],
+      evaluation: { ok: false, error, removed, ms: Math.round(performance.now() - e0) },
+    };
+  }
+}
+
+// ---- reporting ----
+
+const pct = (x: number): string => `${Math.round(x * 100)}%`;
+
+/** The nearest-rank percentile `p` (0-1) of numbers. */
+function percentile(xs: number[], p: number): number {
+  if (xs.length === 0) return NaN;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!;
+}
+
+/** Columns of a case's line: name, truth rows, produced rows, found, verdict, ms, container, reason and marks. */
+function caseLine(o: Outcome, nameWidth: number): string {
+  return caseCells(o).map((cell, i) => pad(cell, i, nameWidth)).join(' ');
+}
+
+/** The header of the case lines, aligned like them. */
+function caseHeader(nameWidth: number): string {
+  return ['case', 'truth', 'rows', 'found', 'verdict', 'gen ms', 'container', 'why / notes'].map((cell, i) => pad(cell, i, nameWidth)).join(' ');
+}
+
+/** Characters of the container selector shown in a case's line (the JSON file has it whole). */
+const CONTAINER_WIDTH = 40;
+/** Widths of the case line's columns after the name (0: as long as it is); right-aligned numbers. */
+const COLUMNS: Array<[number, 'left' | 'right']> = [[5, 'right'], [5, 'right'], [5, 'right'], [7, 'left'], [8, 'right'], [CONTAINER_WIDTH, 'left'], [0, 'left']];
+
+function pad(cell: string, i: number, nameWidth: number): string {
+  if (i === 0) return cell.padEnd(nameWidth);
+  const [w, align] = COLUMNS[i - 1]!;
+  return align === 'right' ? cell.padStart(w) : cell.padEnd(w);
+}
+
+/** The cells of a case's line. */
+function caseCells(o: Outcome): string[] {
+  const c = o.case;
+  const rows = o.evaluation?.rows;
+  const found = o.matches.length ? Math.min(...o.matches.map((m) => m.share)) : undefined;
+  const marks = [
+    o.reason,
+    c.page && !c.page.writtenAsShown ? `[written differently: ${pct(c.page.asShown)} of first values as shown, ${pct(c.page.ceiling)} findable]` : undefined,
+    o.evaluation?.engine === 'heavy' ? '(run in a browser)' : undefined,
+    o.evaluation?.removed.length ? `(removed ${o.evaluation.removed.join(', ')})` : undefined,
+  ].filter(Boolean).join(' ');
+  const container = o.generation.container ?? '-';
+  return [
+    c.name,
+    String(c.count),
+    rows === undefined ? '-' : String(rows),
+    found === undefined ? '-' : pct(found),
+    o.right ? 'RIGHT' : 'WRONG',
+    String(Math.round(o.ms)),
+    container.length > CONTAINER_WIDTH ? `${container.slice(0, CONTAINER_WIDTH - 1)}…` : container,
+    marks,
+  ];
+}
+
+/** right / total as "r/t (p%)". */
+function accuracy(outcomes: Outcome[]): { right: number; total: number; accuracy: number; text: string } {
+  const right = outcomes.filter((o) => o.right).length;
+  const total = outcomes.length;
+  const acc = total ? right / total : 0;
+  return { right, total, accuracy: acc, text: total ? `${right}/${total} right (${(acc * 100).toFixed(1)}%)` : 'none run' };
+}
+
+// ---- isolation (as bench/browser.ts) ----
+
+/** True when this process can see no network interface but loopback (so no packet can leave the machine). */
+function loopbackOnly(): boolean {
+  try {
+    // /proc/net/dev lists the interfaces of this process's network namespace (/sys/class/net may be the host's).
+    const ifaces = readFileSync('/proc/net/dev', 'utf8').split('\n').slice(2).map((l) => l.split(':')[0]!.trim()).filter(Boolean);
+    return ifaces.length > 0 && ifaces.every((i) => i === 'lo');
+  } catch {
+    return false;
+  }
+}
+
+/** Runs this bench again inside `unshare -n` with loopback up; undefined when the machine does not allow it (or this is that copy). */
+function reexecIsolated(argv: string[]): number | undefined {
+  if (process.env[NETNS_MARK] === '1') return undefined;
+  if (spawnSync('unshare', ['-n', 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore' }).status !== 0) return undefined;
+  const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+  const cmd = [process.execPath, join(BENCH_DIR, 'run.ts'), 'generate', ...argv].map(quote).join(' ');
+  console.log('(in a network namespace with only loopback: unshare -n)');
+  const r = spawnSync('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${cmd}`], { stdio: 'inherit', env: { ...process.env, [NETNS_MARK]: '1' } });
+  return r.status ?? 1;
+}
+
+// ---- main ----
+
+/** Runs the cases `concurrency` at a time; `done` sees each outcome as it ends. Outcomes come back in case order. */
+async function pool(cases: Case[], concurrency: number, one: (c: Case) => Promise<Outcome>, done: (o: Outcome, n: number) => void): Promise<Outcome[]> {
+  const out: Outcome[] = new Array(cases.length);
+  let next = 0;
+  let finished = 0;
+  const worker = async (): Promise<void> => {
+    while (next < cases.length) {
+      const i = next++;
+      out[i] = await one(cases[i]!);
+      done(out[i], ++finished);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, cases.length) }, worker));
+  return out;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const opts = options(argv);
+  const isolated = reexecIsolated(argv);
+  if (isolated !== undefined) return isolated;
+  if (!loopbackOnly()) console.log('WARNING: not in a loopback-only network namespace (unshare -n is not available): the generator and its browser could reach the network');
+
+  const benchStart = performance.now();
+  mkdirSync(OUT_DIR, { recursive: true });
+  const recordsDir = join(corpusDir(), 'records');
+  const folders = recordsFolders(recordsDir).filter((f) => selected(recordsName(f), opts.only) || selected(f, opts.only));
+  const truths = new Map(folders.map((f) => [f, loadRecordsTruth(recordsDir, f)] as const));
+
+  let site: FixtureSite | undefined;
+  let records: RecordsServer | undefined;
+  let host: BrowserHost | undefined;
+  try {
+    records = await startRecordsServer(truths);
+    site = await startFixtureSite();
+    const all = [...[...truths.values()].map((t) => recordsCase(t, records!.origin, opts.prompt)), ...fixtureCases(site.url).filter((c) => selected(c.name, opts.only))];
+    const skipped = opts.browser ? [] : all.filter((c) => c.needsBrowser);
+    const cases = all.filter((c) => !skipped.includes(c));
+    if (cases.length === 0) throw new Error(`no case selected${opts.only.length ? ` by --only ${opts.only.join(',')}` : ''}`);
+    if (opts.browser) host = new BrowserHost({ guard: new OutboundGuard(OUTBOUND) });
+
+    const env = {
+      node: process.version, cpu: `${cpus().length} × ${cpus()[0]?.model ?? '?'}`, memoryGb: Math.round(totalmem() / 2 ** 30),
+      loadAverage1m: Math.round(loadavg()[0]! * 100) / 100, loopbackOnly: loopbackOnly(),
+    };
+    console.log(`node ${env.node}; ${env.cpu}, ${env.memoryGb} GB; records pages served at ${records.origin}/records/<folder>/, fixture site ${site.url}`);
+    if (env.loadAverage1m > 0.5) console.log(`WARNING: load average ${env.loadAverage1m} before the bench: generation times will be high and noisy`);
+    const nRecords = cases.filter((c) => c.kind === 'records').length;
+    console.log(`${cases.length} cases (${nRecords} records pages, ${cases.length - nRecords} fixture cases)${skipped.length ? `; skipped without a browser: ${skipped.map((c) => c.name).join(', ')}` : ''}`);
+    console.log(`records prompt: ${JSON.stringify(opts.prompt)}; browser: ${opts.browser ? 'Chromium (one for the bench)' : 'none (--no-browser)'}; concurrency ${opts.concurrency}, time-out ${opts.timeoutSeconds} s`);
+    const nameWidth = Math.max(...cases.map((c) => c.name.length));
+    console.log(`\n${caseHeader(nameWidth)}`);
+
+    const outcomes = await pool(cases, opts.concurrency, (c) => runCase(c, generateHeuristic, host, opts), (o) => console.log(caseLine(o, nameWidth)));
+
+    // Summary.
+    const recordsOut = outcomes.filter((o) => o.case.kind === 'records');
+    const fixtureOut = outcomes.filter((o) => o.case.kind === 'fixture');
+    const asShownOut = recordsOut.filter((o) => o.case.page?.writtenAsShown);
+    const differently = recordsOut.filter((o) => o.case.page && !o.case.page.writtenAsShown);
+    const sum = { records: accuracy(recordsOut), fixtures: accuracy(fixtureOut), all: accuracy(outcomes), recordsAsShown: accuracy(asShownOut) };
+    const times = outcomes.map((o) => o.ms);
+    const medianMs = percentile(times, 0.5);
+    const p90Ms = percentile(times, 0.9);
+    const pass = sum.all.accuracy >= TARGET_ACCURACY;
+    const byReason = new Map<string, number>();
+    for (const o of outcomes) if (!o.right) for (const r of (o.reason ?? '').split('; ')) {
+      const k = r.replace(/:.*$/, '');
+      byReason.set(k, (byReason.get(k) ?? 0) + 1);
+    }
+    console.log(
+      `\nright: a run of the produced config (records pages: pagination, categories and detail_fields removed) gives a row count within ` +
+        `${COUNT_TOLERANCE * 100}% of the truth's and at least ${VALUES_NEEDED * 100}% of the truth's first values are found in its rows ` +
+        `(bench/generate-truth.ts). found: the lowest share over the case's value lists. gen ms: wall time of generateHeuristic().`,
+    );
+    console.log(`\nrecords pages: ${sum.records.text}${differently.length ? `; without the ${differently.length} written differently (${differently.map((o) => o.case.name).join(', ')}): ${sum.recordsAsShown.text}` : ''}`);
+    console.log(`fixture cases: ${sum.fixtures.text}`);
+    console.log(`all cases:     ${sum.all.text}`);
+    if (byReason.size) console.log(`wrong by reason: ${[...byReason].map(([k, n]) => `${k} ${n}`).join(', ')}`);
+    console.log(`generation time: median ${Math.round(medianMs)} ms, p90 ${Math.round(p90Ms)} ms (${times.length} generations)`);
+    console.log(`target: at least ${TARGET_ACCURACY * 100}% of the cases right: ${(sum.all.accuracy * 100).toFixed(1)}%   ${pass ? 'PASS' : 'MISSED'}`);
+
+    const total = (performance.now() - benchStart) / 1000;
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const file = join(OUT_DIR, `generate-${stamp}.json`);
+    writeFileSync(
+      file,
+      `${JSON.stringify(
+        {
+          bench: 'generate', at: new Date().toISOString(), commit: gitHead(), options: opts, env: { ...env, browserLaunches: host?.launches ?? 0 },
+          rules: { countTolerance: COUNT_TOLERANCE, valuesNeeded: VALUES_NEEDED, targetAccuracy: TARGET_ACCURACY, evalMaxPages: EVAL_MAX_PAGES },
+          summary: {
+            records: sum.records, fixtures: sum.fixtures, all: sum.all, recordsWrittenAsShown: sum.recordsAsShown,
+            writtenDifferently: differently.map((o) => o.case.folder), wrongByReason: Object.fromEntries(byReason),
+            medianMs: Math.round(medianMs), p90Ms: Math.round(p90Ms), target: pass ? 'PASS' : 'MISSED',
+          },
+          skipped: skipped.map((c) => c.name),
+          cases: outcomes.map((o) => ({
+            name: o.case.name, kind: o.case.kind, folder: o.case.folder, url: o.case.url, prompt: o.case.prompt, scope: o.case.scope,
+            truth: { count: o.case.count, checks: o.case.checks.map((l) => ({ label: l.label, values: l.values.length, first: l.values.slice(0, 3) })) },
+            page: o.case.page, right: o.right, reason: o.reason, ms: Math.round(o.ms),
+            generation: o.generation, evaluation: o.evaluation, matches: o.matches,
+          })),
+          totalSeconds: Math.round(total * 10) / 10,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    console.log(`\nresults: ${file.slice(ROOT.length + 1)}; whole bench ${total.toFixed(1)} s`);
+    return 0;
+  } finally {
+    await host?.close();
+    await site?.close();
+    await records?.close();
+  }
+}

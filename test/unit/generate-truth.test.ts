@@ -1,0 +1,140 @@
+/**
+ * The generate bench's ground truth and matching rules (bench/generate-truth.ts): the CSV parser that reads the
+ * records pages' records.csv, the decoding of those files, the text normalization, and when a record's first value
+ * counts as found in a config's rows (contained, elisions as prefix and in-order matches, lost characters written
+ * as "?", spaces a row lost, a value that is not there). The last test checks the rules on the real records set against its README:
+ * the first values of 96 of the 100 pages appear in the page text, those of the other 4 were written differently.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  checkPage, decodeCsvBytes, decodeEntities, foundIn, loadRecordsTruth, matchValues, metaCharset, normalizeText,
+  parseCsv, rowText,
+} from '../../bench/generate-truth.ts';
+import { corpusDir } from '../fixtures/corpus.ts';
+
+describe('parseCsv', () => {
+  it('splits values on commas and records on LF, CRLF and CR, keeping whitespace', () => {
+    assert.deepEqual(parseCsv('a,b, c\r\nd,,f\rg\n'), [['a', 'b', ' c'], ['d', '', 'f'], ['g']]);
+  });
+
+  it('reads quoted values with commas, doubled quotes and line breaks', () => {
+    const text = '1. Design,"by TORI KELLY, live","""Thong Song"", I\'m a bring"\n"two\nlines",x\n';
+    assert.deepEqual(parseCsv(text), [
+      ['1. Design', 'by TORI KELLY, live', '"Thong Song", I\'m a bring'],
+      ['two\nlines', 'x'],
+    ]);
+  });
+
+  it('counts a quoted value with an empty line inside as one record', () => {
+    assert.equal(parseCsv('"a\r\n\r\nb",c\nd,e').length, 2);
+  });
+
+  it('skips blank lines, keeps lines of empty values, and ends without a trailing line break', () => {
+    assert.deepEqual(parseCsv('\n  \na,b\n\n ,\nlast'), [['a', 'b'], [' ', ''], ['last']]);
+  });
+
+  it('keeps a quote inside an unquoted value and text after a closing quote as written', () => {
+    assert.deepEqual(parseCsv('5" screen,"a"b,c'), [['5" screen', 'ab', 'c']]);
+  });
+
+  it('ends an unterminated quoted value at the end of the text', () => {
+    assert.deepEqual(parseCsv('a,"open, never closed\nstill'), [['a', 'open, never closed\nstill']]);
+  });
+});
+
+describe('decoding', () => {
+  it('reads UTF-8 as UTF-8 and other bytes as Windows-1252, even mixed in one file', () => {
+    assert.deepEqual(decodeCsvBytes(Buffer.from('caf\u00e9 \u2019', 'utf8')), { text: 'café ’', encoding: 'utf-8' });
+    // 0xa0 and 0x92 alone are no UTF-8; E2 80 99 is a UTF-8 "’".
+    const mixed = Uint8Array.from([0x43, 0x24, 0xa0, 0x31, 0x20, 0x92, 0x20, 0xe2, 0x80, 0x99]);
+    assert.deepEqual(decodeCsvBytes(mixed), { text: 'C$\u00a01 ’ ’', encoding: 'windows-1252' });
+  });
+
+  it('finds the charset a page declares', () => {
+    assert.equal(metaCharset(Buffer.from('<html><head><meta charset="UTF-8">')), 'utf-8');
+    assert.equal(metaCharset(Buffer.from('<meta http-equiv="Content-Type" content="text/html; charset=windows-1252" />')), 'windows-1252');
+    assert.equal(metaCharset(Buffer.from('<html><head><title>x</title>')), undefined);
+  });
+});
+
+describe('normalizeText', () => {
+  it('decodes entities, applies NFKC, drops invisible characters and double quotes, folds whitespace and case', () => {
+    assert.equal(decodeEntities('Tom &amp; Jerry &eacute;t&#233; &#x2019; &lt;b&gt; a < b'), 'Tom & Jerry été ’ <b> a < b');
+    assert.equal(normalizeText('  Caf&eacute;\u00a0\u00a0 Ｂar\u200b…\n"Stu"  '), 'café bar... stu');
+    assert.equal(normalizeText('Stuart A. "Stu" Adam'), normalizeText('Stuart A.  Stu Adam'));
+    assert.equal(normalizeText('“Quoted” NBA', { keepCase: true }), '“Quoted” NBA');
+  });
+
+  it('joins a row\'s values with spaces, arrays flattened, nulls skipped', () => {
+    assert.equal(rowText({ title: 'A &amp; B', price: 12.5, tags: ['x', 'y'], none: null, ok: true }), 'a & b 12.5 x y true');
+  });
+});
+
+describe('found', () => {
+  const rows = [
+    { title: 'No more disguise Feeling exposed Under this mask', by: 'by TORI KELLY' },
+    { title: 'Twisted By Design', artist: 'SUM 41' },
+    { name: 'Jiří Reinberger', extra: 'New Delhi Metallo-β-Lactamase' },
+    { phone: 'AppleiPhone 7 Plus' },
+  ];
+  const found = (value: string): boolean => matchValues([value], rows).found === 1;
+
+  it('finds a value contained in a row\'s text, across fields, whatever the case and spacing', () => {
+    assert.ok(found('twisted  by design'));
+    assert.ok(found('Design SUM 41'));
+    assert.ok(found('&quot;Twisted&quot; By Design'));
+  });
+
+  it('reads a trailing "..." or "…" as a prefix match', () => {
+    assert.ok(found('No more disguise Feeling ...'));
+    assert.ok(found('No more disguise Feeling…'));
+    assert.ok(found('Twisted By Design ...')); // the row's text plus an elision
+    assert.ok(!found('No more disguise Feeling hidden ...'));
+  });
+
+  it('finds the pieces around an inner elision in order only', () => {
+    assert.ok(found('No more disguise … this mask'));
+    assert.ok(!found('this mask … No more disguise'));
+  });
+
+  it('lets "?" stand for characters the CSV could not hold, not for whole values', () => {
+    assert.ok(found('Ji?í Reinberger'));
+    assert.ok(found('Metallo-?-Lactamase'));
+    assert.ok(!found('Ji?í Reinbergerova'));
+    assert.ok(!foundIn('??????', 'any text at all'));
+  });
+
+  it('finds a value whose spaces the row lost between two elements', () => {
+    assert.ok(found('Apple iPhone 7 Plus'));
+    assert.ok(!found('Apple iPhone 8'));
+  });
+
+  it('does not find a value that is not there, nor an empty one', () => {
+    const m = matchValues(['Hate By Design', 'Twisted By Design', '', '...'], rows);
+    assert.deepEqual({ total: m.total, found: m.found, missing: m.missing }, { total: 4, found: 1, missing: ['Hate By Design', '', '...'] });
+    assert.equal(m.share, 0.25);
+  });
+});
+
+describe('the records set', () => {
+  it('has 96 pages written as shown and 4 written differently (records README)', () => {
+    const dir = join(corpusDir(), 'records');
+    const different: string[] = [];
+    const folders = readdirSync(dir).filter((f) => f.includes('--'));
+    assert.equal(folders.length, 100);
+    for (const folder of folders) {
+      const truth = loadRecordsTruth(dir, folder);
+      const html = new TextDecoder(truth.charset ?? 'utf-8').decode(truth.html);
+      if (!checkPage(truth, html).writtenAsShown) different.push(folder);
+    }
+    assert.deepEqual(different.sort(), [
+      'business--forbes-com--fax-business-keyword',
+      'news--usatoday-com--portland-news-keyword',
+      'recreation--qatarairways-com--white-mountain-keyword',
+      'society--legacy-com--new-york-society-keyword',
+    ]);
+  });
+});
