@@ -22,9 +22,9 @@ function sources(dir: string): string[] {
 }
 
 describe('ERROR_CODES', () => {
-  it('job-level codes are exactly those a run can end with (issue 8)', () => {
+  it('job-level codes are exactly those a run or a generation can end with', () => {
     assert.deepEqual(codesWhere('job'), [
-      'action_failed', 'browser_crashed', 'browser_required', 'dns_failed', 'internal_error', 'invalid_config',
+      'action_failed', 'browser_crashed', 'browser_required', 'dns_failed', 'generation_failed', 'internal_error', 'invalid_config',
       'job_timeout', 'page_crashed', 'response_too_large', 'target_failed', 'target_forbidden', 'worker_lost',
     ]);
   });
