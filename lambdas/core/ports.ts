@@ -77,9 +77,12 @@ export interface JobRecord {
   pages_scraped: number;
   api_discovered: boolean;
   target_url: string;
-  /** The saved config that was run, or null for inline YAML. */
+  /** The saved config that was run, or null for inline YAML; for a generate job, the config it saved. */
   config_id: string | null;
+  /** The config run; for a generate job, the config it produced ('' until it has one). */
   yaml_content: string;
+  /** The prompt of a generate job (SPEC.md, POST /generate/); null for runs. */
+  prompt: string | null;
   created_at: string;
   updated_at: string;
   started_at: string | null;
@@ -104,6 +107,9 @@ export interface JobUpdate {
   completed_at?: string;
   row_count?: number;
   results_key?: string;
+  /** The config a generate job produced (saved as `config_id`), or a self-healed run's new config. */
+  config_id?: string;
+  yaml_content?: string;
   /** Adds one to attempts. */
   increment_attempts?: boolean;
 }

@@ -79,6 +79,7 @@ export async function startRun(svc: Services, account: AccountRecord, req: RunRe
     attempts: 0,
     row_count: 0,
     results_key: null,
+    prompt: null,
   };
   try {
     await svc.store.createJob(job);

@@ -130,7 +130,7 @@ extract:
     await store.createJob({
       id, account_id: acc.id, job_type: 'run', status: 'pending', progress: 0, status_message: 'Queued', items_found: 0, pages_scraped: 0,
       api_discovered: false, target_url: `${site.url}/quotes/`, config_id: null, yaml_content: slowQuotes(site.url, 2, 0).replace('/slow/0/quotes/', '/quotes/'),
-      created_at: now, updated_at: now, started_at: null, completed_at: null, attempts: 0, row_count: 0, results_key: null,
+      created_at: now, updated_at: now, started_at: null, completed_at: null, attempts: 0, row_count: 0, results_key: null, prompt: null,
     });
     store.close();
     const second = await startService(env);

@@ -41,7 +41,7 @@ extract:
     await store.createJob({
       id, account_id: account.id, job_type: 'run', status: 'pending', progress: 0, status_message: 'Queued', items_found: 0, pages_scraped: 0,
       api_discovered: false, target_url: `${site.url}/js/quotes/`, config_id: null, yaml_content: yaml, created_at: now, updated_at: now,
-      started_at: null, completed_at: null, attempts: 0, row_count: 0, results_key: null,
+      started_at: null, completed_at: null, attempts: 0, row_count: 0, results_key: null, prompt: null,
     });
     const { stdout } = await run(process.execPath, [path.join(import.meta.dirname, '..', 'helpers', 'lambda-worker-child.ts')], {
       env: {

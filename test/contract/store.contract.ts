@@ -28,8 +28,15 @@ function newJob(accountId: number, over: Partial<JobRecord> = {}): JobRecord {
     id: randomUUID(), account_id: accountId, job_type: 'run', status: 'pending', progress: 0, status_message: 'Queued',
     items_found: 0, pages_scraped: 0, api_discovered: false, target_url: 'https://example.com/', config_id: null,
     yaml_content: 'target: {url: "https://example.com/"}', created_at: now, updated_at: now, started_at: null,
-    completed_at: null, attempts: 0, row_count: 0, results_key: null, ...over,
+    completed_at: null, attempts: 0, row_count: 0, results_key: null, prompt: null, ...over,
   };
+}
+
+/** Creates a run job and returns its id. */
+async function newJobId(store: Store, accountId: number): Promise<string> {
+  const j = newJob(accountId);
+  await store.createJob(j);
+  return j.id;
 }
 
 async function newAccount(store: Store, email = `u-${randomUUID()}@example.com`) {
@@ -127,6 +134,19 @@ export function storeContract(name: string, opts: ContractOptions): void {
       assert.equal(low?.api_discovered, true);
       const high = await store.updateJob(j.id, ['running'], { progress: 250 });
       assert.equal(high?.progress, 100, 'clamped to 100');
+    });
+
+    it('keeps a generate job\'s prompt, and the config it produced once written', async () => {
+      const a = await newAccount(store);
+      const j = newJob(a.id, { job_type: 'generate', yaml_content: '', prompt: 'book titles and prices' });
+      await store.createJob(j);
+      assert.equal((await store.getJob(a.id, j.id))?.prompt, 'book titles and prices');
+      const configId = randomUUID();
+      const done = await store.updateJob(j.id, ['pending'], { status: 'analyzing', config_id: configId, yaml_content: 'extract: {}' });
+      assert.equal(done?.config_id, configId);
+      assert.equal(done?.yaml_content, 'extract: {}');
+      assert.equal(done?.prompt, 'book titles and prices');
+      assert.equal((await store.getJob(a.id, await newJobId(store, a.id)))?.prompt ?? null, null);
     });
 
     it('isolates jobs per account and lists them newest first with a cursor', async () => {

@@ -61,7 +61,7 @@ function job(type: JobType, status: JobStatus, attempts = 0): JobRecord {
   return {
     id: randomUUID(), account_id: 1, job_type: type, status, progress: 30, status_message: 'before', items_found: 0, pages_scraped: 0,
     api_discovered: false, target_url: 'https://example.com/', config_id: null, yaml_content: 'x', created_at: '2030-01-01T00:00:00.000Z',
-    updated_at: '2030-01-01T00:00:00.000Z', started_at: null, completed_at: null, attempts, row_count: 0, results_key: null,
+    updated_at: '2030-01-01T00:00:00.000Z', started_at: null, completed_at: null, attempts, row_count: 0, results_key: null, prompt: null,
   };
 }
 

@@ -27,7 +27,7 @@ function job(over: Partial<JobRecord>): JobRecord {
     status_message: 'Completed: "quoted" \\ text', items_found: 3, pages_scraped: 2, api_discovered: false,
     target_url: 'https://e.com/', config_id: null, yaml_content: 'target: {url: "https://e.com/"}\n', created_at: '2026-11-24T10:00:00.000Z',
     updated_at: '2026-11-24T10:00:01.000Z', started_at: '2026-11-24T10:00:00.500Z', completed_at: '2026-11-24T10:00:01.000Z',
-    attempts: 1, row_count: 3, results_key: `results/1/${Math.random()}/1.json`, ...over,
+    attempts: 1, row_count: 3, results_key: `results/1/${Math.random()}/1.json`, prompt: null, ...over,
   };
 }
 

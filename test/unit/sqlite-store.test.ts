@@ -34,6 +34,19 @@ import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 
 describe('SQLite schema migrations', () => {
+  it('upgrades a version 2 file in place: its jobs get a prompt column, null for the old ones', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sai-migrate-')), 'v2.db');
+    const store = new SqliteStore(file);
+    const a = await store.createAccount({ email: 'v2@x.test', first_name: '', last_name: '', plan: 'pro', password_hash: 'h', api_key_digest: null, api_key_sealed: null });
+    store.db.exec(`ALTER TABLE jobs DROP COLUMN prompt; UPDATE meta SET value = '2' WHERE key = 'schema_version';`);
+    store.db.prepare(`INSERT INTO jobs (id, account_id, job_type, status, target_url, yaml_content, created_at, updated_at) VALUES ('j1', ?, 'run', 'completed', 'https://e/', 'y', 'now', 'now')`).run(a.id);
+    store.close();
+    const upgraded = new SqliteStore(file);
+    assert.equal((await upgraded.getJobById('j1'))?.prompt, null);
+    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '3');
+    upgraded.close();
+  });
+
   it('upgrades a version 1 file in place, keeping its accounts', async () => {
     const v1 = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sai-migrate-')), 'v1.db');
     const db = new DatabaseSync(v1);
@@ -49,7 +62,7 @@ describe('SQLite schema migrations', () => {
     assert.equal(a?.plan, 'pro');
     assert.equal(a?.usage_key_id, null);
     assert.equal((await upgraded.updateAccount(a!.id, { usage_key_id: 'k1', usage_key_value: 'v1' }))?.usage_key_value, 'v1');
-    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '2');
+    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '3');
     upgraded.close();
   });
 });

@@ -18,7 +18,7 @@ import { createPrivateFile, DIR_MODE } from './data-dir.ts';
 import { statementCache } from './statements.ts';
 import { ConflictError, type AccountPatch, type AccountRecord, type ConfigRecord, type JobRecord, type JobStatus, type JobUpdate, type Page, type Store } from '../../core/ports.ts';
 
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -65,7 +65,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   completed_at TEXT,
   attempts INTEGER NOT NULL DEFAULT 0,
   row_count INTEGER NOT NULL DEFAULT 0,
-  results_key TEXT
+  results_key TEXT,
+  prompt TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_by_account ON jobs (account_id, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs (status);
@@ -78,10 +79,18 @@ CREATE TABLE IF NOT EXISTS counters (
 );
 `;
 
+/** Adds a column unless the table has it (a table the schema just made has every column already). */
+function addColumn(db: DatabaseSync, table: string, column: string, type: string): void {
+  const has = (db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).some((c) => c.name === column);
+  if (!has) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
+}
+
 /** Changes from one schema version to the next, applied in order to older files. */
-const MIGRATIONS: Record<number, string> = {
+const MIGRATIONS: Record<number, (db: DatabaseSync) => void> = {
   // 1 -> 2: per-account API Gateway usage keys.
-  2: 'ALTER TABLE accounts ADD COLUMN usage_key_id TEXT; ALTER TABLE accounts ADD COLUMN usage_key_value TEXT;',
+  2: (db) => { addColumn(db, 'accounts', 'usage_key_id', 'TEXT'); addColumn(db, 'accounts', 'usage_key_value', 'TEXT'); },
+  // 2 -> 3: generate jobs keep their prompt.
+  3: (db) => addColumn(db, 'jobs', 'prompt', 'TEXT'),
 };
 
 /** Opens a SQLite database file with the settings every connection of this service uses. */
@@ -160,7 +169,7 @@ export class SqliteStore implements Store {
       if (v && Number(v.value) > SCHEMA_VERSION) {
         throw new Error(`The database ${file} has schema version ${v.value}, newer than this code (${SCHEMA_VERSION}); upgrade scrape-ai`);
       }
-      for (let next = (v ? Number(v.value) : SCHEMA_VERSION) + 1; next <= SCHEMA_VERSION; next++) this.db.exec(MIGRATIONS[next]!);
+      for (let next = (v ? Number(v.value) : SCHEMA_VERSION) + 1; next <= SCHEMA_VERSION; next++) MIGRATIONS[next]!(this.db);
       this.db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`).run(String(SCHEMA_VERSION));
     });
   }
@@ -246,10 +255,10 @@ export class SqliteStore implements Store {
 
   async createJob(j: JobRecord): Promise<void> {
     this.q(`INSERT INTO jobs (id, account_id, job_type, status, progress, status_message, items_found, pages_scraped, api_discovered,
-        target_url, config_id, yaml_content, created_at, updated_at, started_at, completed_at, attempts, row_count, results_key)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+        target_url, config_id, yaml_content, created_at, updated_at, started_at, completed_at, attempts, row_count, results_key, prompt)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
       j.id, j.account_id, j.job_type, j.status, j.progress, j.status_message, j.items_found, j.pages_scraped, j.api_discovered ? 1 : 0,
-      j.target_url, j.config_id, j.yaml_content, j.created_at, j.updated_at, j.started_at, j.completed_at, j.attempts, j.row_count, j.results_key);
+      j.target_url, j.config_id, j.yaml_content, j.created_at, j.updated_at, j.started_at, j.completed_at, j.attempts, j.row_count, j.results_key, j.prompt ?? null);
   }
 
   async getJob(accountId: number, id: string): Promise<JobRecord | null> {
@@ -281,7 +290,7 @@ export class SqliteStore implements Store {
   async updateJob(id: string, fromStatuses: readonly JobStatus[], u: JobUpdate, attempt?: number): Promise<JobRecord | null> {
     const sets: string[] = ['updated_at = ?'];
     const args: SQLInputValue[] = [new Date().toISOString()];
-    const plain = ['status', 'status_message', 'items_found', 'pages_scraped', 'completed_at', 'row_count', 'results_key'] as const;
+    const plain = ['status', 'status_message', 'items_found', 'pages_scraped', 'completed_at', 'row_count', 'results_key', 'config_id', 'yaml_content'] as const;
     for (const k of plain) {
       if (u[k] !== undefined) {
         sets.push(`${k} = ?`);
