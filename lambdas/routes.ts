@@ -44,6 +44,7 @@ export const routes: readonly RouteDef[] = [
   { method: 'POST', path: '/api/v1/configs/', handler: 'http/configs-create.ts', auth: true, startsWork: false, access: WRITE, summary: 'Create a config' },
   { method: 'GET', path: '/api/v1/configs/{id}/', handler: 'http/configs-get.ts', auth: true, startsWork: false, access: READ, summary: 'Read one config with its YAML' },
   { method: 'DELETE', path: '/api/v1/configs/{id}/', handler: 'http/configs-delete.ts', auth: true, startsWork: false, access: WRITE, summary: 'Delete a config' },
+  { method: 'POST', path: '/api/v1/generate/', handler: 'http/generate.ts', auth: true, startsWork: true, access: { table: 'write', queues: ['generate'] }, summary: 'Start a generation job' },
   { method: 'POST', path: '/api/v1/run/', handler: 'http/run.ts', auth: true, startsWork: true, access: { table: 'write', queues: ['run'] }, summary: 'Start a run job' },
   { method: 'GET', path: '/api/v1/jobs/', handler: 'http/jobs-list.ts', auth: true, startsWork: false, access: READ, summary: 'List jobs' },
   { method: 'GET', path: '/api/v1/jobs/{id}/status/', handler: 'http/job-status.ts', auth: true, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'Job status and progress' },

@@ -8,8 +8,8 @@
  * (the store raises it only).
  *
  * Run jobs: `pending -> running -> completed | failed` (a redelivered message restarts a `running` job with
- * attempts + 1). Generate jobs (not built yet; their states are here so that the table is whole):
- * `pending -> analyzing -> generating -> validating -> completed | failed`.
+ * attempts + 1). Generate jobs: `pending -> analyzing -> generating -> validating -> completed | failed` (a
+ * redelivered message starts again from `analyzing`).
  *
  * **Example usage:**
  * ```ts
@@ -31,7 +31,7 @@ export type JobActor =
   | 'api'
   /** One delivery of a run message (core/run-job-executor.ts). */
   | 'run_worker'
-  /** One delivery of a generate message (not built yet). */
+  /** One delivery of a generate message (core/generate-job-executor.ts). */
   | 'generate_worker'
   /** The consumer of the dead-letter queues (workers/dead-letter.ts). */
   | 'dead_letter_consumer'
@@ -72,11 +72,11 @@ const RUN_UNFINISHED: JobStatus[] = ['pending', 'running'];
 /** The transitions of every job. The unit tests (test/unit/job-states.test.ts) try each against each state. */
 const JOB_TRANSITIONS: Readonly<Record<JobTransition, TransitionRule>> = {
   start: {
-    moves: { run: [['pending', 'running'], ['running', 'running']] },
-    by: ['run_worker'],
+    moves: { run: [['pending', 'running'], ['running', 'running']], generate: to('analyzing', ...GENERATE_UNFINISHED) },
+    by: ['run_worker', 'generate_worker'],
     countsAttempt: true,
     setsStartedAt: true,
-    summary: 'a delivery of the run message starts the job; `running -> running` is a redelivery after an interrupted attempt',
+    summary: 'a delivery of the job message starts the job (a generation from its first step); from a started state it is a redelivery after an interrupted attempt',
   },
   progress: {
     moves: { run: same('running'), generate: same('analyzing', 'generating', 'validating') },
@@ -84,9 +84,8 @@ const JOB_TRANSITIONS: Readonly<Record<JobTransition, TransitionRule>> = {
     summary: 'progress, counters and status message of the current step; progress is only raised',
   },
   advance: {
-    moves: { generate: [['pending', 'analyzing'], ['analyzing', 'generating'], ['generating', 'validating']] },
+    moves: { generate: [['analyzing', 'generating'], ['generating', 'validating']] },
     by: ['generate_worker'],
-    setsStartedAt: true,
     summary: 'the next step of a generate job',
   },
   complete: {

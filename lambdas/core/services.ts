@@ -10,6 +10,15 @@ import type { PlanCatalog } from './plans.ts';
 import type { BlobStore, Clock, ConfigParser, JobQueue, Store, UsageKeys } from './ports.ts';
 import type { ThrottleSettings } from './throttles.ts';
 
+/** The Claude agent's settings (docs/generate.md): without them, configs are generated without an LLM. */
+export interface AnthropicSettings {
+  apiKey: string;
+  /** `ANTHROPIC_MODEL`; the agent's default when absent. */
+  model?: string;
+  /** `ANTHROPIC_BASE_URL`: another endpoint speaking the Messages API (a local stub in tests). */
+  baseURL?: string;
+}
+
 export interface Services {
   store: Store;
   queue: JobQueue;
@@ -36,6 +45,11 @@ export interface Services {
   configParser?: ConfigParser;
   /** Limits on refused calls: bad requests per account, failed logins per email and per address (core/throttles.ts). */
   throttles: ThrottleSettings;
+  /**
+   * The Claude agent's settings, read on first use (on AWS from Secrets Manager); null or absent: no agent,
+   * configs are generated without an LLM.
+   */
+  anthropic?: () => Promise<AnthropicSettings | null>;
 }
 
 let installed: Services | null = null;

@@ -117,7 +117,11 @@ export function looksGenerated(name: string): boolean {
 
 /** Classes that can go in a selector: stable-looking and not state (`active`, `odd`, `first`). */
 export function stableClasses(el: Element): string[] {
-  return classesOf(el).filter((c) => !looksGenerated(c) && !/^(active|selected|current|odd|even|first|last|hover|focus|open|closed|visible|hidden|clearfix|cf|row|col|ng-[a-z-]+|js-[a-z-]+)$/i.test(c) && /^[A-Za-z_-][\w-]*$/.test(c));
+  return classesOf(el).filter((c) => !looksGenerated(c)
+    && !/^(active|selected|current|odd|even|first|last|hover|focus|open|closed|visible|hidden|clearfix|cf|row|col|ng-[a-z-]+|js-[a-z-]+)$/i.test(c)
+    // Grid and layout helpers (Bootstrap, Foundation): they say where, not what.
+    && !/^((col|offset|pull|push)(-(xs|sm|md|lg|xl|xxl))?-\d+|span\d+|(hidden|visible)-(xs|sm|md|lg|xl)(-[a-z]+)?|(small|medium|large)-\d+|columns?)$/i.test(c)
+    && /^[A-Za-z_-][\w-]*$/.test(c));
 }
 
 /** Whether an element's own name says it is page chrome. */

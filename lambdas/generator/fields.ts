@@ -64,9 +64,20 @@ interface Occurrence {
   order: number;
 }
 
+/**
+ * One step of a column's path: the tag with its first stable class; a sibling of the same tag and classes
+ * (table cells, the spans of a byline) gets its place (`td:nth-of-type(2)`), so the columns stay apart.
+ */
 function step(el: Element): string {
   const cls = stableClasses(el)[0];
-  return cls ? `${el.name}.${cls.replace(/([^\w-])/g, '\\$1')}` : el.name;
+  const base = cls ? `${el.name}.${cls.replace(/([^\w-])/g, '\\$1')}` : el.name;
+  const parent = el.parent;
+  // Repeated siblings with a class are a list of one kind (tags); only plain ones are told apart by place.
+  if (cls || !parent || !isTag(parent as AnyNode)) return base;
+  const same = (parent as Element).children.filter((c): c is Element => isTag(c) && c.name === el.name && stableClasses(c)[0] === cls);
+  if (same.length < 2) return base;
+  const ofType = (parent as Element).children.filter((c): c is Element => isTag(c) && c.name === el.name);
+  return `${base}:nth-of-type(${ofType.indexOf(el) + 1})`;
 }
 
 /**
@@ -246,15 +257,21 @@ function dropRedundant(columns: Column[]): Column[] {
   return out;
 }
 
-/** Where a column fits an asked field: 0 (not at all) to 3 (the same kind and a matching hint). */
+/**
+ * Where a column fits an asked field: 0 (not at all) to about 4 (the same kind and a matching name). A field
+ * of no known kind ("UPC", "ISBN") fits only a column whose class or label names it.
+ */
 function fit(c: Column, f: AskedField): number {
+  const words = f.words.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1 && !['the', 'its', 'their', 'each', 'and'].includes(w));
+  const hay = `${c.hint ?? ''} ${c.selector}`.toLowerCase();
+  const named = words.some((w) => hay.includes(w.replace(/s$/, '')));
+  const labelled = words.some((w) => c.samples.some((v) => new RegExp(`^\\s*${w.replace(/s$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}s?\\b`, 'i').test(v)));
+  if (f.kind === 'text') return named ? 2.5 : labelled ? 2 : 0;
   let s = 0;
   if (c.kind === f.kind) s += 2;
-  else if (f.kind === 'title' && c.kind === 'text' && c.spec.type === 'text') s += 0.5;
+  else if (f.kind === 'title' && c.kind === 'text') s += 0.5;
   else if (f.kind === 'description' && c.kind === 'text') s += 1;
-  const words = f.words.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 2);
-  const hay = `${c.hint ?? ''} ${c.selector}`.toLowerCase();
-  if (words.some((w) => hay.includes(w.replace(/s$/, '')))) s += 1.5;
+  if (named) s += 1.5;
   return s;
 }
 
@@ -327,11 +344,12 @@ function defaultName(c: Column): string {
  * text of some length.
  */
 export function pickTitle(columns: Column[]): Column | null {
-  const texts = columns.filter((c) => c.spec.type === 'text' && c.presence >= 0.5 && avgLength(c) >= 3);
+  const texts = columns.filter((c) => (c.spec.type === 'text' || (c.spec.type === 'attribute' && c.spec.attribute === 'title')) && c.presence >= 0.5 && avgLength(c) >= 3);
   const score = (c: Column) => {
     let s = 0;
     if (c.kind === 'title' || c.hint === 'title') s += 3;
     if (/\bh[1-6]\b/.test(c.selector)) s += 2;
+    if (c.spec.type === 'attribute') s += 1;
     if (/(^|\s|>)a(\.|$|\s)/.test(c.selector.split(' ').pop() ?? '')) s += 1.5;
     if (['price', 'date', 'number', 'rating'].includes(c.kind)) s -= 3;
     const len = avgLength(c);

@@ -139,8 +139,9 @@ export function findCategories($: CheerioAPI, pageUrl: string, itemSelector: str
   const page = new URL(pageUrl);
   const items = new Set($(itemSelector).toArray());
   let best: { container: string; count: number; how: string } | null = null;
-  for (const list of $('ul, ol, nav, div').toArray().filter(isTag) as Element[]) {
-    const links = $(list).children('li').children('a[href]').toArray().concat($(list).children('a[href]').toArray()).filter(isTag) as Element[];
+  for (const list of $('ul, ol, nav, div, section, aside').toArray().filter(isTag) as Element[]) {
+    // The list's links: its children, or one level in (`<li><a>`, `<span class="tag-item"><a>`).
+    const links = $(list).children('a[href]').toArray().concat($(list).children().children('a[href]').toArray()).filter(isTag) as Element[];
     if (links.length < 3 || links.length > 200) continue;
     if ([...items].some((it) => $(it).find(list).length || it === list)) continue;
     const urls = links.map((a) => absoluteUrl(a.attribs.href, base)).filter((u): u is string => !!u).map((u) => new URL(u));

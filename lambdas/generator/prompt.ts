@@ -55,7 +55,8 @@ get give scrape extract collect grab fetch find take show want need would like p
 plus well just only both either along together here there where which what who whom whose how when why via about over under
 out up down off then than very so too can could should will shall may might must do does did done make makes made use using used
 including etc e.g i.e ie eg new old top main whole full entire available current latest recent listed shown displayed found
-extract scrape data information info details`.split(/\s+/));
+extract scrape data information info details keep clicking click load loading loaded scroll scrolling appear appears
+shown show feed table tab until while whole`.split(/\s+/));
 
 /** Plural to singular, for the words field names are made of. */
 export function singular(word: string): string {
@@ -86,17 +87,30 @@ function keyOf(words: string): string {
  */
 export function readPrompt(prompt: string): PromptIntent {
   const text = prompt.toLowerCase().replace(/[’']s\b/g, '').replace(/[“”"]/g, ' ');
-  const allPages = /\b(every|each|all|next|following|subsequent|multiple)\s+(of the\s+)?pages?\b|\ball pages\b|\bpaginat|\bevery result\b|\bthe whole (list|catalog(ue)?|site)\b|\ball of them\b/.test(text);
-  const allCategories = /\b(every|each|all)\s+(of the\s+)?(categor(y|ies)|tags?|sections?|genres?|departments?|collections?)\b/.test(text);
-  const detailPage = /\b(detail|details|product|item|its own|their own|each [a-z]+)\s+pages?\b|\bfrom (its|their|each)\b.*\bpages?\b|\bdetail pages?\b|\bon (its|their) page\b|\bfollow(ing)? (the|each) link/.test(text);
+  const pageBound = /\b(this|first|the first|one|single) page\b|\bon the page\b/.test(text);
+  const allPages = /\b(every|each|all|next|following|subsequent|multiple|the other)\s+(of the\s+)?pages?\b|\ball (of )?the pages\b|\bpaginat|\bload(ing)? more\b|\bshow more\b|\bscroll|\binfinite\b|\bthe whole (list|catalog(ue)?|site|feed)\b|\ball of them\b/.test(text)
+    || (!pageBound && /^\s*(all|every)\b/.test(text));
+  const allCategories = /\b(every|each|all)\b(\s+(of|the|top|[a-z]+))?(\s+(of|the|top|\d+|ten|five|twenty|[a-z]+)){0,3}\s+(categor(y|ies)|tags?|sections?|genres?|departments?|collections?)\b/.test(text);
+  const detailPage = /\b(detail|details|product|item|its own|their own|each [a-z]+|[a-z]+ own)\s+pages?\b|\bfrom (its|their|each)\b.*\bpages?\b|\bdetail pages?\b|\bon (its|their) page\b|\bfollow(ing)? (the|each) link/.test(text);
 
-  // Phrases split at commas, "and", "or", "with", "plus", "including", and the connecting words.
-  const phrases = text
-    .replace(/\b(from|on|in|of|for|at)\s+(every|each|all|the|its|their|this)\b.*$/g, ' ')
-    .split(/,|;|\band\b|\bor\b|\bwith\b|\bplus\b|\bincluding\b|\bas well as\b|\balong with\b|\+|&|\//);
+  // Phrases split at commas, "and", "or", "with", "plus", "including"; each loses what follows a preposition
+  // ("prices of the books on this page" is "prices"; "books" is the items, kept as the item noun).
+  let itemNoun: string | null = null;
+  const ofWhat = /\b(?:of|from)\s+(?:the|all the|all|each|every)\s+([a-z]+?)s?\b(?!\s+page)/.exec(text);
+  if (ofWhat && !STOP.has(ofWhat[1]!) && !STOP.has(`${ofWhat[1]}s`) && !['ten', 'tag', 'category'].includes(ofWhat[1]!)) itemNoun = singular(ofWhat[1]!);
+  // "the top stories: headline, link, points": what comes before a colon says what the items are.
+  const colon = text.indexOf(':');
+  let asked = text;
+  if (colon > 0 && colon < text.length - 1) {
+    const head = text.slice(0, colon).split(/[^a-z]+/).filter((w) => w && !STOP.has(w));
+    if (head.length) itemNoun ??= singular(head[head.length - 1]!);
+    asked = text.slice(colon + 1);
+  }
+  const phrases = asked
+    .split(/,|;|:|\band\b|\bor\b|\bwith\b|\bplus\b|\bincluding\b|\bas well as\b|\balong with\b|\+|&|\//)
+    .map((p) => (/\b(?:number|count|total|amount)\s+of\b/.test(p) ? p : p.replace(/\b(from|on|in|of|for|at|across|until|while|that|which|as)\b.*$/, ' ')));
   const fields: AskedField[] = [];
   const seen = new Set<string>();
-  let itemNoun: string | null = null;
   for (const phrase of phrases) {
     // "number of comments", "count of reviews": a number named after what it counts.
     const counted = /\b(?:number|count|total|amount)\s+of\s+([a-z]+)/.exec(phrase);

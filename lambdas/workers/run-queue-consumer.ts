@@ -8,28 +8,11 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { executeRun } from '../core/run-job-executor.ts';
 import type { RunMessage } from '../core/run-jobs.ts';
-import { services, type Services } from '../core/services.ts';
-import { BrowserHost } from '../engine/browser/host.ts';
+import { services } from '../core/services.ts';
 import { logger } from '../logger.ts';
+import { workerBrowser } from './worker-browser.ts';
 
-/** This worker's browser: one per worker (Lambda instance, local worker thread), launched on first use. */
-let host: BrowserHost | null = null;
-const launchListeners: Array<(pid: number) => void> = [];
-function browser(svc: Services): BrowserHost {
-  host ??= new BrowserHost({ guard: svc.guard, onLaunch: (pid) => launchListeners.forEach((fn) => fn(pid)) });
-  return host;
-}
-
-/** Subscribes to browser launches of this worker (pid of each Chromium started). */
-export function onBrowserLaunch(fn: (pid: number) => void): void {
-  launchListeners.push(fn);
-}
-
-/** Closes this worker's browser (local worker threads call it when they stop). */
-export async function closeBrowser(): Promise<void> {
-  await host?.close();
-  host = null;
-}
+export { closeBrowser, onBrowserLaunch } from './worker-browser.ts';
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   const svc = await services();
@@ -46,7 +29,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       const outcome = await executeRun(svc, jobId, {
         receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
         maxReceives: svc.maxReceives,
-      }, () => browser(svc));
+      }, () => workerBrowser(svc));
       if (outcome === 'retry') failures.push({ itemIdentifier: record.messageId });
     } catch (err) {
       logger.error('run delivery failed', { jobId, messageId: record.messageId, error: err });

@@ -30,8 +30,9 @@ const EXPECTED_MOVES: Record<JobType, Partial<Record<JobTransition, string[]>>> 
     watchdog_timeout: ['pending->failed', 'running->failed'],
   },
   generate: {
+    start: ['pending->analyzing', 'analyzing->analyzing', 'generating->analyzing', 'validating->analyzing'],
     progress: ['analyzing->analyzing', 'generating->generating', 'validating->validating'],
-    advance: ['pending->analyzing', 'analyzing->generating', 'generating->validating'],
+    advance: ['analyzing->generating', 'generating->validating'],
     complete: ['validating->completed'],
     fail: ['pending->failed', 'analyzing->failed', 'generating->failed', 'validating->failed'],
     retry: ['analyzing->analyzing', 'generating->generating', 'validating->validating'],
@@ -44,7 +45,7 @@ const EXPECTED_MOVES: Record<JobType, Partial<Record<JobTransition, string[]>>> 
 
 /** Who may make each transition. */
 const EXPECTED_ACTORS: Record<JobTransition, JobActor[]> = {
-  start: ['run_worker'],
+  start: ['run_worker', 'generate_worker'],
   progress: ['run_worker', 'generate_worker'],
   advance: ['generate_worker'],
   complete: ['run_worker', 'generate_worker'],
@@ -96,7 +97,7 @@ describe('job state machine', () => {
       }
       it(`${type}: ${transition} moves ${expected.join(', ')} and refuses every other state`, async () => {
         const seen: string[] = [];
-        const targets = transition === 'advance' ? ['analyzing', 'generating', 'validating'] as const : [undefined];
+        const targets = transition === 'advance' ? ['generating', 'validating'] as const : [undefined];
         for (const from of STATES) {
           for (const target of targets) {
             const j = await stored(type, from);
@@ -121,7 +122,7 @@ describe('job state machine', () => {
     it(`${transition} may be made by ${EXPECTED_ACTORS[transition].join(', ')} only`, async () => {
       const type: JobType = EXPECTED_MOVES.run[transition] ? 'run' : 'generate';
       const from = EXPECTED_MOVES[type][transition]![0]!.split('->')[0] as JobStatus;
-      const target = transition === 'advance' ? { status: 'analyzing' as const } : {};
+      const target = transition === 'advance' ? { status: 'generating' as const } : {};
       const allowed: JobActor[] = [];
       for (const by of ACTORS) {
         const j = await stored(type, from);

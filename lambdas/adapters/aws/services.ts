@@ -6,7 +6,9 @@
  * Environment: STAGE, TABLE_NAME, RUN_QUEUE_URL, GENERATE_QUEUE_URL, BUCKET_NAME, SEALING_SECRET_ARN,
  * SAI_BILLING, SAI_OUTBOUND_ALLOW, JOB_TIMEOUT_MS, MAX_PAGES, JOB_CONCURRENCY, MAX_RECEIVES,
  * JOB_RETENTION_DAYS, USAGE_PLAN_IDS (JSON: plan name to usage plan id), and optionally the throttles
- * SAI_BAD_REQUEST_LIMIT, SAI_FAILED_LOGINS_PER_EMAIL, SAI_FAILED_LOGINS_PER_ADDRESS (0 turns one off).
+ * SAI_BAD_REQUEST_LIMIT, SAI_FAILED_LOGINS_PER_EMAIL, SAI_FAILED_LOGINS_PER_ADDRESS (0 turns one off);
+ * ANTHROPIC_SECRET_ARN (a Secrets Manager secret holding the Anthropic API key; without it configs are generated
+ * without an LLM) and ANTHROPIC_MODEL.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -17,7 +19,7 @@ import { KeySealer } from '../../core/crypto.ts';
 import { billingFromEnv, loadPlans } from '../../core/plans.ts';
 import { systemClock } from '../../core/ports.ts';
 import { DEFAULT_THROTTLES } from '../../core/throttles.ts';
-import type { Services } from '../../core/services.ts';
+import type { AnthropicSettings, Services } from '../../core/services.ts';
 import { OutboundGuard, parseAllowList } from '../../net/guard.ts';
 import { DynamoStore } from './dynamo-store.ts';
 import { S3BlobStore } from './s3-blobs.ts';
@@ -56,7 +58,19 @@ export function createAwsServices(env: NodeJS.ProcessEnv = process.env, clients:
   let sealer: Promise<KeySealer> | null = null;
   const usagePlans = env.USAGE_PLAN_IDS ? (JSON.parse(env.USAGE_PLAN_IDS) as Record<string, string>) : null;
   const retention = env.JOB_RETENTION_DAYS ? int(env, 'JOB_RETENTION_DAYS', 0) : undefined;
+  let anthropic: Promise<AnthropicSettings | null> | null = null;
   return {
+    anthropic: () => anthropic ??= (async () => {
+      if (!env.ANTHROPIC_SECRET_ARN) return null;
+      const client = clients.secrets ?? new SecretsManagerClient({});
+      const r = await client.send(new GetSecretValueCommand({ SecretId: env.ANTHROPIC_SECRET_ARN }));
+      const apiKey = r.SecretString?.trim();
+      if (!apiKey) return null;
+      return { apiKey, ...(env.ANTHROPIC_MODEL ? { model: env.ANTHROPIC_MODEL } : {}) };
+    })().catch((err: unknown) => {
+      anthropic = null; // a throttled or failed read is retried by the next job
+      throw err;
+    }),
     store: new DynamoStore({ tableName: required(env, 'TABLE_NAME'), ...(clients.dynamodb ? { client: clients.dynamodb } : {}), ...(retention ? { jobRetentionDays: retention } : {}) }),
     queue: new SqsQueue({
       urls: { ...(env.RUN_QUEUE_URL ? { run: env.RUN_QUEUE_URL } : {}), ...(env.GENERATE_QUEUE_URL ? { generate: env.GENERATE_QUEUE_URL } : {}) },

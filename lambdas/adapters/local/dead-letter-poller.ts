@@ -1,6 +1,6 @@
 /**
- * The local stand-in for the dead-letter queue's event source mapping: every second, messages the run
- * queue gave up on (past `SAI_MAX_RECEIVES` deliveries) go to the dead-letter consumer
+ * The local stand-in for the dead-letter queues' event source mappings: every second, messages the run
+ * and generate queues gave up on (past `SAI_MAX_RECEIVES` deliveries) go to the dead-letter consumer
  * (lambdas/workers/dead-letter.ts, the same handler the cloud runs), which ends their jobs `failed`.
  * A message stays in the dead-letter queue until the consumer has handled it.
  */
@@ -17,12 +17,14 @@ const POLL_MS = 1000;
 /** Starts polling. @returns a handle whose stop() ends it. */
 export function startDeadLetterPoller(local: LocalServices): { stop(): void } {
   const timer = setInterval(() => {
-    const messages = local.queue.receiveDead('run', BATCH_SIZE, VISIBILITY_MS);
-    if (!messages.length) return;
-    deadLetterConsumer(toSqsEvent('run', messages)).then(
-      () => messages.forEach((m) => local.queue.delete(m.receipt)),
-      (err: unknown) => logger.error('dead-letter handler failed', { error: err }),
-    );
+    for (const queue of ['run', 'generate'] as const) {
+      const messages = local.queue.receiveDead(queue, BATCH_SIZE, VISIBILITY_MS);
+      if (!messages.length) continue;
+      deadLetterConsumer(toSqsEvent(queue, messages)).then(
+        () => messages.forEach((m) => local.queue.delete(m.receipt)),
+        (err: unknown) => logger.error('dead-letter handler failed', { error: err }),
+      );
+    }
   }, POLL_MS);
   timer.unref();
   return { stop: () => clearInterval(timer) };

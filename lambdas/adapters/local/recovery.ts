@@ -1,8 +1,8 @@
 /**
  * Start-up recovery of the local service, so that every job ends `completed` or `failed` after a crash:
  * the messages in flight when the last process died are released at once (their next delivery retries
- * the job or, past `SAI_MAX_RECEIVES`, dead-letters it), and every unfinished run job without a message
- * gets one again (the `recover` transition of core/job-states.ts records why). Runs before the workers
+ * the job or, past `SAI_MAX_RECEIVES`, dead-letters it), and every unfinished job (run or generate) without a
+ * message gets one again on its queue (the `recover` transition of core/job-states.ts records why). Runs before the workers
  * start, so nothing races with it.
  */
 import { transitionJob, UNFINISHED } from '../../core/job-states.ts';
@@ -25,20 +25,23 @@ function jobIdOf(body: string): string | null {
   }
 }
 
-/** Releases messages in flight and queues every unfinished run job that has no message. */
+/** Releases messages in flight and queues every unfinished job that has no message. */
 export async function recoverJobs(local: LocalServices): Promise<Recovered> {
   const released = local.queue.releaseInFlight();
-  const queued = new Set(local.queue.allBodies('run').map(jobIdOf));
+  const queued = new Set([...local.queue.allBodies('run'), ...local.queue.allBodies('generate')].map(jobIdOf));
   let requeued = 0;
   for (const job of await local.store.listJobsByStatus(UNFINISHED)) {
-    if (job.job_type !== 'run' || queued.has(job.id)) continue;
+    if (queued.has(job.id)) continue;
     const kept = await transitionJob(local.services, job, 'recover', {
       status_message: job.status === 'pending'
         ? 'Queued again: the service stopped before a worker took this job'
-        : 'Queued again: the service stopped while this job ran; it starts again from its first page',
+        : job.job_type === 'run'
+          ? 'Queued again: the service stopped while this job ran; it starts again from its first page'
+          : 'Queued again: the service stopped while this job generated a config; it starts again',
     }, { by: 'recovery' });
     if (!kept) continue;
-    await local.queue.send('run', JSON.stringify({ job_id: job.id } satisfies RunMessage));
+    const queue = job.job_type === 'run' ? 'run' : 'generate';
+    await local.queue.send(queue, JSON.stringify({ job_id: job.id } satisfies RunMessage));
     requeued++;
   }
   return { released, requeued };

@@ -6,7 +6,7 @@
  * Environment variables (README, "Environment"): PORT, HOST, DATA_DIR, SAI_BILLING (first start of a
  * DATA_DIR only: the variant is stored in it), SAI_SECRET, SAI_SECRET_FILE, SAI_OUTBOUND_ALLOW, SAI_WORKERS, SAI_PLANS_FILE,
  * SAI_JOB_TIMEOUT_MS, SAI_MAX_PAGES, SAI_MAX_RECEIVES, SAI_JOB_CONCURRENCY, SAI_BAD_REQUEST_LIMIT,
- * SAI_FAILED_LOGINS_PER_EMAIL, SAI_FAILED_LOGINS_PER_ADDRESS.
+ * SAI_FAILED_LOGINS_PER_EMAIL, SAI_FAILED_LOGINS_PER_ADDRESS, ANTHROPIC_API_KEY, ANTHROPIC_MODEL, ANTHROPIC_BASE_URL.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +15,7 @@ import { KeySealer } from '../../core/crypto.ts';
 import { billingFromEnv, loadPlans, type Billing } from '../../core/plans.ts';
 import { systemClock, type QueueMessage, type QueueName } from '../../core/ports.ts';
 import { DEFAULT_THROTTLES, type ThrottleSettings } from '../../core/throttles.ts';
-import type { Services } from '../../core/services.ts';
+import type { AnthropicSettings, Services } from '../../core/services.ts';
 import { OutboundGuard, parseAllowList } from '../../net/guard.ts';
 import { loadSealingSecret, prepareDataDir, type SealingSecret, type SecretRecord } from './data-dir.ts';
 import { FileBlobStore } from './files.ts';
@@ -44,6 +44,8 @@ export interface LocalSettings {
   maxReceives: number;
   jobConcurrency: number;
   throttles: ThrottleSettings;
+  /** ANTHROPIC_API_KEY (with ANTHROPIC_MODEL, ANTHROPIC_BASE_URL): the generator's Claude agent; null without a key. */
+  anthropic: AnthropicSettings | null;
 }
 
 function intEnv(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
@@ -132,6 +134,9 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv
     maxReceives,
     jobConcurrency,
     throttles,
+    anthropic: env.ANTHROPIC_API_KEY?.trim()
+      ? { apiKey: env.ANTHROPIC_API_KEY.trim(), ...(env.ANTHROPIC_MODEL?.trim() ? { model: env.ANTHROPIC_MODEL.trim() } : {}), ...(env.ANTHROPIC_BASE_URL?.trim() ? { baseURL: env.ANTHROPIC_BASE_URL.trim() } : {}) }
+      : null,
   };
 }
 
@@ -167,6 +172,7 @@ export function createLocalServices(s: LocalSettings): LocalServices {
     maxPagesPerJob: s.maxPagesPerJob,
     jobConcurrency: s.jobConcurrency,
     throttles: s.throttles,
+    anthropic: async () => s.anthropic,
   };
   return {
     services,

@@ -1,7 +1,8 @@
 /**
- * One job worker of the local service: a worker thread that plays the part of a run-worker Lambda.
- * It receives messages from the local queue, hands them to lambdas/workers/run-queue-consumer.ts as an SQS event
- * (the same handler the cloud runs) and deletes or releases them as the batch response says.
+ * One job worker of the local service: a worker thread that plays the part of the run-worker and the
+ * generate-worker Lambdas. It receives messages from the local run and generate queues in turn, hands them to
+ * lambdas/workers/run-queue-consumer.ts or generate-queue-consumer.ts as an SQS event (the same handlers the
+ * cloud runs) and deletes or releases them as the batch response says.
  *
  * Running jobs here, off the HTTP thread, keeps status polls fast while pages are parsed. The parent
  * (worker-pool.ts) learns which message this thread holds, so that if the thread dies (out of memory,
@@ -9,7 +10,11 @@
  */
 import { BroadcastChannel, parentPort, workerData } from 'node:worker_threads';
 import { installServices } from '../../core/services.ts';
-import { closeBrowser, handler as runHandler, onBrowserLaunch } from '../../workers/run-queue-consumer.ts';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { QueueName } from '../../core/ports.ts';
+import { handler as runHandler } from '../../workers/run-queue-consumer.ts';
+import { handler as generateHandler } from '../../workers/generate-queue-consumer.ts';
+import { closeBrowser, onBrowserLaunch } from '../../workers/worker-browser.ts';
 import { QUEUE_CHANNEL } from './queue.ts';
 import { createLocalServices, toSqsEvent, visibilityTimeoutMs, type LocalSettings } from './runtime.ts';
 
@@ -20,6 +25,9 @@ const settings = workerData as LocalSettings;
 onBrowserLaunch((pid) => parentPort?.postMessage({ type: 'browser', pid } satisfies WorkerReport));
 const local = createLocalServices(settings);
 installServices(local.services);
+
+/** The queues this thread consumes, each with the handler its Lambda runs; taken in turn. */
+const CONSUMERS: ReadonlyArray<[QueueName, (event: SQSEvent) => Promise<SQSBatchResponse>]> = [['run', runHandler], ['generate', generateHandler]];
 
 /** Back-off before a failed delivery is visible again: 2 s, 4 s, 8 s … (ms). */
 function retryDelayMs(receiveCount: number): number {
@@ -51,9 +59,18 @@ function idle(ms: number): Promise<void> {
 
 async function loop(): Promise<void> {
   parentPort?.postMessage({ type: 'ready' } satisfies WorkerReport);
+  let turn = 0;
   while (!stopping) {
-    const messages = local.queue.receive('run', 1, visibilityTimeoutMs(settings));
-    if (!messages.length) {
+    // The queues in turn, starting after the one served last, so neither waits behind the other.
+    let queue: QueueName | null = null;
+    let handle: ((event: SQSEvent) => Promise<SQSBatchResponse>) | null = null;
+    let messages: ReturnType<typeof local.queue.receive> = [];
+    for (let i = 0; i < CONSUMERS.length && !messages.length; i++) {
+      [queue, handle] = CONSUMERS[(turn + i) % CONSUMERS.length]!;
+      messages = local.queue.receive(queue, 1, visibilityTimeoutMs(settings));
+      if (messages.length) turn = (turn + i + 1) % CONSUMERS.length;
+    }
+    if (!messages.length || !queue || !handle) {
       // Polls also pick up messages whose visibility timeout ran out (retries, lost deliveries).
       await idle(1000);
       continue;
@@ -62,7 +79,7 @@ async function loop(): Promise<void> {
     let jobId: string | null = null;
     try { jobId = (JSON.parse(m.body) as { job_id?: string }).job_id ?? null; } catch { /* the handler drops it */ }
     parentPort?.postMessage({ type: 'holding', receipt: m.receipt, messageId: m.id, jobId } satisfies WorkerReport);
-    const result = await runHandler(toSqsEvent('run', messages));
+    const result = await handle(toSqsEvent(queue, messages));
     if (result.batchItemFailures.some((f) => f.itemIdentifier === m.id)) local.queue.changeVisibility(m.receipt, retryDelayMs(m.receiveCount));
     else local.queue.delete(m.receipt);
     parentPort?.postMessage({ type: 'idle' } satisfies WorkerReport);

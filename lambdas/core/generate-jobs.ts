@@ -1,0 +1,85 @@
+/**
+ * Generate jobs, the API side (SPEC.md, POST /api/v1/generate/; docs/generate.md): validate the URL and
+ * the prompt, check the plan and meter the generation (a YAML generation in variant A, credits in variant
+ * B), create the job `pending` with its prompt, queue it. The worker side is core/generate-job-executor.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { CodedError } from '../errors.ts';
+import { transitionJob } from './job-states.ts';
+import { checkHeadroom, meter, refund } from './metering.ts';
+import type { AccountRecord, JobRecord } from './ports.ts';
+import type { Services } from './services.ts';
+
+/** Body of POST /api/v1/generate/. */
+export interface GenerateBody {
+  url: string;
+  prompt: string;
+}
+
+/** What a generate message on the queue carries. */
+export interface GenerateMessage {
+  job_id: string;
+}
+
+/** Longest prompt accepted, characters (docs/limits.md). */
+export const MAX_PROMPT_CHARS = 2000;
+
+/**
+ * Starts a generate job.
+ * @returns the `pending` job.
+ * @throws CodedError: `plan_required`, `rate_limited`, `quota_exceeded` (checked first, with reads);
+ *   `invalid_url` (not an absolute http or https URL); `invalid_request` (a blank prompt);
+ *   `target_forbidden` (the outbound guard refuses the URL); `queue_unavailable`. Nothing is charged when it throws.
+ */
+export async function startGenerate(svc: Services, account: AccountRecord, body: GenerateBody): Promise<JobRecord> {
+  await checkHeadroom(svc, account, 'generate');
+  const prompt = body.prompt.replace(/\s+/g, ' ').trim();
+  if (!prompt) throw new CodedError('invalid_request', 'prompt must say what to scrape, e.g. "book titles and prices from every page"', [{ path: 'prompt', message: 'is blank' }]);
+  let url: URL;
+  try {
+    url = new URL(body.url.trim());
+  } catch {
+    throw new CodedError('invalid_url', `url must be an absolute http or https URL; got "${body.url}"`, [{ url: body.url }]);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CodedError('invalid_url', `url must be an http or https URL; got "${body.url}"`, [{ url: body.url }]);
+  svc.guard.checkUrl(url.href);
+
+  const charge = await meter(svc, account, 'generate');
+  const now = svc.clock.now().toISOString();
+  const job: JobRecord = {
+    id: randomUUID(),
+    account_id: account.id,
+    job_type: 'generate',
+    status: 'pending',
+    progress: 0,
+    status_message: 'Queued',
+    items_found: 0,
+    pages_scraped: 0,
+    api_discovered: false,
+    target_url: url.href,
+    config_id: null,
+    yaml_content: '',
+    prompt,
+    created_at: now,
+    updated_at: now,
+    started_at: null,
+    completed_at: null,
+    attempts: 0,
+    row_count: 0,
+    results_key: null,
+  };
+  try {
+    await svc.store.createJob(job);
+  } catch (err) {
+    await refund(svc, account, charge);
+    throw err;
+  }
+  try {
+    await svc.queue.send('generate', JSON.stringify({ job_id: job.id } satisfies GenerateMessage));
+  } catch (err) {
+    await transitionJob(svc, job, 'queue_failed', { status_message: `Could not queue the job: ${(err as Error).message}` }, { by: 'api' });
+    await refund(svc, account, charge);
+    throw new CodedError('queue_unavailable', 'The job queue is unavailable; nothing was charged, try again', []);
+  }
+  return job;
+}

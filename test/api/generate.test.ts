@@ -1,0 +1,199 @@
+/**
+ * Generate jobs over real HTTP (SPEC.md, POST /api/v1/generate/; docs/generate.md): the 202 answer, the
+ * states a job goes through with progress and messages, the config saved with its prompt and run again,
+ * the preview rows, metering in both plan variants, refusals, a page with nothing to find, a page drawn by
+ * scripts with its JSON API found, and the Claude agent through a local Messages API stub, including the
+ * fall-back to the heuristic config when Anthropic answers 429.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
+import { bookDetails } from '../fixtures/site/books.ts';
+import { client, createAccount, startService, type TestService } from '../helpers/service.ts';
+import { httpError, reply, startAnthropicStub, toolUse, type AnthropicStub } from '../helpers/anthropic-stub.ts';
+
+type Api = ReturnType<typeof client>;
+
+/** Polls a job every 40 ms until it ends; returns it and every status seen, in order, without repeats. */
+async function follow(api: Api, id: string, timeoutMs = 90_000): Promise<{ job: any; states: string[]; messages: string[] }> {
+  const states: string[] = [];
+  const messages: string[] = [];
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await api.get(`/api/v1/jobs/${id}/status/`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    if (states.at(-1) !== r.body.status) states.push(r.body.status);
+    if (messages.at(-1) !== r.body.status_message) messages.push(r.body.status_message);
+    if (r.body.status === 'completed' || r.body.status === 'failed') return { job: r.body, states, messages };
+    if (Date.now() > end) throw new Error(`job ${id} still ${r.body.status}: ${r.body.status_message}`);
+    await new Promise((res) => setTimeout(res, 40));
+  }
+}
+
+const ORDER = ['pending', 'analyzing', 'generating', 'validating', 'completed'];
+
+describe('generate jobs', () => {
+  let site: FixtureSite;
+  let svc: TestService;
+  let pro: Awaited<ReturnType<typeof createAccount>>;
+
+  before(async () => {
+    site = await startFixtureSite();
+    svc = await startService();
+    pro = await createAccount(svc.dataDir, { plan: 'pro' });
+  });
+  after(async () => {
+    await svc?.stop();
+    await site?.close();
+  });
+
+  it('generates, validates and saves a working config: states in order, the prompt kept, the config runs', async () => {
+    const api = client(svc.url, pro.api_key);
+    const url = `${site.url}/slow/150/books/`;
+    const created = await api.post('/api/v1/generate/', { url, prompt: 'book titles, prices and ratings from every page' });
+    assert.equal(created.status, 202, JSON.stringify(created.body));
+    assert.deepEqual(Object.keys(created.body).sort(), ['created_at', 'id', 'job_type', 'progress', 'status', 'target_url']);
+    assert.equal(created.body.status, 'pending');
+    assert.equal(created.body.progress, 0);
+    assert.equal(created.body.job_type, 'generate');
+    assert.equal(created.body.target_url, url);
+
+    const { job, states, messages } = await follow(api, created.body.id);
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.deepEqual(states.filter((s) => !ORDER.includes(s)), []);
+    assert.deepEqual([...states].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b)), states, `states in order: ${states.join(' -> ')}`);
+    assert.ok(states.includes('analyzing') && states.includes('validating'), `the slow site lets the polls see the steps: ${states.join(' -> ')}`);
+    assert.ok(messages.some((m) => /repeated block/.test(m)), messages.join(' | '));
+    assert.equal(job.progress, 100);
+    assert.ok(job.items_found >= 20);
+    assert.equal(job.api_discovered, false);
+    assert.match(job.status_message, /found \d+ item\(s\).*saved as/);
+    const rows = job.results.data as Array<Record<string, unknown>>;
+    assert.ok(rows.length >= 20, `preview rows: ${rows.length}`);
+    const books = bookDetails();
+    assert.equal(rows[0]!.title, books[0]!.title);
+    assert.equal(rows[0]!.price, books[0]!.price);
+    assert.equal(rows[0]!.rating, 'Three');
+
+    const saved = await api.get(`/api/v1/configs/${job.yaml_config.id}/`);
+    assert.equal(saved.status, 200);
+    assert.equal(saved.body.yaml_content, job.yaml_config.yaml_content);
+    assert.equal(saved.body.prompt, 'book titles, prices and ratings from every page');
+    assert.match(saved.body.name, /^Book titles, prices and ratings/);
+    assert.match(saved.body.yaml_content, /pagination:/);
+
+    const run = await api.post('/api/v1/run/', { config_id: saved.body.id });
+    assert.equal(run.status, 202);
+    const done = await api.waitForJob(run.body.id, 90_000);
+    assert.equal(done.job.status, 'completed', done.job.status_message);
+    assert.equal(done.job.results.row_count, 60, 'three listing pages of 20 books');
+  });
+
+  it('is metered: a generation costs its credit; the jobs list and results know it', async () => {
+    const acc = await createAccount(svc.dataDir, { plan: 'growth' });
+    const api = client(svc.url, acc.api_key);
+    const before = (await api.get('/api/v1/me/')).body.subscription.credits_remaining;
+    const created = await api.post('/api/v1/generate/', { url: `${site.url}/quotes/`, prompt: 'quotes, authors and tags' });
+    const { job } = await follow(api, created.body.id);
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.equal((await api.get('/api/v1/me/')).body.subscription.credits_remaining, before - 1);
+    const results = await api.get(`/api/v1/jobs/${job.id}/results/`);
+    assert.equal(results.status, 200);
+    assert.deepEqual(Object.keys(results.body[0].data[0]).sort(), ['author', 'quote', 'tag']);
+    assert.equal((await api.get('/api/v1/jobs/')).body.results[0].job_type, 'generate');
+  });
+
+  it('refuses bad requests with a clear 4xx and charges nothing', async () => {
+    const acc = await createAccount(svc.dataDir, { plan: 'starter' });
+    const api = client(svc.url, acc.api_key);
+    const expect = async (body: unknown, status: number, code: string) => {
+      const r = await api.post('/api/v1/generate/', body);
+      assert.equal(r.status, status, JSON.stringify(r.body));
+      assert.equal(r.body.code, code, JSON.stringify(r.body));
+    };
+    await expect({ url: 'not a url', prompt: 'x' }, 400, 'invalid_url');
+    await expect({ url: 'ftp://example.com/', prompt: 'titles' }, 400, 'invalid_url');
+    await expect({ url: 'http://10.0.0.1/', prompt: 'titles' }, 400, 'target_forbidden');
+    await expect({ url: `${site.url}/books/`, prompt: '   ' }, 400, 'invalid_request');
+    await expect({ url: `${site.url}/books/` }, 400, 'invalid_request');
+    await expect({ url: `${site.url}/books/`, prompt: 'x'.repeat(2001) }, 400, 'invalid_request');
+    assert.equal((await api.get('/api/v1/me/')).body.subscription.credits_remaining, 25);
+  });
+
+  it('fails, saying what it tried, when a page has nothing to find or cannot be loaded', async () => {
+    const api = client(svc.url, pro.api_key);
+    const empty = await follow(api, (await api.post('/api/v1/generate/', { url: `${site.url}/status/200/`, prompt: 'all products' })).body.id);
+    assert.equal(empty.job.status, 'failed');
+    assert.match(empty.job.status_message, /^generation_failed: /);
+    const missing = await follow(api, (await api.post('/api/v1/generate/', { url: `${site.url}/status/404/`, prompt: 'all products' })).body.id);
+    assert.equal(missing.job.status, 'failed');
+    assert.match(missing.job.status_message, /^target_failed: .*404/);
+  });
+
+  it('renders a page drawn by scripts in the browser and finds the JSON API behind it', async () => {
+    const api = client(svc.url, pro.api_key);
+    const { job } = await follow(api, (await api.post('/api/v1/generate/', { url: `${site.url}/js/quotes/`, prompt: 'quotes and their authors' })).body.id);
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.equal(job.api_discovered, true);
+    assert.match(job.status_message, /JSON API .*\/api\/quotes\//);
+    assert.match(job.yaml_config.yaml_content, /wait_selector: div\.quote/);
+    assert.equal(job.results.data[0].author, 'Albert Einstein');
+  });
+});
+
+describe('generate jobs with the Claude agent (a local Messages API stub)', () => {
+  let site: FixtureSite;
+  let stub: AnthropicStub;
+  let svc: TestService;
+  let key: string;
+
+  before(async () => {
+    site = await startFixtureSite();
+    const yaml = `version: "2.0"
+name: Quotes by Claude
+target: { url: "${site.url}/quotes/", engine: auto }
+extract:
+  container: div.quote
+  type: list
+  fields:
+    - { name: text, selector: span.text }
+    - { name: author, selector: small.author }
+`;
+    stub = await startAnthropicStub([
+      reply([toolUse('test_selector', { selector: 'div.quote small.author' })]),
+      reply([toolUse('submit_config', { yaml })]),
+      httpError(429, { retryAfter: 0.01 }),
+      httpError(429, { retryAfter: 0.01 }),
+      httpError(429, { retryAfter: 0.01 }),
+      httpError(429, { retryAfter: 0.01 }),
+    ]);
+    svc = await startService({ ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: stub.url });
+    key = (await createAccount(svc.dataDir, { plan: 'pro' })).api_key;
+  });
+  after(async () => {
+    await svc?.stop();
+    await stub?.close();
+    await site?.close();
+  });
+
+  it('the agent starts from the heuristic config, tests a selector and submits a config that the trial accepts', async () => {
+    const api = client(svc.url, key);
+    const { job } = await follow(api, (await api.post('/api/v1/generate/', { url: `${site.url}/quotes/`, prompt: 'quotes and authors' })).body.id);
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.match(job.status_message, /with Claude/);
+    assert.match(job.yaml_config.yaml_content, /name: Quotes by Claude/);
+    assert.equal(job.results.data[0].author, 'Albert Einstein');
+    const first = stub.requests[0]!;
+    assert.match(JSON.stringify(first.body.messages), /div\.quote/, 'the heuristic config went to Claude');
+    assert.ok(!/<html|<!doctype/i.test(JSON.stringify(stub.requests.map((r) => r.body))), 'no raw page was sent');
+  });
+
+  it('when Anthropic keeps answering 429, the heuristic config stands and the message says why', async () => {
+    const api = client(svc.url, key);
+    const { job } = await follow(api, (await api.post('/api/v1/generate/', { url: `${site.url}/books/`, prompt: 'book titles and prices' })).body.id);
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.doesNotMatch(job.status_message, /with Claude/);
+    assert.match(job.status_message, /Claude could not improve it .*429/);
+    assert.equal(job.results.data[0].price, bookDetails()[0]!.price);
+  });
+});
