@@ -1,6 +1,6 @@
 /**
  * The CDK app: one stack per stage. `npx cdk synth -c stage=dev` (or `npm run synth -- -c stage=prod`),
- * `npm run deploy -- -c stage=prod`. cdk-nag's AwsSolutions checks run on every synth; every suppression
+ * `npm run deploy -- -c stage=prod` (add `-c anthropicSecretArn=arn:…` to give the generate worker the Claude agent). cdk-nag's AwsSolutions checks run on every synth; every suppression
  * carries its reason (lib/nag.ts).
  */
 import { App, Validations } from 'aws-cdk-lib';
@@ -12,9 +12,11 @@ import { stageConfig } from '../lib/stage.ts';
 
 const app = new App();
 const stage = stageConfig(String(app.node.tryGetContext('stage') ?? 'dev'));
+const anthropicSecretArn = app.node.tryGetContext('anthropicSecretArn') as string | undefined;
 const stack = new ScrapeAiStack(app, `ScrapeAi-${stage.name}`, {
   stage,
   billing: billingFromEnv(process.env),
+  ...(anthropicSecretArn ? { anthropicSecretArn } : {}),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   description: `scrape-ai (${stage.name}): web scraping and website analysis service`,
   tags: { app: 'scrape-ai', stage: stage.name },

@@ -3,6 +3,7 @@
  * names. Every function gets the same service environment (lambdas/adapters/aws/services.ts).
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { Billing } from '../lambdas/core/plans.ts';
 import { Alarms } from './alarms.ts';
@@ -16,6 +17,11 @@ export interface ScrapeAiStackProps extends StackProps {
   stage: StageConfig;
   /** SAI_BILLING of the deployment. @default 'credits' */
   billing?: Billing;
+  /**
+   * ARN of a Secrets Manager secret whose string is an Anthropic API key (`-c anthropicSecretArn=…`): the
+   * generate worker then uses the Claude agent. @default none: configs are generated without an LLM
+   */
+  anthropicSecretArn?: string;
 }
 
 export class ScrapeAiStack extends Stack {
@@ -42,9 +48,10 @@ export class ScrapeAiStack extends Stack {
       JOB_RETENTION_DAYS: String(stage.jobRetentionDays),
     };
     this.api = new Api(this, 'Api', { stage, billing, data: this.data, queues: this.queues, environment });
-    this.workers = new Workers(this, 'Workers', { stage, data: this.data, queues: this.queues, environment });
+    const anthropicSecret = props.anthropicSecretArn ? Secret.fromSecretCompleteArn(this, 'AnthropicKey', props.anthropicSecretArn) : undefined;
+    this.workers = new Workers(this, 'Workers', { stage, data: this.data, queues: this.queues, environment, ...(anthropicSecret ? { anthropicSecret } : {}) });
     if (stage.alarms) {
-      new Alarms(this, 'Alarms', { stage, queues: this.queues, api: this.api.restApi, functions: [this.api.authorizerFunction, ...this.api.functions.values(), this.workers.run, this.workers.deadLetters] });
+      new Alarms(this, 'Alarms', { stage, queues: this.queues, api: this.api.restApi, functions: [this.api.authorizerFunction, ...this.api.functions.values(), this.workers.run, this.workers.generate, this.workers.deadLetters] });
     }
 
     new CfnOutput(this, 'ApiUrl', { value: `${this.api.restApi.url}api/v1/`, description: 'Base URL of the API' });

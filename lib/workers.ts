@@ -1,10 +1,11 @@
 /**
- * The queue consumers: the run worker (browser engine: x86_64 with the Chromium layer, ≥1600 MB, large
- * /tmp, 15 minutes) fed by the run queue one message at a time with partial batch failure reporting, and
- * the dead-letter consumer that ends jobs the queues gave up on.
+ * The queue consumers: the run worker and the generate worker (browser engine: x86_64 with the Chromium
+ * layer, ≥1600 MB, large /tmp, 15 minutes), each fed by its queue one message at a time with partial batch
+ * failure reporting, and the dead-letter consumer that ends jobs the queues gave up on.
  */
 import { Architecture } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Construct } from 'constructs';
 import { chromiumLayer } from './chromium-layer.ts';
@@ -18,10 +19,16 @@ export interface WorkersProps {
   data: Data;
   queues: Queues;
   environment: Record<string, string>;
+  /**
+   * The Secrets Manager secret that holds the Anthropic API key, when the deployment uses the Claude agent
+   * (`-c anthropicSecretArn=…`); without it the generate worker writes configs without an LLM.
+   */
+  anthropicSecret?: ISecret;
 }
 
 export class Workers extends Construct {
   readonly run: NodejsFunction;
+  readonly generate: NodejsFunction;
   readonly deadLetters: NodejsFunction;
 
   constructor(scope: Construct, id: string, p: WorkersProps) {
@@ -41,6 +48,31 @@ export class Workers extends Construct {
     p.data.table.grantReadWriteData(this.run);
     p.data.bucket.grantPut(this.run);
     this.run.addEventSource(new SqsEventSource(p.queues.run.queue, {
+      batchSize: 1,
+      reportBatchItemFailures: true,
+      maxConcurrency: Math.max(2, stage.workerConcurrency),
+    }));
+
+    // Generations load and render pages like runs do (the Chromium layer), and may call Anthropic.
+    this.generate = serviceFunction(this, 'worker-generate', {
+      entry: 'workers/generate-queue-consumer.ts',
+      stage,
+      environment: {
+        ...p.environment,
+        JOB_TIMEOUT_MS: String(stage.workerTimeout.toMilliseconds() - 60_000),
+        ...(p.anthropicSecret ? { ANTHROPIC_SECRET_ARN: p.anthropicSecret.secretArn } : {}),
+      },
+      architecture: Architecture.X86_64,
+      memoryMb: stage.workerMemoryMb,
+      ephemeralStorageMb: stage.workerEphemeralMb,
+      timeout: stage.workerTimeout,
+      layers: [chromiumLayer(this, 'GenerateChromium')],
+      description: 'Runs generate jobs from the generate queue',
+    });
+    p.data.table.grantReadWriteData(this.generate);
+    p.data.bucket.grantPut(this.generate);
+    p.anthropicSecret?.grantRead(this.generate);
+    this.generate.addEventSource(new SqsEventSource(p.queues.generate.queue, {
       batchSize: 1,
       reportBatchItemFailures: true,
       maxConcurrency: Math.max(2, stage.workerConcurrency),

@@ -26,6 +26,8 @@ import { handler as status } from '../../lambdas/http/job-status.ts';
 import { handler as results } from '../../lambdas/http/job-results.ts';
 import { handler as me } from '../../lambdas/http/me.ts';
 import { handler as runWorker } from '../../lambdas/workers/run-queue-consumer.ts';
+import { handler as generate } from '../../lambdas/http/generate.ts';
+import { handler as generateWorker } from '../../lambdas/workers/generate-queue-consumer.ts';
 import { handler as deadLetter } from '../../lambdas/workers/dead-letter.ts';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { bookDetails } from '../fixtures/site/books.ts';
@@ -46,6 +48,7 @@ describe('the Lambda handlers in the cloud shape', () => {
   let secrets: ReturnType<typeof mockClient>;
   let svc: Services;
   const RUN_QUEUE = 'https://sqs.us-east-1.amazonaws.com/123456789012/scrape-ai-test-run';
+  const GENERATE_QUEUE = 'https://sqs.us-east-1.amazonaws.com/123456789012/scrape-ai-test-generate';
 
   before(async () => {
     [ddb, site] = await Promise.all([startDynamoLocal(), startFixtureSite()]);
@@ -55,7 +58,7 @@ describe('the Lambda handlers in the cloud shape', () => {
     secrets = mockClient(SecretsManagerClient);
     secrets.on(GetSecretValueCommand).resolves({ SecretString: 'sealing secret of the test stage' });
     svc = createAwsServices({
-      STAGE: 'test', TABLE_NAME: table, RUN_QUEUE_URL: RUN_QUEUE, BUCKET_NAME: 'results', SEALING_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:x',
+      STAGE: 'test', TABLE_NAME: table, RUN_QUEUE_URL: RUN_QUEUE, GENERATE_QUEUE_URL: GENERATE_QUEUE, BUCKET_NAME: 'results', SEALING_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:x',
       SAI_OUTBOUND_ALLOW: '127.0.0.0/8', MAX_RECEIVES: '3', JOB_RETENTION_DAYS: '30',
     }, {
       dynamodb: ddb.client(), s3: new S3Client({ region: 'us-east-1' }), sqs: new SQSClient({ region: 'us-east-1' }), secrets: new SecretsManagerClient({ region: 'us-east-1' }),
@@ -149,6 +152,24 @@ detail_fields:
     assert.equal((await authorized(newKey, me, 'GET', '/api/v1/me/', '/api/v1/me/')).body.user.email, 'rotate@example.com');
     const l = await call(login, proxyEvent('POST', '/api/v1/auth/login/', '/api/v1/auth/login/', { body: { email: 'rotate@example.com', password: 'cloud password' } }));
     assert.equal(l.body.api_key, newKey, 'login returns the new key');
+  });
+
+  it('generate: the handler queues on the generate queue, the generate worker saves a config and its rows', async () => {
+    const { apiKey } = await createAccount(svc, { email: 'gen@example.com', password: 'cloud password', plan: 'growth' });
+    const url = `${site.url}/quotes/`;
+    const g = await authorized(apiKey, generate, 'POST', '/api/v1/generate/', '/api/v1/generate/', { body: { url, prompt: 'quotes and their authors' } });
+    assert.equal(g.status, 202, JSON.stringify(g.body));
+    assert.equal(g.body.job_type, 'generate');
+    const message = sqs.sent.find((m) => m.url === GENERATE_QUEUE && JSON.parse(m.body).job_id === g.body.id);
+    assert.ok(message, 'sent to the generate queue');
+    const batch = await generateWorker(sqsEvent(sqsRecord(message.body, 1, 'scrape-ai-test-generate')));
+    assert.deepEqual(batch, { batchItemFailures: [] });
+    const st = await authorized(apiKey, status, 'GET', '/api/v1/jobs/{id}/status/', `/api/v1/jobs/${g.body.id}/status/`, { params: { id: g.body.id } });
+    assert.equal(st.body.status, 'completed', st.body.status_message);
+    assert.equal(st.body.results.data[0].author, 'Albert Einstein');
+    const saved = await svc.store.getConfig((await svc.store.getAccountByEmail('gen@example.com'))!.id, st.body.yaml_config.id);
+    assert.equal(saved?.prompt, 'quotes and their authors');
+    assert.equal(saved?.yaml_content, st.body.yaml_config.yaml_content);
   });
 
   it('worker batches: a transient failure is reported for redelivery, other records complete', async () => {

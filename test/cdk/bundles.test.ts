@@ -66,7 +66,7 @@ describe('API handler bundles', () => {
     // Inside node_modules/.cache, so that the externals (@aws-sdk, @sparticuz/chromium) resolve as from /opt and the runtime.
     const dir = path.join(ROOT, 'node_modules', '.cache', 'sai-bundle-check');
     fs.mkdirSync(dir, { recursive: true });
-    for (const entry of ['workers/run-queue-consumer.ts', 'http/run.ts', 'authorizer/handler.ts']) {
+    for (const entry of ['workers/run-queue-consumer.ts', 'workers/generate-queue-consumer.ts', 'http/run.ts', 'http/generate.ts', 'authorizer/handler.ts']) {
       const b = await bundle(entry);
       const file = path.join(dir, `${entry.replace(/\W/g, '-')}.mjs`);
       fs.writeFileSync(file, b.text);

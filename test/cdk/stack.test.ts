@@ -19,9 +19,9 @@ import { stageConfig } from '../../lib/stage.ts';
 
 type Resources = Record<string, { Type: string; Properties?: any; DeletionPolicy?: string; Metadata?: any }>;
 
-function synth(stageName: string) {
+function synth(stageName: string, anthropicSecretArn?: string) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new ScrapeAiStack(app, `Test-${stageName}`, { stage: stageConfig(stageName) });
+  const stack = new ScrapeAiStack(app, `Test-${stageName}`, { stage: stageConfig(stageName), ...(anthropicSecretArn ? { anthropicSecretArn } : {}) });
   suppressNagFindings(stack);
   const template = Template.fromStack(stack);
   return { app, stack, template, resources: template.toJSON().Resources as Resources };
@@ -82,10 +82,10 @@ describe('CDK stack', () => {
     }
   });
 
-  it('routes declare only what they need: GETs never write, only run enqueues, only login reads the secret', () => {
+  it('routes declare only what they need: GETs never write, only run and generate enqueue (each on its own queue), only login reads the secret', () => {
     for (const r of routes) {
       if (r.method === 'GET') assert.equal(r.access.table, 'read', r.path);
-      assert.equal((r.access.queues ?? []).length > 0, r.path === '/api/v1/run/', r.path);
+      assert.deepEqual(r.access.queues ?? [], r.path === '/api/v1/run/' ? ['run'] : r.path === '/api/v1/generate/' ? ['generate'] : [], r.path);
       assert.equal(r.access.secret === true, r.path === '/api/v1/auth/login/', r.path);
       assert.equal(r.access.bucket === 'read', /\/jobs\/\{id\}\/(status|results)\/$/.test(r.path), r.path);
       assert.notEqual(r.access.bucket, 'write', r.path);
@@ -108,8 +108,9 @@ describe('CDK stack', () => {
       assert.ok(!actions.some((a) => a.includes('*') && !/^(s3|dynamodb|xray):\w*\*?$/.test(a) && !/^s3:(GetObject|GetBucket|List|Abort|PutObject|DeleteObject)\*$/.test(a)), `${where}: no broad wildcards ${actions}`);
       assert.ok(!actions.includes('dynamodb:*') && !actions.includes('s3:*') && !actions.includes('sqs:*'));
       for (const s of policy.filter((x) => x.actions.some((a) => a.startsWith('sqs:')))) {
-        assert.match(s.resources, /QueuesRun[0-9A-F]{8}"/, `${where} sends to the run queue only`);
-        assert.doesNotMatch(s.resources, /Generate/);
+        const queue = route.access.queues![0] === 'run' ? 'Run' : 'Generate';
+        assert.match(s.resources, new RegExp(`Queues${queue}[0-9A-F]{8}"`), `${where} sends to its own queue only`);
+        assert.doesNotMatch(s.resources, new RegExp(`Queues${queue === 'Run' ? 'Generate' : 'Run'}[0-9A-F]{8}"`), `${where} sends to its own queue only`);
       }
     }
     const worker = policyOf(resources, functionLogicalId(resources, 'scrape-ai-dev-worker-run')).flatMap((s) => s.actions);
@@ -170,6 +171,31 @@ describe('CDK stack', () => {
     });
     const dlq = byType(resources, 'AWS::Lambda::EventSourceMapping').filter(([, m]) => m.Properties.FunctionName.Ref === functionLogicalId(resources, 'scrape-ai-dev-worker-dead-letters'));
     assert.equal(dlq.length, 2, 'the dead-letter consumer reads both dead-letter queues');
+  });
+
+  it('the generate worker: the run worker\'s shape on the generate queue; Anthropic\'s key only when the deployment names one', () => {
+    const { resources } = dev;
+    const id = functionLogicalId(resources, 'scrape-ai-dev-worker-generate');
+    const w = resources[id]!.Properties;
+    assert.deepEqual(w.Architectures, ['x86_64']);
+    assert.ok(w.MemorySize >= 1600);
+    assert.equal(w.Timeout, 900);
+    assert.equal(w.Layers.length, 1);
+    assert.equal(w.Environment.Variables.ANTHROPIC_SECRET_ARN, undefined);
+    const mapping = byType(resources, 'AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.FunctionName.Ref === id)!;
+    assert.match(JSON.stringify(mapping[1].Properties.EventSourceArn), /QueuesGenerate[0-9A-F]{8}"/);
+    assert.equal(mapping[1].Properties.BatchSize, 1);
+    assert.ok(!policyOf(resources, id).some((s) => s.actions.some((a) => a.startsWith('secretsmanager:'))), 'no secret without one named');
+
+    const arn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:anthropic-AbCdEf';
+    const withKey = synth('dev', arn);
+    const gid = functionLogicalId(withKey.resources, 'scrape-ai-dev-worker-generate');
+    assert.equal(withKey.resources[gid]!.Properties.Environment.Variables.ANTHROPIC_SECRET_ARN, arn);
+    const reads = policyOf(withKey.resources, gid).filter((s) => s.actions.includes('secretsmanager:GetSecretValue'));
+    assert.equal(reads.length, 1);
+    assert.match(reads[0]!.resources, /anthropic-AbCdEf/);
+    const run = functionLogicalId(withKey.resources, 'scrape-ai-dev-worker-run');
+    assert.ok(!policyOf(withKey.resources, run).some((s) => s.actions.some((a) => a.startsWith('secretsmanager:'))), 'the run worker never reads it');
   });
 
   it('the bucket blocks public access, is encrypted, TLS only, with lifecycle rules', () => {
