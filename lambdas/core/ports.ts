@@ -143,6 +143,11 @@ export interface Store {
   listConfigs(accountId: number): Promise<ConfigRecord[]>;
   /** @returns false when absent (or another account's). */
   deleteConfig(accountId: number, id: string): Promise<boolean>;
+  /**
+   * Replaces a config's YAML (a self-healed config's new version).
+   * @returns the updated config, or null when absent (or another account's).
+   */
+  updateConfigYaml(accountId: number, id: string, yaml: string): Promise<ConfigRecord | null>;
 
   createJob(j: JobRecord): Promise<void>;
   /** Another account's job is null. */

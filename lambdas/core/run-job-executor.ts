@@ -12,6 +12,7 @@ import type { BrowserHost } from '../engine/browser/host.ts';
 import { Fetcher } from '../net/fetch.ts';
 import { FINISHED, transitionJob, type TransitionActor } from './job-states.ts';
 import { previewKey, resultsKey, STATUS_ROWS_PREVIEW } from './jobs.ts';
+import { healConfig } from './self-healing.ts';
 import { logger } from '../logger.ts';
 import type { JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
@@ -66,20 +67,35 @@ export async function executeRun(
   let writing: Promise<unknown> = Promise.resolve();
   const fetcher = new Fetcher(svc.guard, { perHostConcurrency: svc.jobConcurrency });
   try {
-    const choice = await chooseEngine(config, fetcher, controller.signal);
-    const firstPage = choice.page;
-    const onProgress = (p: RunProgress) => {
-      const t = Date.now();
-      if (t - lastWrite < PROGRESS_WRITE_MS) return;
-      lastWrite = t;
-      writing = writing.then(() => transitionJob(svc, job, 'progress', {
-        progress: p.progress, pages_scraped: p.pagesScraped, items_found: p.itemsFound, status_message: `${p.message} (${choice.engine} engine)`,
-      }, worker)).catch(() => undefined);
+    const crawlWith = async (c: ScrapeConfig) => {
+      const choice = await chooseEngine(c, fetcher, controller.signal);
+      const firstPage = choice.page;
+      const onProgress = (p: RunProgress) => {
+        const t = Date.now();
+        if (t - lastWrite < PROGRESS_WRITE_MS) return;
+        lastWrite = t;
+        writing = writing.then(() => transitionJob(svc, job, 'progress', {
+          progress: p.progress, pages_scraped: p.pagesScraped, items_found: p.itemsFound, status_message: `${p.message} (${choice.engine} engine)`,
+        }, worker)).catch(() => undefined);
+      };
+      const options = { concurrency: svc.jobConcurrency, maxPages: svc.maxPagesPerJob, signal: controller.signal, onProgress };
+      const result: CrawlResult = choice.engine === 'heavy'
+        ? await runHeavy(c, { ...options, host: browser() })
+        : await runLightweight(c, { ...options, fetcher, ...(firstPage ? { preloaded: firstPage } : {}) });
+      return { choice, result };
     };
-    const options = { concurrency: svc.jobConcurrency, maxPages: svc.maxPagesPerJob, signal: controller.signal, onProgress };
-    const result: CrawlResult = choice.engine === 'heavy'
-      ? await runHeavy(config, { ...options, host: browser() })
-      : await runLightweight(config, { ...options, fetcher, ...(firstPage ? { preloaded: firstPage } : {}) });
+    let { choice, result } = await crawlWith(config);
+    let healed = '';
+    if (!result.rows.length) {
+      // Self-healing (core/self-healing.ts): a saved config that used to find items is regenerated once.
+      await writing;
+      const heal = await healConfig(svc, job, { fetcher, browser, signal: controller.signal });
+      if (heal) {
+        await transitionJob(svc, job, 'progress', { status_message: `${heal.message}; running it`, yaml_content: heal.yaml }, worker);
+        ({ choice, result } = await crawlWith(heal.config));
+        healed = `; ${heal.message}`;
+      }
+    }
     await writing;
     const key = resultsKey(job, attempt);
     await svc.blobs.put(key, JSON.stringify(result.rows), 'application/json');
@@ -95,7 +111,7 @@ export async function executeRun(
       pages_scraped: result.pagesScraped,
       results_key: key,
       api_discovered: result.apiDiscovered ?? false,
-      status_message: `Completed: ${result.rows.length} rows from ${result.pagesScraped} pages (${choice.engine} engine; ${choice.reason})${warn}`,
+      status_message: `Completed: ${result.rows.length} rows from ${result.pagesScraped} pages (${choice.engine} engine; ${choice.reason})${healed}${warn}`,
     }, worker);
     return 'done';
   } catch (err) {

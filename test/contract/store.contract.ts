@@ -85,6 +85,10 @@ export function storeContract(name: string, opts: ContractOptions): void {
       assert.equal(await store.getConfig(b.id, c1.id), null);
       assert.equal(await store.deleteConfig(b.id, c1.id), false);
       assert.equal((await store.getConfig(a.id, c1.id))?.yaml_content, 'y1');
+      assert.equal(await store.updateConfigYaml(b.id, c1.id, 'stolen'), null, 'another account cannot change it');
+      assert.equal((await store.updateConfigYaml(a.id, c1.id, 'y1 healed'))?.yaml_content, 'y1 healed');
+      assert.equal((await store.getConfig(a.id, c1.id))?.yaml_content, 'y1 healed');
+      assert.equal(await store.updateConfigYaml(a.id, randomUUID(), 'x'), null);
       assert.equal(await store.deleteConfig(a.id, c1.id), true);
       assert.equal(await store.deleteConfig(a.id, c1.id), false);
       assert.equal(await store.getConfig(a.id, c1.id), null);

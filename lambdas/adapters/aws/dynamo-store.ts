@@ -48,6 +48,8 @@ function pick<T>(item: Item | undefined, fields: readonly string[]): T | null {
 
 const toAccount = (item: Item | undefined) => pick<AccountRecord>(item, ACCOUNT_FIELDS);
 const toJob = (item: Item | undefined) => pick<JobRecord>(item, JOB_FIELDS);
+const CONFIG_FIELDS = ['id', 'account_id', 'name', 'target_url', 'yaml_content', 'prompt', 'created_at'] as const;
+const toConfig = (item: Item | undefined) => pick<ConfigRecord>(item, CONFIG_FIELDS);
 
 function isConditionFailure(err: unknown): boolean {
   return err instanceof ConditionalCheckFailedException || (err as { name?: string }).name === 'ConditionalCheckFailedException';
@@ -187,7 +189,7 @@ export class DynamoStore implements Store {
   }
 
   async getConfig(accountId: number, id: string): Promise<ConfigRecord | null> {
-    return pick<ConfigRecord>(await this.get(configKey(accountId, id)), ['id', 'account_id', 'name', 'target_url', 'yaml_content', 'prompt', 'created_at']);
+    return toConfig(await this.get(configKey(accountId, id)));
   }
 
   async listConfigs(accountId: number): Promise<ConfigRecord[]> {
@@ -197,8 +199,21 @@ export class DynamoStore implements Store {
       ExpressionAttributeValues: { ':pk': `ACCOUNT#${accountId}`, ':prefix': 'CONFIG#' },
     });
     return items
-      .map((i) => pick<ConfigRecord>(i, ['id', 'account_id', 'name', 'target_url', 'yaml_content', 'prompt', 'created_at'])!)
+      .map((i) => toConfig(i)!)
       .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1));
+  }
+
+  async updateConfigYaml(accountId: number, id: string, yaml: string): Promise<ConfigRecord | null> {
+    try {
+      const r = await this.doc.send(new UpdateCommand({
+        TableName: this.tableName, Key: configKey(accountId, id), UpdateExpression: 'SET yaml_content = :y',
+        ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':y': yaml }, ReturnValues: 'ALL_NEW',
+      }));
+      return toConfig(r.Attributes);
+    } catch (err) {
+      if (isConditionFailure(err)) return null;
+      throw err;
+    }
   }
 
   async deleteConfig(accountId: number, id: string): Promise<boolean> {

@@ -249,6 +249,10 @@ export class SqliteStore implements Store {
     return this.q('SELECT * FROM configs WHERE account_id = ? ORDER BY created_at DESC, id DESC').all(accountId) as unknown as ConfigRecord[];
   }
 
+  async updateConfigYaml(accountId: number, id: string, yaml: string): Promise<ConfigRecord | null> {
+    return (this.q('UPDATE configs SET yaml_content = ? WHERE id = ? AND account_id = ? RETURNING *').get(yaml, id, accountId) as unknown as ConfigRecord | undefined) ?? null;
+  }
+
   async deleteConfig(accountId: number, id: string): Promise<boolean> {
     return Number(this.q('DELETE FROM configs WHERE id = ? AND account_id = ?').run(id, accountId).changes) > 0;
   }
