@@ -330,6 +330,23 @@ function classGroups(all: Element[]): Element[][] {
   return out;
 }
 
+/** Names of regions beside the main content: related links, rails, sidebars, promotions. */
+const SECONDARY_WORDS = /(^|[\s_-])(related|rail|right-?rail|sidebar|side-bar|aside|recommend(ed|ations)?|promo(tion)?s?|sponsored)|(Related|Rail|Sidebar|Recommend)/i;
+
+/**
+ * Whether some of the items, not all, lie in a secondary region (an ancestor whose id or class says
+ * "related", "rail", "sidebar"): the results and a related rail are two lists, even with one class.
+ */
+function spansSecondary(items: Element[]): boolean {
+  let inSecondary = 0;
+  for (const it of items) {
+    for (let p = it.parent as Element | null; p && isTag(p) && p.name !== 'body'; p = p.parent as Element | null) {
+      if (SECONDARY_WORDS.test(`${p.attribs.id ?? ''} ${p.attribs.class ?? ''}`)) { inSecondary++; break; }
+    }
+  }
+  return inSecondary > 0 && inSecondary < items.length;
+}
+
 /** Share of `inner` items that lie inside one of the `outer` items. */
 function insideShare(inner: Element[], outer: Element[]): number {
   const set = new Set<ParentNode>(outer);
@@ -474,6 +491,9 @@ export function analyzePage(html: string, url: string): PageAnalysis {
   }
   for (const group of classGroups(all.filter((el) => !SKIPPED.has(el.name) && measures.has(el)))) {
     const s = scoreGroup(group, pageText);
+    // Items of one class in differently named sections (the results and a "related" rail) are two lists;
+    // one list split by an ad block lies in one section.
+    if (s && spansSecondary(group)) s.score *= 0.5;
     if (s && s.score > 0) scored.push(s);
   }
   // Structures inside records (a post's table, each product's key-value lines, its tags) lose to the

@@ -310,7 +310,7 @@ export function nameColumns(columns: Column[], asked: AskedField[]): { fields: F
     chosen = columns.filter((c) => named.has(c));
   } else {
     // Nothing asked: every column, the title first-named (IDS-like: what a person sees in each record).
-    chosen = columns.filter((c) => c.presence >= 0.5 || c === titleColumn).slice(0, 15);
+    chosen = columns.filter((c) => c.presence >= 0.3 || c === titleColumn).slice(0, 20);
     if (titleColumn && !chosen.includes(titleColumn)) chosen.unshift(titleColumn);
   }
   const names = new Set<string>();
