@@ -509,7 +509,10 @@ export function analyzePage(html: string, url: string): PageAnalysis {
   const candidates: RecordCandidate[] = [];
   for (const found of scored) {
     if (candidates.length >= MAX_CANDIDATES) break;
-    const s = { ...found, items: tighten(found.items) };
+    // Empty slots among the items (an ad's placeholder, a spacer `<li>`) are no records.
+    const tight = tighten(found.items);
+    const filled = tight.filter((it) => visibleText(it).trim() !== '');
+    const s = { ...found, items: filled.length >= 2 && filled.length < tight.length ? filled : tight };
     // The same items under another grouping are one candidate.
     if (candidates.some((c) => c.items.length === s.items.length && c.items[0] === s.items[0])) continue;
     const { selector, exact } = selectorFor($, s.items);
