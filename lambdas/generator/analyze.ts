@@ -489,11 +489,13 @@ export function analyzePage(html: string, url: string): PageAnalysis {
       if (s && s.score > 0) scored.push(s);
     }
   }
+  const splitLists = new Set<(typeof scored)[number]>();
   for (const group of classGroups(all.filter((el) => !SKIPPED.has(el.name) && measures.has(el)))) {
     const s = scoreGroup(group, pageText);
     // Items of one class in differently named sections (the results and a "related" rail) are two lists;
     // one list split by an ad block lies in one section.
     if (s && spansSecondary(group)) s.score *= 0.5;
+    else if (s) splitLists.add(s);
     if (s && s.score > 0) scored.push(s);
   }
   // Structures inside records (a post's table, each product's key-value lines, its tags) lose to the
@@ -504,6 +506,18 @@ export function analyzePage(html: string, url: string): PageAnalysis {
   for (const c of top) {
     const holder = strong.find((d) => d !== c && d.score > c.score * 0.2 && insideShare(c.items, d.items) >= 0.8 && insideShare(d.items, c.items) === 0);
     if (holder) c.score *= 0.3;
+  }
+  // The best list and more items of its class in a sibling list of the same kind (a first row of
+  // four, then the rest): one list split in two.
+  scored.sort((a, b) => b.score - a.score);
+  const best = scored[0];
+  if (best) {
+    const parentKind = (el: Element) => { const p = el.parent as Element; return `${p.name}.${stableClasses(p)[0] ?? ''}`; };
+    const kind = parentKind(best.items[0]!);
+    const classes = stableClasses(best.items[0]!).join(' ');
+    const whole = [...splitLists].find((g) => g !== best && g.count > best.count && g.count <= best.count * 2 && g.similarity >= 0.6
+      && best.items.every((it) => g.items.includes(it)) && g.items.every((it) => parentKind(it) === kind && stableClasses(it).join(' ') === classes));
+    if (whole) whole.score = best.score * 1.01;
   }
   scored.sort((a, b) => b.score - a.score);
   const candidates: RecordCandidate[] = [];
