@@ -28,7 +28,7 @@ const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg
 const NOT_RECORDS = new Set(['br', 'hr', 'wbr', 'script', 'style', 'noscript', 'template', 'link', 'meta', 'input', 'option', 'source', 'track', 'param', 'col', 'colgroup']);
 /** Landmarks whose lists are page chrome, not content. */
 const CHROME_TAGS = new Set(['nav', 'header', 'footer', 'aside']);
-const CHROME_WORDS = /(^|[-_\s])(nav|navbar|navigation|menu|menubar|footer|header|breadcrumbs?|pagination|pager|sidebar|toolbar|tabs?|dropdown|social|share|cookie|banner|masthead|skip|legal|sitemap)([-_\s]|$)/i;
+const CHROME_WORDS = /(^|[-_\s])([a-z]*nav|navbar|navigation|[a-z]*menu|menubar|footer|header|breadcrumbs?|pagination|pager|sidebar|toolbar|tabs?|dropdown|social|share|cookie|banner|masthead|skip|legal|sitemap)([-_\s]|$)/i;
 
 /** Measures of one element, from its subtree. */
 interface Measure {
@@ -178,6 +178,9 @@ function measureOf(el: Element): Measure {
 function inChrome(el: Element, pageText: number): boolean {
   for (let n: Element | null = el; n; n = n.parent && isTag(n.parent) ? n.parent : null) {
     if (n.name === 'body' || n.name === 'html') return false;
+    // A self-contained piece of content (HTML's <article>) is no chrome, whatever its classes say
+    // (tumblr's posts are `<article class="… reblog_header">`).
+    if (n.name === 'article') return false;
     if (isChromeElement(n) && measureOf(n).text < pageText * 0.35) return true;
   }
   return false;
@@ -319,7 +322,9 @@ function classGroups(all: Element[]): Element[][] {
     if (els.length < 3 || els.length > 500) continue;
     // Spread over a few parents (a list in blocks), not one per parent (a part of each record).
     const parents = new Set(els.map((e) => e.parent)).size;
-    if (parents < 2 || parents > els.length / 2) continue;
+    // … unless each is its parent's only element (a product in each cell of a table laid out as a grid).
+    const alone = els.filter((e) => (e.parent as Element).children.filter(isTag).length === 1).length;
+    if (parents < 2 || (parents > els.length / 2 && alone < els.length * 0.8)) continue;
     const set = new Set(els);
     const outer = els.filter((e) => {
       for (let p = e.parent; p; p = p.parent) if (set.has(p as Element)) return false;
@@ -331,7 +336,7 @@ function classGroups(all: Element[]): Element[][] {
 }
 
 /** Names of regions beside the main content: related links, rails, sidebars, promotions. */
-const SECONDARY_WORDS = /(^|[\s_-])(related|rail|right-?rail|sidebar|side-bar|aside|recommend(ed|ations)?|promo(tion)?s?|sponsored)|(Related|Rail|Sidebar|Recommend)/i;
+const SECONDARY_WORDS = /(^|[\s_-])(related|rail|right-?rail|sidebar|side-bar|aside|secondary|recommend(ed|ations)?|promo(tion)?s?|sponsored)|(Related|Rail|Sidebar|Recommend)/i;
 
 /**
  * Whether some of the items, not all, lie in a secondary region (an ancestor whose id or class says
