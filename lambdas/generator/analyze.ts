@@ -279,7 +279,7 @@ function scoreGroup(items: Element[], pageText: number): Omit<RecordCandidate, '
   let score = coverage ** 0.7 * Math.log2(n + 1) * similarity ** 1.5 * withText;
   // Records carry a few links each (a title, an author, a thumbnail); blocks of many links are menus and filters.
   if (linksPerItem > 12 && linkShare > 0.75) score *= 0.25;
-  else if (linksPerItem > 6 && linkShare > 0.5) score *= 0.5;
+  else if (linksPerItem > 6 && linkShare > 0.5 && !items.every((it) => it.name === 'article')) score *= 0.5;
   if (withLink < 0.5) score *= 0.75;
   // Menus and tag clouds: short items made of one link each, or items whose text is all in several links.
   if (textPerItem < 25 && linkShare > 0.8 && elementsPerItem <= 3) score *= 0.3;
