@@ -186,6 +186,23 @@ function inChrome(el: Element, pageText: number): boolean {
   return false;
 }
 
+/** Class names that hide an element (Bootstrap, Foundation, Tailwind, Etsy's and 9GAG's own). */
+const HIDDEN_CLASS = /(^|\s)(hide|hidden|d-none|display-none|is-hidden|invisible|collapse)(\s|$)/;
+
+/**
+ * Whether an element or an ancestor is hidden in the served page: the `hidden` attribute,
+ * `aria-hidden="true"`, an inline `display:none` or `visibility:hidden`, or a class that hides.
+ */
+function isHidden(el: Element): boolean {
+  for (let n: Element | null = el; n && n.name !== 'body'; n = n.parent && isTag(n.parent) ? n.parent : null) {
+    const a = n.attribs;
+    if (a.hidden !== undefined || a['aria-hidden'] === 'true') return true;
+    if (a.style && /(display\s*:\s*none|visibility\s*:\s*hidden)/i.test(a.style)) return true;
+    if (a.class && HIDDEN_CLASS.test(a.class)) return true;
+  }
+  return false;
+}
+
 /** The tag paths under an element, up to {@link PATH_DEPTH} levels and {@link MAX_PATHS} paths: its shape. */
 function shapeOf(el: Element): Set<string> {
   const out = new Set<string>();
@@ -263,6 +280,9 @@ function groupsUnder(parent: Element): Element[][] {
  * how alike they are and how much each holds; menus, chrome and identical items lose.
  */
 function scoreGroup(items: Element[], pageText: number): Omit<RecordCandidate, 'selector' | 'exact' | 'sample'> | null {
+  // Empty slots (ad placeholders, archived entries without content) neither count nor weigh.
+  const withContent = items.filter((it) => measureOf(it).text > 0);
+  if (withContent.length >= 2) items = withContent;
   const ms = items.map(measureOf);
   const text = ms.reduce((s, m) => s + m.text, 0);
   if (text === 0) return null;
@@ -295,6 +315,8 @@ function scoreGroup(items: Element[], pageText: number): Omit<RecordCandidate, '
   if (ms.filter((m) => m.choices > 0).length / n >= 0.5) score *= 0.4;
   const chrome = inChrome(items[0]!, pageText) && inChrome(items[n - 1]!, pageText);
   if (chrome) score *= 0.2;
+  // Items a visitor does not see: in a hidden dialog or a collapsed panel.
+  if (items.filter(isHidden).length / n >= 0.5) score *= 0.2;
   // Items that say the same (a row of "Add to cart" buttons, one schedule shown per time zone) are not
   // distinct records.
   const sample = n > 60 ? items.filter((_, i) => i % Math.ceil(n / 60) === 0) : items;
@@ -455,6 +477,11 @@ export function selectorFor($: CheerioAPI, items: Element[]): { selector: string
     const m = matches($, sel);
     if (!m) continue;
     if (sameSet(m, items)) return { selector: sel, exact: true };
+    // A superset with a few others that lack what every item holds (empty ad slots): `:has()` tells them apart.
+    if (m.length <= items.length * 1.5 && items.every((it) => m.includes(it))) {
+      const narrowed = narrowByContent($, sel, first, items);
+      if (narrowed) return { selector: narrowed, exact: true };
+    }
     // A superset that holds the items and few others is a usable fallback.
     if (!fallback && m.length <= items.length * 1.2 && items.every((it) => m.includes(it))) fallback = sel;
   }
@@ -471,6 +498,29 @@ export function selectorFor($: CheerioAPI, items: Element[]): { selector: string
   const sel = path.join(' > ');
   const m = matches($, sel);
   return { selector: sel, exact: m !== null && sameSet(m, items) };
+}
+
+/**
+ * `sel:has(x)` matching exactly the items, where `x` is a descendant of the first item (its tag with a
+ * stable class, or its tag) that every item holds and the other matches of `sel` lack; null when none does.
+ */
+function narrowByContent($: CheerioAPI, sel: string, first: Element, items: Element[]): string | null {
+  const signatures: string[] = [];
+  const walk = (el: Element) => {
+    for (const c of el.children) {
+      if (!isTag(c) || SKIPPED.has(c.name) || signatures.length >= 40) continue;
+      const cls = stableClasses(c)[0];
+      if (cls) signatures.push(`${c.name}.${cssIdent(cls)}`);
+      signatures.push(c.name);
+      walk(c);
+    }
+  };
+  walk(first);
+  for (const x of new Set(signatures)) {
+    const m = matches($, `${sel}:has(${x})`);
+    if (m && sameSet(m, items)) return `${sel}:has(${x})`;
+  }
+  return null;
 }
 
 /**
@@ -510,7 +560,9 @@ export function analyzePage(html: string, url: string): PageAnalysis {
   const strong = top.filter((c) => c.count >= 3 && c.similarity >= 0.5);
   for (const c of top) {
     const holder = strong.find((d) => d !== c && d.score > c.score * 0.2 && insideShare(c.items, d.items) >= 0.8 && insideShare(d.items, c.items) === 0);
-    if (holder) c.score *= 0.3;
+    // Unless the holders are rows of a grid: several whole records each (a link apiece), and nearly all their text.
+    const gridRows = holder && c.count >= holder.count * 2 && (c.features.withLink ?? 0) >= 0.8 && c.textPerItem * c.count >= 0.85 * holder.textPerItem * holder.count;
+    if (holder && !gridRows) c.score *= 0.3;
   }
   // The best list and more items of its class in a sibling list of the same kind (a first row of
   // four, then the rest): one list split in two.
