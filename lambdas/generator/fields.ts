@@ -212,7 +212,6 @@ export function findColumns($: CheerioAPI, items: Element[], baseUrl: string): C
     const kind = kindOf(values, first.what, first.el, hint?.kind ?? null);
     // Stars drawn by class (`<p class="star-rating Three">`): the class carries the rating.
     if (first.what === 'text' && kind === 'rating' && !values.some((v) => /\d/.test(v))) continue;
-    if (kind === 'price' && spec.type === 'text') spec = { ...spec, transform: ['extract_number'] } as FieldSpec;
     const perItem = selector ? sample.slice(0, 10).reduce((n, it) => n + $(it).find(selector).length, 0) / Math.min(10, sample.length) : 1;
     columns.push({ selector, kind, spec, presence: g.occ.length / sample.length, samples: values.slice(0, 5), order: first.order, hint: hint?.name ?? null, perItem });
   }
@@ -321,7 +320,10 @@ export function nameColumns(columns: Column[], asked: AskedField[]): { fields: F
     names.add(name);
     // Several matches per item (tags, authors): all of them.
     const multiple = c.perItem >= 1.5 && c.spec.type === 'text' && (c.kind === 'tags' || asked.some((f) => f.name === named.get(c) && f.kind === 'tags') || !asked.length);
-    fields.push({ ...c.spec, name, ...(multiple ? { multiple: true } : {}) } as FieldSpec);
+    // A price asked for is a number; a price among everything on show keeps its currency as shown ("CAD$138.95 (P)").
+    const askedPrice = c.kind === 'price' && c.spec.type === 'text' && asked.some((f) => f.kind === 'price' && f.name === named.get(c));
+    const spec = askedPrice ? { ...c.spec, transform: ['extract_number'] } : c.spec;
+    fields.push({ ...spec, name, ...(multiple ? { multiple: true } : {}) } as FieldSpec);
   }
   return { fields, missing };
 }
