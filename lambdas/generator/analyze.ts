@@ -479,7 +479,7 @@ export function selectorFor($: CheerioAPI, items: Element[]): { selector: string
     if (sameSet(m, items)) return { selector: sel, exact: true };
     // A superset with a few others that lack what every item holds (empty ad slots): `:has()` tells them apart.
     if (m.length <= items.length * 1.5 && items.every((it) => m.includes(it))) {
-      const narrowed = narrowByContent($, sel, first, items);
+      const narrowed = narrowByContent($, sel, first, items) ?? narrowByDesktop($, sel, m, items);
       if (narrowed) return { selector: narrowed, exact: true };
     }
     // A superset that holds the items and few others is a usable fallback.
@@ -521,6 +521,36 @@ function narrowByContent($: CheerioAPI, sel: string, first: Element, items: Elem
     if (m && sameSet(m, items)) return `${sel}:has(${x})`;
   }
   return null;
+}
+
+/**
+ * Classes that hide an element on a desktop-wide screen (Bootstrap 3/4/5, Foundation, Etsy's own): a
+ * responsive page repeats some records once per screen width, and a desktop visitor sees one copy.
+ */
+const DESKTOP_HIDDEN_CLASS = /^(hide-xl|hidden-xl|d-xl-none|hidden-desktop|hide-desktop|hide-for-large|hide-for-xlarge)$/;
+
+/** The desktop-hiding class of an element or its nearest ancestor that has one, or null. */
+function desktopHidingClass(el: Element): string | null {
+  for (let n: Element | null = el; n && n.name !== 'body'; n = n.parent && isTag(n.parent) ? n.parent : null) {
+    const c = classesOf(n).find((x) => DESKTOP_HIDDEN_CLASS.test(x));
+    if (c) return c;
+  }
+  return null;
+}
+
+/** Whether a desktop visitor does not see the element (see {@link DESKTOP_HIDDEN_CLASS}). */
+function hiddenOnDesktop(el: Element): boolean {
+  return desktopHidingClass(el) !== null;
+}
+
+/** `sel:not(.hide-xl *)` matching exactly the items, when the others are hidden on a desktop; else null. */
+function narrowByDesktop($: CheerioAPI, sel: string, matched: Element[], items: Element[]): string | null {
+  const want = new Set(items);
+  const classes = new Set(matched.filter((m) => !want.has(m)).map(desktopHidingClass));
+  if (classes.has(null)) return null;
+  const parts = [...classes].map((c) => `:not(.${cssIdent(c!)} *)`).join('');
+  const m = matches($, `${sel}${parts}`);
+  return m && sameSet(m, items) ? `${sel}${parts}` : null;
 }
 
 /**
@@ -582,7 +612,7 @@ export function analyzePage(html: string, url: string): PageAnalysis {
     if (candidates.length >= MAX_CANDIDATES) break;
     // Empty slots among the items (an ad's placeholder, a spacer `<li>`) are no records.
     const tight = tighten(found.items);
-    const filled = tight.filter((it) => visibleText(it).trim() !== '');
+    const filled = tight.filter((it) => visibleText(it).trim() !== '' && !hiddenOnDesktop(it));
     const s = { ...found, items: filled.length >= 2 && filled.length < tight.length ? filled : tight };
     // The same items under another grouping are one candidate.
     if (candidates.some((c) => c.items.length === s.items.length && c.items[0] === s.items[0])) continue;
