@@ -19,12 +19,11 @@ import { generateHeuristic } from '../generator/heuristic.ts';
 import { Workbench } from '../generator/workbench.ts';
 import { logger } from '../logger.ts';
 import { FINISHED, transitionJob, type TransitionActor } from './job-states.ts';
+import type { DeliveryOutcome } from './run-job-executor.ts';
 import { previewKey, resultsKey, STATUS_ROWS_PREVIEW } from './jobs.ts';
-import type { ConfigRecord, JobRecord } from './ports.ts';
+import type { ConfigRecord } from './ports.ts';
 import type { Services } from './services.ts';
 
-/** Outcome of one delivery of a job message, for the queue consumer. */
-export type DeliveryOutcome = 'done' | 'retry';
 
 /** How often progress is written, at most (ms). */
 const PROGRESS_WRITE_MS = 300;
