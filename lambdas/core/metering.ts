@@ -57,7 +57,7 @@ export interface Charge {
  * @returns the plan.
  * @throws CodedError `plan_required` (403) or `plan_unknown` (403).
  */
-export function checkPlan(svc: Services, account: AccountRecord, op: Operation): Plan {
+function checkPlan(svc: Services, account: AccountRecord, op: Operation): Plan {
   const plan = planOf(svc, account);
   if (!plan.has_api_access) throw new CodedError('plan_required', `The ${plan.label} plan has no API access`, [{ plan: plan.name }]);
   if (op === 'run' && !plan.has_server_execution) {

@@ -446,7 +446,7 @@ function anchorOf(el: Element): string | null {
  * `tag.a.b`, `.class`, `#parent > tag.class`, `parent-anchor > tag`, one ancestor further up.
  * @returns the selector and whether it is exact (else the best superset found, or the parent path).
  */
-export function selectorFor($: CheerioAPI, items: Element[]): { selector: string; exact: boolean } {
+function selectorFor($: CheerioAPI, items: Element[]): { selector: string; exact: boolean } {
   const first = items[0]!;
   const tag = first.name;
   // Classes every item has.

@@ -345,7 +345,7 @@ function defaultName(c: Column): string {
  * The column that names each record: a heading's or the first link's text of some length, else the first
  * text of some length.
  */
-export function pickTitle(columns: Column[]): Column | null {
+function pickTitle(columns: Column[]): Column | null {
   const texts = columns.filter((c) => (c.spec.type === 'text' || (c.spec.type === 'attribute' && c.spec.attribute === 'title')) && c.presence >= 0.5 && avgLength(c) >= 3);
   const score = (c: Column) => {
     let s = 0;

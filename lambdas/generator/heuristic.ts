@@ -52,7 +52,7 @@ interface Draft {
 /**
  * Writes a config as YAML in the order of docs/config-language.md, one line per field.
  */
-export function writeConfigYaml(draft: object): string {
+function writeConfigYaml(draft: object): string {
   const doc = new Document(draft);
   const flowFields = (path: string[]) => {
     const seq = doc.getIn(path, true);

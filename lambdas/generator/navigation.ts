@@ -95,7 +95,7 @@ export function findPager($: CheerioAPI, pageUrl: string): Pager | null {
  * A url_pattern from a page URL and its next page's URL: the number that differs becomes `{page}`
  * (`?page=2`, `/page/2/`, `-2.html`).
  */
-export function urlPattern(pageUrl: string, nextUrl: string): string | null {
+function urlPattern(pageUrl: string, nextUrl: string): string | null {
   let a: URL;
   let b: URL;
   try {

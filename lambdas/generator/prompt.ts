@@ -59,7 +59,7 @@ extract scrape data information info details keep clicking click load loading lo
 shown show feed table tab until while whole`.split(/\s+/));
 
 /** Plural to singular, for the words field names are made of. */
-export function singular(word: string): string {
+function singular(word: string): string {
   const w = word.toLowerCase();
   if (/^(news|series|species|status|address|business|class|glass|process|access|campus|bus|gas|analysis|basis|thesis|canvas|ios|windows|mathematics|physics|economics|sales|stats|jeans|shoes|pants|glasses|clothes|goods|details|specs|lyrics)$/.test(w)) {
     return { details: 'detail', specs: 'spec', lyrics: 'lyrics', shoes: 'shoe', jeans: 'jeans', goods: 'good', sales: 'sale' }[w] ?? w;

@@ -238,7 +238,7 @@ export class Workbench implements GeneratorTools {
  * A compact outline of a page for the agent: the body's elements with tag, id and stable classes, their own
  * short text, repeated siblings folded into one line with a count, at most {@link MAX_OUTLINE} characters.
  */
-export function outline(a: PageAnalysis): string {
+function outline(a: PageAnalysis): string {
   const $ = a.$;
   const lines: string[] = [];
   let size = 0;
