@@ -613,7 +613,8 @@ export function analyzePage(html: string, url: string): PageAnalysis {
     // Empty slots among the items (an ad's placeholder, a spacer `<li>`) are no records.
     const tight = tighten(found.items);
     const filled = tight.filter((it) => visibleText(it).trim() !== '' && !hiddenOnDesktop(it));
-    const s = { ...found, items: filled.length >= 2 && filled.length < tight.length ? filled : tight };
+    const kept = filled.length >= 2 && filled.length < tight.length ? filled : tight;
+    const s = { ...found, items: kept, count: kept.length };
     // The same items under another grouping are one candidate.
     if (candidates.some((c) => c.items.length === s.items.length && c.items[0] === s.items[0])) continue;
     const { selector, exact } = selectorFor($, s.items);

@@ -146,6 +146,32 @@ function hintOf(el: Element): { name: string; kind: FieldKind } | null {
   return null;
 }
 
+/**
+ * The hint a table's header gives a cell's column (`<th>Author</th>` over the cell): its words through the
+ * same name list as classes; a header of other words names the column itself (`<th>ISBN</th>` gives `isbn`).
+ */
+function headerHintOf(el: Element, item: Element): { name: string; kind: FieldKind | null } | null {
+  if (item.name !== 'tr') return null;
+  let cell: Element | null = el;
+  while (cell && cell.parent !== item) cell = cell.parent && isTag(cell.parent) ? cell.parent : null;
+  if (!cell || (cell.name !== 'td' && cell.name !== 'th')) return null;
+  const index = item.children.filter(isTag).indexOf(cell);
+  // The header row: the table's first row made of <th> cells (in <thead> or not).
+  let table: AnyNode | null = item.parent;
+  while (table && !(isTag(table) && table.name === 'table')) table = table.parent;
+  if (!table) return null;
+  const rows: Element[] = [];
+  const collect = (n: Element) => { for (const c of n.children) if (isTag(c)) { if (c.name === 'tr') rows.push(c); else if (['thead', 'tbody', 'tfoot'].includes(c.name)) collect(c); } };
+  collect(table as Element);
+  const header = rows.find((r) => r.children.some((c) => isTag(c) && c.name === 'th'));
+  const th = header?.children.filter(isTag)[index];
+  const text = th ? visibleText(th).trim().toLowerCase() : '';
+  if (!text || text.length > 40) return null;
+  for (const [re, name, kind] of HINT_WORDS) if (re.test(text)) return { name, kind };
+  const name = text.replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+  return name ? { name, kind: null } : null;
+}
+
 /** The shortest selector suffix of a path that finds this column's element first in most items. */
 function shortestSelector($: CheerioAPI, items: Element[], steps: string[], elements: Map<Element, Element>): string {
   for (let k = 1; k <= steps.length; k++) {
@@ -189,7 +215,7 @@ export function findColumns($: CheerioAPI, items: Element[], baseUrl: string): C
     if (g.occ.length < Math.min(min, sample.length)) continue;
     const first = g.occ[0]!;
     const selector = first.steps.length ? shortestSelector($, sample, first.steps, g.byItem) : '';
-    const hint = hintOf(first.el);
+    const hint = hintOf(first.el) ?? headerHintOf(first.el, g.byItem.keys().next().value!);
     let values: string[];
     let spec: FieldSpec;
     const sel = selector ? { selector } : {};
