@@ -5,10 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { CodedError } from '../errors.ts';
-import { transitionJob } from './job-states.ts';
-import { checkHeadroom, meter, refund } from './metering.ts';
+import { checkHeadroom, meter } from './metering.ts';
 import type { AccountRecord, JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
+import { createAndQueueJob } from './jobs.ts';
 
 /** Body of POST /api/v1/generate/. */
 export interface GenerateBody {
@@ -68,18 +68,5 @@ export async function startGenerate(svc: Services, account: AccountRecord, body:
     row_count: 0,
     results_key: null,
   };
-  try {
-    await svc.store.createJob(job);
-  } catch (err) {
-    await refund(svc, account, charge);
-    throw err;
-  }
-  try {
-    await svc.queue.send('generate', JSON.stringify({ job_id: job.id } satisfies GenerateMessage));
-  } catch (err) {
-    await transitionJob(svc, job, 'queue_failed', { status_message: `Could not queue the job: ${(err as Error).message}` }, { by: 'api' });
-    await refund(svc, account, charge);
-    throw new CodedError('queue_unavailable', 'The job queue is unavailable; nothing was charged, try again', []);
-  }
-  return job;
+  return createAndQueueJob(svc, account, job, 'generate', charge);
 }

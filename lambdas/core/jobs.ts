@@ -3,7 +3,9 @@
  * up on. The state machine, which every change of a job's state goes through, is core/job-states.ts.
  */
 import { FINISHED, transitionJob } from './job-states.ts';
-import type { JobRecord, JobType } from './ports.ts';
+import type { AccountRecord, JobRecord, JobType, QueueName } from './ports.ts';
+import { refund, type Charge } from './metering.ts';
+import { CodedError } from '../errors.ts';
 import type { Services } from './services.ts';
 import type { Row } from '../engine/extract.ts';
 
@@ -122,4 +124,28 @@ export async function deadLetter(svc: Services, jobId: string, receiveCount: num
   await transitionJob(svc, job, 'dead_letter', {
     status_message: `worker_lost: the job was attempted ${receiveCount} time(s) and the worker stopped before finishing each time (crash, time-out or out of memory); it was moved to the dead-letter queue`,
   }, { by: 'dead_letter_consumer' });
+}
+
+/**
+ * Stores a new job and queues its message (`{job_id}`) on its queue; the charge is given back when either
+ * fails, and a job whose message could not be queued ends `failed` at once (no worker would ever take it).
+ * @returns the job as stored.
+ * @throws the store's error (nothing stored, charge refunded); CodedError `queue_unavailable` (the job ended
+ *   `failed`, charge refunded).
+ */
+export async function createAndQueueJob(svc: Services, account: AccountRecord, job: JobRecord, queue: QueueName, charge: Charge | null): Promise<JobRecord> {
+  try {
+    await svc.store.createJob(job);
+  } catch (err) {
+    await refund(svc, account, charge);
+    throw err;
+  }
+  try {
+    await svc.queue.send(queue, JSON.stringify({ job_id: job.id }));
+  } catch (err) {
+    await transitionJob(svc, job, 'queue_failed', { status_message: `Could not queue the job: ${(err as Error).message}` }, { by: 'api' });
+    await refund(svc, account, charge);
+    throw new CodedError('queue_unavailable', 'The job queue is unavailable; nothing was charged, try again', []);
+  }
+  return job;
 }

@@ -7,11 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { CodedError } from '../errors.ts';
 import { assertLightweight } from '../engine/config.ts';
-import { transitionJob } from './job-states.ts';
 import { parseConfigText } from './configs.ts';
-import { checkHeadroom, meter, refund } from './metering.ts';
+import { checkHeadroom, meter } from './metering.ts';
 import type { AccountRecord, JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
+import { createAndQueueJob } from './jobs.ts';
 
 /** Body of POST /api/v1/run/. Exactly one of the two. */
 export interface RunRequest {
@@ -81,19 +81,5 @@ export async function startRun(svc: Services, account: AccountRecord, req: RunRe
     results_key: null,
     prompt: null,
   };
-  try {
-    await svc.store.createJob(job);
-  } catch (err) {
-    await refund(svc, account, charge);
-    throw err;
-  }
-  try {
-    await svc.queue.send('run', JSON.stringify({ job_id: job.id } satisfies RunMessage));
-  } catch (err) {
-    // Without a message no worker would ever take the job: end it now and give the charge back.
-    await transitionJob(svc, job, 'queue_failed', { status_message: `Could not queue the job: ${(err as Error).message}` }, { by: 'api' });
-    await refund(svc, account, charge);
-    throw new CodedError('queue_unavailable', 'The job queue is unavailable; nothing was charged, try again', []);
-  }
-  return job;
+  return createAndQueueJob(svc, account, job, 'run', charge);
 }

@@ -286,7 +286,7 @@ function dropRedundant(columns: Column[]): Column[] {
  * Where a column fits an asked field: 0 (not at all) to about 4 (the same kind and a matching name). A field
  * of no known kind ("UPC", "ISBN") fits only a column whose class or label names it.
  */
-function fit(c: Column, f: AskedField): number {
+function fitOf(c: Column, f: AskedField): number {
   const words = f.words.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1 && !['the', 'its', 'their', 'each', 'and'].includes(w));
   const hay = `${c.hint ?? ''} ${c.selector}`.toLowerCase();
   const named = words.some((w) => hay.includes(w.replace(/s$/, '')));
@@ -316,7 +316,7 @@ export function nameColumns(columns: Column[], asked: AskedField[]): { fields: F
     let bestFit = 0;
     for (const c of columns) {
       if (used.has(c) && !(f.kind === 'url' && c.spec.type === 'link')) continue;
-      let s = fit(c, f);
+      let s = fitOf(c, f);
       if (f.kind === 'title' && c === titleColumn) s += 2.5;
       if (f.kind === 'description' && c.kind === 'text') s += Math.min(1, avgLength(c) / 100);
       if (f.kind === 'tags' && c.perItem >= 1.5) s += 1.5;
