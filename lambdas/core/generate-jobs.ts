@@ -3,7 +3,6 @@
  * the prompt, check the plan and meter the generation (a YAML generation in variant A, credits in variant
  * B), create the job `pending` with its prompt, queue it. The worker side is core/generate-job-executor.ts.
  */
-import { randomUUID } from 'node:crypto';
 import { CodedError } from '../errors.ts';
 import { checkHeadroom, meter } from './metering.ts';
 import type { AccountRecord, JobRecord } from './ports.ts';
@@ -45,28 +44,5 @@ export async function startGenerate(svc: Services, account: AccountRecord, body:
   svc.guard.checkUrl(url.href);
 
   const charge = await meter(svc, account, 'generate');
-  const now = svc.clock.now().toISOString();
-  const job: JobRecord = {
-    id: randomUUID(),
-    account_id: account.id,
-    job_type: 'generate',
-    status: 'pending',
-    progress: 0,
-    status_message: 'Queued',
-    items_found: 0,
-    pages_scraped: 0,
-    api_discovered: false,
-    target_url: url.href,
-    config_id: null,
-    yaml_content: '',
-    prompt,
-    created_at: now,
-    updated_at: now,
-    started_at: null,
-    completed_at: null,
-    attempts: 0,
-    row_count: 0,
-    results_key: null,
-  };
-  return createAndQueueJob(svc, account, job, 'generate', charge);
+  return createAndQueueJob(svc, account, { job_type: 'generate', target_url: url.href, config_id: null, yaml_content: '', prompt: prompt }, charge);
 }

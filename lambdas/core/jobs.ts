@@ -1,7 +1,8 @@
 /**
- * Jobs: the views of SPEC.md ("Job"), where a job's rows are kept, and the end of a job the queue gave
+ * Jobs: a new job stored and queued, the views of SPEC.md ("Job"), where a job's rows are kept, and the end of a job the queue gave
  * up on. The state machine, which every change of a job's state goes through, is core/job-states.ts.
  */
+import { randomUUID } from 'node:crypto';
 import { FINISHED, transitionJob } from './job-states.ts';
 import type { AccountRecord, JobRecord, JobType, QueueName } from './ports.ts';
 import { refund, type Charge } from './metering.ts';
@@ -127,13 +128,34 @@ export async function deadLetter(svc: Services, jobId: string, receiveCount: num
 }
 
 /**
- * Stores a new job and queues its message (`{job_id}`) on its queue; the charge is given back when either
- * fails, and a job whose message could not be queued ends `failed` at once (no worker would ever take it).
+ * Creates a new job `pending` (id, times and counters filled in), stores it and queues its message
+ * (`{job_id}`) on the queue of its type; the charge is given back when either fails, and a job whose message
+ * could not be queued ends `failed` at once (no worker would ever take it).
+ * @param what the job's type and what it works on.
  * @returns the job as stored.
  * @throws the store's error (nothing stored, charge refunded); CodedError `queue_unavailable` (the job ended
  *   `failed`, charge refunded).
  */
-export async function createAndQueueJob(svc: Services, account: AccountRecord, job: JobRecord, queue: QueueName, charge: Charge | null): Promise<JobRecord> {
+export async function createAndQueueJob(svc: Services, account: AccountRecord, what: Pick<JobRecord, 'job_type' | 'target_url' | 'config_id' | 'yaml_content' | 'prompt'> & { job_type: QueueName }, charge: Charge | null): Promise<JobRecord> {
+  const now = svc.clock.now().toISOString();
+  const job: JobRecord = {
+    id: randomUUID(),
+    account_id: account.id,
+    ...what,
+    status: 'pending',
+    progress: 0,
+    status_message: 'Queued',
+    items_found: 0,
+    pages_scraped: 0,
+    api_discovered: false,
+    created_at: now,
+    updated_at: now,
+    started_at: null,
+    completed_at: null,
+    attempts: 0,
+    row_count: 0,
+    results_key: null,
+  };
   try {
     await svc.store.createJob(job);
   } catch (err) {
@@ -141,7 +163,7 @@ export async function createAndQueueJob(svc: Services, account: AccountRecord, j
     throw err;
   }
   try {
-    await svc.queue.send(queue, JSON.stringify({ job_id: job.id }));
+    await svc.queue.send(what.job_type, JSON.stringify({ job_id: job.id }));
   } catch (err) {
     await transitionJob(svc, job, 'queue_failed', { status_message: `Could not queue the job: ${(err as Error).message}` }, { by: 'api' });
     await refund(svc, account, charge);

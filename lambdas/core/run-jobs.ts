@@ -4,7 +4,6 @@
  * run worker -> executeRun (core/run-job-executor.ts) -> status and results endpoints. Kept apart from the
  * worker side so that the API function's bundle carries no HTTP client or crawler.
  */
-import { randomUUID } from 'node:crypto';
 import { CodedError } from '../errors.ts';
 import { assertLightweight } from '../engine/config.ts';
 import { parseConfigText } from './configs.ts';
@@ -58,28 +57,5 @@ export async function startRun(svc: Services, account: AccountRecord, req: RunRe
   svc.guard.checkUrl(config.target.url);
 
   const charge = await meter(svc, account, 'run');
-  const now = svc.clock.now().toISOString();
-  const job: JobRecord = {
-    id: randomUUID(),
-    account_id: account.id,
-    job_type: 'run',
-    status: 'pending',
-    progress: 0,
-    status_message: 'Queued',
-    items_found: 0,
-    pages_scraped: 0,
-    api_discovered: false,
-    target_url: config.target.url,
-    config_id: configId,
-    yaml_content: yaml,
-    created_at: now,
-    updated_at: now,
-    started_at: null,
-    completed_at: null,
-    attempts: 0,
-    row_count: 0,
-    results_key: null,
-    prompt: null,
-  };
-  return createAndQueueJob(svc, account, job, 'run', charge);
+  return createAndQueueJob(svc, account, { job_type: 'run', target_url: config.target.url, config_id: configId, yaml_content: yaml, prompt: null }, charge);
 }
