@@ -1,0 +1,593 @@
+/**
+ * Article content extraction (SPEC.md area B, `POST /api/v1/tools/content-extractor/`; docs/tools.md): the main
+ * text of a page with its metadata and images, as a reader view shows it.
+ *
+ * The steps:
+ * 1. Parse the HTML with linkedom (a light DOM, not a browser's tree construction: a page without `<html>` or
+ *    `<body>` tags is wrapped first), with the document's base URL set from the page's final URL and its
+ *    `<base href>`.
+ * 2. `isProbablyReaderable` of @mozilla/readability on the untouched document (Firefox's test for offering
+ *    Reader View); the candidate-scoring extraction of `Readability.parse()` on the same document (it mutates
+ *    it, so the document is parsed once per call and read before).
+ * 3. Boilerplate Readability keeps: blocks inside its result whose class or id names them as sharing, social,
+ *    newsletter, subscription, related or recommended stories, promotion or advertising, and that hold a small
+ *    part of the text, are removed (trafilatura's rule: boilerplate is recognised by its markup's names, and the
+ *    body is never cut by such a rule; Barbaresi, "Trafilatura", ACL 2021).
+ * 4. A fallback when Readability finds nothing or very little (less text than its own 500-character threshold):
+ *    the page's declared article body (`[itemprop=articleBody]`), else its largest `<article>`, `<main>` or
+ *    `[role=main]`, else `<body>`, cleaned of scripts, navigation, forms and hidden parts, is used when it holds
+ *    at least twice the text.
+ * 5. Metadata: Readability's (JSON-LD, Open Graph, Dublin Core, Parse.ly, `<meta name=author>`), then where it
+ *    has none, other standard places (`<time datetime>`, `itemprop` microdata, `<meta name=date>`, the
+ *    `Content-Language` header, …). Titles split on en and em dashes as well (Readability after 0.6.0 does).
+ */
+import { parseHTML } from 'linkedom';
+import { Readability, isProbablyReaderable } from '@mozilla/readability';
+import type { ToolPage } from './page.ts';
+
+/** Words a minute of silent reading of non-fiction in English (Brysbaert, "How many words do we read per minute?", 2019). */
+export const WORDS_PER_MINUTE = 238;
+/** Longest HTML read, in characters; the rest is cut (the fetcher caps bodies before this). */
+export const MAX_HTML_CHARS = 5_000_000;
+/** Readability's own `DEFAULT_CHAR_THRESHOLD`: below it, its result counts as "very little" (step 4). */
+const SHORT_TEXT_CHARS = 500;
+/** An image list longer than this is cut (galleries of hundreds of thumbnails). */
+const MAX_IMAGES = 200;
+
+/** One image of the article content. */
+export interface ContentImage {
+  /** Absolute URL (http, https); `data:` images are left out. */
+  src: string;
+  /** Its `alt` text ('' when none). */
+  alt: string;
+}
+
+/** What the content extractor returns for a page. */
+export interface ContentReport {
+  /** The article's title: metadata (JSON-LD, Open Graph, …) first, else the `<title>` without the site's part; null when none. */
+  title: string | null;
+  /** Author(s) as the page names them; null when none found. */
+  byline: string | null;
+  /** Publication time: ISO 8601 when the value found can be read as a date, else as found; null when none. */
+  published_time: string | null;
+  /** Name of the site or publication (`og:site_name`, JSON-LD publisher); null when none. */
+  site_name: string | null;
+  /** Language tag of the document (`<html lang>`, else `Content-Language`); null when none. */
+  lang: string | null;
+  /** A short description: the page's meta description, else the article's first paragraph; null when none. */
+  excerpt: string | null;
+  /** The article's text: one block (paragraph, heading, list item, …) a line, blank lines between paragraphs. */
+  text: string;
+  /** The article's cleaned HTML (Readability's markup: no scripts, styles, classes or event handlers; absolute URLs). */
+  html: string;
+  /** Words of `text` (Unicode word segmentation, UAX #29, with dictionaries for Chinese, Japanese and Thai). */
+  word_count: number;
+  /** `word_count` / {@link WORDS_PER_MINUTE}, rounded to the nearest minute, at least 1 when there are words; 0 without. */
+  reading_time_minutes: number;
+  /** The content's images, in document order, each URL once. */
+  images: ContentImage[];
+  /** Whether the page looks like an article (Readability's `isProbablyReaderable`). */
+  readerable: boolean;
+}
+
+/** JSON Schema (draft 7, ajv strict mode) of a {@link ContentReport}: the tool's response body. */
+export const contentReportSchema = {
+  $id: 'https://scrape-ai.dev/schemas/tools/content-extractor.json',
+  title: 'ContentReport',
+  type: 'object',
+  additionalProperties: false,
+  required: ['title', 'byline', 'published_time', 'site_name', 'lang', 'excerpt', 'text', 'html', 'word_count', 'reading_time_minutes', 'images', 'readerable'],
+  properties: {
+    title: { type: ['string', 'null'] },
+    byline: { type: ['string', 'null'] },
+    published_time: { type: ['string', 'null'] },
+    site_name: { type: ['string', 'null'] },
+    lang: { type: ['string', 'null'] },
+    excerpt: { type: ['string', 'null'] },
+    text: { type: 'string' },
+    html: { type: 'string' },
+    word_count: { type: 'integer', minimum: 0 },
+    reading_time_minutes: { type: 'integer', minimum: 0 },
+    images: {
+      type: 'array',
+      maxItems: MAX_IMAGES,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['src', 'alt'],
+        properties: { src: { type: 'string', pattern: '^https?://' }, alt: { type: 'string' } },
+      },
+    },
+    readerable: { type: 'boolean' },
+  },
+} as const;
+
+/** Content types read as HTML; `''` (no type given) is read as HTML when the body starts with markup. */
+const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
+
+/**
+ * Extracts the article of `page` (steps in the module comment). Never throws on bad input: a page that is not
+ * HTML gives an empty report (a `text/plain` page gives its text), an empty or broken page the little found.
+ */
+export function extractContent(page: ToolPage): ContentReport {
+  const type = page.contentType.toLowerCase();
+  const body = page.html.length > MAX_HTML_CHARS ? page.html.slice(0, MAX_HTML_CHARS) : page.html;
+  if (type === 'text/plain') return plainTextReport(body, headerLang(page.headers));
+  if (!HTML_TYPES.has(type) && !(type === '' && /^\s*</.test(body))) return emptyReport();
+
+  const doc = parseDocument(body, page.url);
+  const readerable = safe(() => isProbablyReaderable(doc), false);
+  const headTitle = safe(() => rawTitle(doc), '');
+  const meta = readMetadata(doc);
+  const readabilityTitle = safe(() => (new Readability(doc) as unknown as { _getArticleTitle(): string })._getArticleTitle(), null);
+  const article = safe(() => readability(doc).parse(), null);
+
+  let content = article?.content ?? null;
+  if (content) removeBoilerplate(content);
+  let text = content ? blockText(content) : '';
+  if (text.length < SHORT_TEXT_CHARS) {
+    // <body> only when Readability found nothing at all: for a short page it keeps what a reader should not see.
+    const fallback = fallbackContent(body, page.url, text.length === 0);
+    if (fallback && blockText(fallback).length >= Math.max(2 * text.length, 1)) {
+      content = fallback;
+      text = blockText(fallback);
+    }
+  }
+  if (content) stripClasses(content);
+
+  const words = countWords(text, meta.lang);
+  return {
+    title: pickTitle(article?.title ?? null, readabilityTitle, headTitle, meta),
+    byline: clean(article?.byline) ?? meta.byline,
+    published_time: normaliseTime(clean(article?.publishedTime) ?? meta.publishedTime),
+    site_name: clean(article?.siteName) ?? meta.siteName,
+    lang: meta.lang ?? headerLang(page.headers),
+    excerpt: clean(article?.excerpt) ?? firstParagraph(text),
+    text,
+    html: content ? content.innerHTML.trim() : '',
+    word_count: words,
+    reading_time_minutes: readingTimeMinutes(words),
+    images: content ? contentImages(content, doc.baseURI) : [],
+    readerable,
+  };
+}
+
+/**
+ * The text of an HTML fragment laid out as the report's `text` (one block a line, blank lines between
+ * paragraphs, `<br>` a line break). The bench and tests read expected articles with it, so that both sides of
+ * a comparison split words at the same places.
+ */
+export function htmlText(html: string): string {
+  const doc = parseDocument(`<!DOCTYPE html><html><head></head><body>${html}</body></html>`, 'about:blank');
+  return doc.body ? blockText(doc.body) : '';
+}
+
+/**
+ * Minutes to read `words` words at {@link WORDS_PER_MINUTE}, rounded half up, never under 1 for a text that has
+ * words (a 50-word note is "1 min"); 0 for none.
+ */
+export function readingTimeMinutes(words: number): number {
+  if (!(words > 0)) return 0;
+  return Math.max(1, Math.round(words / WORDS_PER_MINUTE));
+}
+
+/** Words of `text`: word-like segments of Intl.Segmenter (UAX #29; ICU dictionaries for CJK and Thai). */
+export function countWords(text: string, lang: string | null = null): number {
+  if (!text) return 0;
+  let locale: string | undefined;
+  try {
+    locale = lang ? (Intl.getCanonicalLocales(lang)[0] ?? undefined) : undefined;
+  } catch {
+    locale = undefined;
+  }
+  let n = 0;
+  for (const s of new Intl.Segmenter(locale, { granularity: 'word' }).segment(text)) if (s.isWordLike) n++;
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Parsing
+
+/**
+ * Readability's exceptions to its "unlikely candidate" names as its main branch has them after 0.6.0: `mathjax`
+ * added, so that formulas MathJax renders in elements whose class names a context menu (`CtxtMenu_Attached`,
+ * "menu" being an unlikely name) stay in the article.
+ */
+const OK_MAYBE_ITS_A_CANDIDATE = /and|article|body|column|content|main|mathjax|shadow/i;
+
+/** Readability over `doc` keeping classes (step 3 reads them; {@link stripClasses} removes them after), giving the content element. */
+function readability(doc: Document): Readability<Element> {
+  const reader = new Readability<Element>(doc, { keepClasses: true, serializer: (node) => node as Element });
+  const internals = reader as unknown as { REGEXPS?: Record<string, RegExp> };
+  if (internals.REGEXPS) internals.REGEXPS = { ...internals.REGEXPS, okMaybeItsACandidate: OK_MAYBE_ITS_A_CANDIDATE };
+  return reader;
+}
+
+/**
+ * A linkedom document of `html`, base URL set. linkedom builds its tree as written (no HTML5 tree construction),
+ * so a fragment without `<html>`, or content without `<body>`, is wrapped first: otherwise it has no body and
+ * Readability sees nothing.
+ */
+function parseDocument(html: string, pageUrl: string): Document {
+  const { document } = parseHTML(wrapDocument(html)) as unknown as { document: Document };
+  const baseHref = document.querySelector('base[href]')?.getAttribute('href') ?? null;
+  const base = resolveUrl(baseHref ?? '', pageUrl) ?? pageUrl;
+  // linkedom's baseURI is the raw <base href> and its documentURI is undefined; Readability resolves links
+  // against `baseURI` and keeps in-page `#anchors` only when the two are equal.
+  Object.defineProperty(document, 'baseURI', { value: base, configurable: true });
+  Object.defineProperty(document, 'documentURI', { value: pageUrl, configurable: true });
+  Object.defineProperty(document, 'URL', { value: pageUrl, configurable: true });
+  // Readability creates elements with upper-case names ("DIV", "P"); linkedom keeps the case and would serialise
+  // `<DIV>`: an HTML document's element names are lower case.
+  const create = document.createElement.bind(document);
+  Object.defineProperty(document, 'createElement', { value: (name: string) => create(name.toLowerCase()), configurable: true });
+  return document;
+}
+
+function wrapDocument(html: string): string {
+  if (!/<html[\s>]/i.test(html)) {
+    return /<(head|body)[\s>]/i.test(html) ? `<!DOCTYPE html><html>${html}</html>` : `<!DOCTYPE html><html><head></head><body>${html}</body></html>`;
+  }
+  if (/<body[\s>]/i.test(html)) return html;
+  if (/<\/head\s*>/i.test(html)) return html.replace(/<\/head\s*>/i, '</head><body>');
+  return html.replace(/<html(\s[^>]*)?>/i, (m) => `${m}<body>`);
+}
+
+/** `href` resolved against `base`; null when it is no valid URL. */
+function resolveUrl(href: string, base: string): string | null {
+  try {
+    return new URL(href.trim(), base).href;
+  } catch {
+    return null;
+  }
+}
+
+function safe<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Boilerplate and fallback
+
+/**
+ * Class and id words of boilerplate blocks (trafilatura's `settings.py` discards the same families: share and
+ * social bars, newsletter boxes, related and recommended stories, promotions and ads), as whole words of the
+ * name (`share-bar`, `relatedPosts`, `ad-slot`; not `shared-data`, `header`, `load`).
+ */
+const BOILERPLATE_NAME =
+  /(?:^|[\s_-])(?:share|sharing|sharebar|social|socials|newsletter|subscribe|subscription|signup|related|relatedposts|recommended|recommendations|more-stories|promo|promotion|advert|advertisement|ad|ads|adslot|sponsor|sponsored|outbrain|taboola)(?:$|[\s_-])/i;
+/** Headings name sections; they are never removed for their names. */
+const HEADING = /^h[1-6]$/i;
+/** A boilerplate block is removed only while it holds at most this share of the content's text. */
+const BOILERPLATE_MAX_SHARE = 0.15;
+
+/** Removes the boilerplate blocks Readability kept (step 3); the text left is never less than 85%. */
+function removeBoilerplate(content: Element): void {
+  const total = visibleLength(content);
+  if (total === 0) return;
+  let removed = 0;
+  for (const el of Array.from(content.querySelectorAll('[class], [id]'))) {
+    if (!content.contains(el) || HEADING.test(el.localName)) continue;
+    // An id of many words is an anchor made from a heading's text (Wikipedia's `Eich_CEO_promotion_controversy`).
+    const id = el.getAttribute('id') ?? '';
+    const names = `${splitCamel(el.getAttribute('class') ?? '')} ${id.split(/[\s_-]+/).length <= 3 ? splitCamel(id) : ''}`;
+    if (!BOILERPLATE_NAME.test(names)) continue;
+    const len = visibleLength(el);
+    if (len > total * BOILERPLATE_MAX_SHARE || removed + len > total * BOILERPLATE_MAX_SHARE) continue;
+    removed += len;
+    el.remove();
+  }
+}
+
+/** `relatedPosts` → `related-Posts`: camel-case names split into words. */
+function splitCamel(name: string): string {
+  return name.replace(/([a-z])([A-Z])/g, '$1-$2');
+}
+
+function visibleLength(el: Element): number {
+  return (el.textContent ?? '').replace(/\s+/g, '').length;
+}
+
+/** Elements never part of a fallback's content. */
+const FALLBACK_DROP =
+  'script, style, noscript, template, iframe, object, embed, form, button, select, input, textarea, nav, header, footer, aside, ' +
+  '[hidden], [aria-hidden="true"], [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"]';
+
+/** The fallback of step 4, from a fresh parse (Readability emptied the first); null when the page has no text. */
+function fallbackContent(html: string, pageUrl: string, wholeBody: boolean): Element | null {
+  const doc = parseDocument(html, pageUrl);
+  const pick = (selector: string): Element | null => {
+    let best: Element | null = null;
+    let bestLen = 0;
+    for (const el of Array.from(doc.querySelectorAll(selector))) {
+      const len = visibleLength(el);
+      if (len > bestLen) [best, bestLen] = [el, len];
+    }
+    return best;
+  };
+  const root = pick('[itemprop="articleBody"]') ?? pick('article') ?? pick('main, [role="main"]') ?? (wholeBody ? doc.body : null);
+  if (!root) return null;
+  for (const el of Array.from(root.querySelectorAll(FALLBACK_DROP))) el.remove();
+  for (const el of Array.from(root.querySelectorAll('[style]'))) {
+    if (/(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(el.getAttribute('style') ?? '')) el.remove();
+  }
+  for (const el of Array.from(root.querySelectorAll('*'))) {
+    for (const attr of Array.from(el.attributes)) {
+      const name = attr.name.toLowerCase();
+      if (name.startsWith('on') || name === 'style') el.removeAttribute(attr.name);
+      else if ((name === 'href' || name === 'src') && !attr.value.startsWith('#')) {
+        const abs = resolveUrl(attr.value, doc.baseURI);
+        if (abs) el.setAttribute(attr.name, abs);
+      }
+    }
+  }
+  const wrapper = doc.createElement('div');
+  wrapper.innerHTML = `<div id="readability-page-1" class="page">${root.innerHTML}</div>`;
+  return visibleLength(wrapper) > 0 ? wrapper : null;
+}
+
+/** Removes class attributes as Readability does by default (its `page` class on the page wrapper stays). */
+function stripClasses(content: Element): void {
+  for (const el of Array.from(content.querySelectorAll('[class]'))) {
+    if (el.id === 'readability-page-1' || el.getAttribute('class') === 'page') el.setAttribute('class', 'page');
+    else el.removeAttribute('class');
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Text and images
+
+const BLOCK = new Set([
+  'address', 'article', 'aside', 'blockquote', 'dd', 'details', 'dialog', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure',
+  'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section',
+  'summary', 'table', 'tbody', 'thead', 'tfoot', 'tr', 'ul', 'caption',
+]);
+/** Blocks followed by a blank line (the others by a line break). */
+const PARAGRAPH = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'figure', 'table', 'ul', 'ol', 'dl', 'hr']);
+const SKIP_TEXT = new Set(['script', 'style', 'noscript', 'template']);
+
+/**
+ * The text of `root`, laid out by blocks: a block element starts a new line (a paragraph-like block a new
+ * paragraph), `<br>` breaks the line, table cells are separated by a tab; whitespace inside a line is folded
+ * except in `<pre>`.
+ */
+function blockText(root: Element): string {
+  const out: string[] = [];
+  let line = '';
+  const flush = (breaks: number): void => {
+    const t = line.replace(/[ \t\f\r\n\u00a0]+/g, ' ').trim();
+    if (t) out.push(t, breaks > 1 ? '\n\n' : '\n');
+    else if (breaks > 1 && out.length && out[out.length - 1] === '\n') out[out.length - 1] = '\n\n';
+    line = '';
+  };
+  const walk = (node: Node, pre: boolean): void => {
+    if (node.nodeType === 3) {
+      const v = node.nodeValue ?? '';
+      if (pre) {
+        flush(1);
+        out.push(v.replace(/\r\n?/g, '\n').replace(/^\n+|\n+$/g, ''), '\n\n');
+      } else line += v;
+      return;
+    }
+    if (node.nodeType !== 1) return;
+    const el = node as Element;
+    const tag = el.localName.toLowerCase();
+    if (SKIP_TEXT.has(tag)) return;
+    if (tag === 'br') return flush(1);
+    if (tag === 'td' || tag === 'th') line += '\t';
+    const block = BLOCK.has(tag);
+    if (block) flush(1);
+    for (const child of Array.from(el.childNodes)) walk(child, pre || tag === 'pre');
+    if (block) flush(PARAGRAPH.has(tag) ? 2 : 1);
+  };
+  walk(root, false);
+  flush(1);
+  return out.join('').replace(/\n{3,}/g, '\n\n').trim();
+}
+
+/** The content's `<img>` (and `<picture>` sources through their img), absolute, each once, `data:` left out. */
+function contentImages(content: Element, base: string): ContentImage[] {
+  const seen = new Set<string>();
+  const images: ContentImage[] = [];
+  for (const img of Array.from(content.querySelectorAll('img'))) {
+    const raw = img.getAttribute('src') || firstSrcset(img.getAttribute('srcset')) || img.getAttribute('data-src') || '';
+    if (!raw || /^\s*data:/i.test(raw)) continue;
+    const src = resolveUrl(raw, base);
+    if (!src || !/^https?:/i.test(src) || seen.has(src)) continue;
+    seen.add(src);
+    images.push({ src, alt: (img.getAttribute('alt') ?? '').replace(/\s+/g, ' ').trim() });
+    if (images.length >= MAX_IMAGES) break;
+  }
+  return images;
+}
+
+function firstSrcset(srcset: string | null): string | null {
+  const first = srcset?.trim().split(/\s*,\s+/)[0]?.trim().split(/\s+/)[0];
+  return first || null;
+}
+
+function firstParagraph(text: string): string | null {
+  const first = text.split('\n').find((l) => l.trim().length > 0);
+  return first ? first.trim() : null;
+}
+
+function plainTextReport(body: string, lang: string | null): ContentReport {
+  const text = body.replace(/\r\n?/g, '\n').replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+  const words = countWords(text, lang);
+  const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return {
+    ...emptyReport(),
+    lang,
+    excerpt: firstParagraph(text),
+    text,
+    html: text ? `<pre>${escaped}</pre>` : '',
+    word_count: words,
+    reading_time_minutes: readingTimeMinutes(words),
+  };
+}
+
+function emptyReport(): ContentReport {
+  return {
+    title: null,
+    byline: null,
+    published_time: null,
+    site_name: null,
+    lang: null,
+    excerpt: null,
+    text: '',
+    html: '',
+    word_count: 0,
+    reading_time_minutes: 0,
+    images: [],
+    readerable: false,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Metadata
+
+/** Metadata read from the untouched document where Readability has none. */
+interface PageMetadata {
+  headline: string | null;
+  byline: string | null;
+  publishedTime: string | null;
+  siteName: string | null;
+  lang: string | null;
+}
+
+function readMetadata(doc: Document): PageMetadata {
+  const metaContent = (selector: string): string | null => {
+    for (const el of Array.from(doc.querySelectorAll(selector))) {
+      const v = clean(el.getAttribute('content'));
+      if (v) return v;
+    }
+    return null;
+  };
+  const ld = safe(() => jsonLd(doc), {} as JsonLdArticle);
+  const langAttr = clean(doc.documentElement?.getAttribute('lang')) ?? clean(doc.documentElement?.getAttribute('xml:lang'));
+  return {
+    headline: ld.headline ?? null,
+    byline:
+      ld.author ??
+      clean(doc.querySelector('[itemprop~="author"] [itemprop~="name"]')?.textContent) ??
+      clean(doc.querySelector('[itemprop~="author"]')?.textContent) ??
+      clean(doc.querySelector('a[rel~="author"]')?.textContent),
+    publishedTime:
+      ld.datePublished ??
+      metaContent('meta[property="og:published_time"], meta[itemprop="datePublished"], meta[name="date"], meta[name="DC.date"], meta[name="dc.date"], meta[name="dcterms.date"], meta[name="DC.date.issued"], meta[name="pubdate"], meta[name="publish-date"], meta[name="sailthru.date"]') ??
+      clean(doc.querySelector('[itemprop~="datePublished"][datetime], time[pubdate][datetime]')?.getAttribute('datetime')) ??
+      clean(doc.querySelector('article time[datetime], time[datetime]')?.getAttribute('datetime')),
+    siteName: ld.publisher ?? metaContent('meta[name="application-name"]'),
+    lang: langAttr ?? metaContent('meta[http-equiv="content-language" i]')?.split(',')[0]?.trim() ?? null,
+  };
+}
+
+/** The fields of a JSON-LD article (schema.org `Article` and its kinds) this tool reads. */
+interface JsonLdArticle {
+  headline?: string;
+  author?: string;
+  datePublished?: string;
+  publisher?: string;
+}
+
+/** The first schema.org article-like object of the page's JSON-LD (`@graph` searched too). */
+function jsonLd(doc: Document): JsonLdArticle {
+  const found: JsonLdArticle = {};
+  const visit = (value: unknown): boolean => {
+    if (Array.isArray(value)) return value.some(visit);
+    if (!value || typeof value !== 'object') return false;
+    const o = value as Record<string, unknown>;
+    if (o['@graph']) return visit(o['@graph']);
+    const types = ([] as unknown[]).concat(o['@type'] ?? []).map(String);
+    if (!types.some((t) => /Article|BlogPosting|NewsArticle|Report|WebPage|Posting/i.test(t))) return false;
+    if (typeof o.headline === 'string') found.headline = clean(o.headline) ?? undefined;
+    else if (typeof o.name === 'string') found.headline = clean(o.name) ?? undefined;
+    const names = ([] as unknown[]).concat(o.author ?? []).map((a) => (typeof a === 'string' ? a : typeof a === 'object' && a && typeof (a as { name?: unknown }).name === 'string' ? (a as { name: string }).name : '')).map((s) => s.trim()).filter(Boolean);
+    if (names.length) found.author = names.join(', ');
+    if (typeof o.datePublished === 'string') found.datePublished = clean(o.datePublished) ?? undefined;
+    const pub = o.publisher as { name?: unknown } | undefined;
+    if (pub && typeof pub.name === 'string') found.publisher = clean(pub.name) ?? undefined;
+    return true;
+  };
+  for (const script of Array.from(doc.querySelectorAll('script[type="application/ld+json"]'))) {
+    try {
+      if (visit(JSON.parse((script.textContent ?? '').replace(/^\s*<!\[CDATA\[|\]\]>\s*$/g, '')))) break;
+    } catch {
+      // a broken block is skipped, as search engines skip it
+    }
+  }
+  return found;
+}
+
+/** The document's `<title>` text, whitespace folded. */
+function rawTitle(doc: Document): string {
+  return (doc.querySelector('title')?.textContent ?? '').replace(/\s+/g, ' ').trim();
+}
+
+/** Title separators: Readability 0.6.0's `| - \ / > »` and the en and em dashes upstream added after it. */
+const TITLE_SEPARATOR = /\s[|\-–—\\/>»]\s/g;
+
+/**
+ * The title. Readability's, except where it came from `<title>` (it equals Readability's own reading of it):
+ * then the `<title>` is read again with en and em dashes as separators too (Readability's main branch after
+ * 0.6.0: "Headline – Site" gives "Headline"), keeping the whole title when the part left would be 4 words or
+ * fewer. JSON-LD's headline when nothing else.
+ */
+function pickTitle(readability: string | null, readabilityOwn: string | null, head: string, meta: PageMetadata): string | null {
+  const got = clean(readability);
+  if (got && got === clean(readabilityOwn) && head && /\s[–—]\s/.test(head)) return clean(splitTitle(head)) ?? got;
+  return got ?? meta.headline ?? (clean(head) || null);
+}
+
+function splitTitle(orig: string): string {
+  const seps = Array.from(orig.matchAll(TITLE_SEPARATOR));
+  if (!seps.length) return orig;
+  const hierarchical = /\s[\\/>»]\s/.test(orig);
+  const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
+  let cur = orig.slice(0, seps[seps.length - 1]!.index);
+  if (words(cur) < 3) cur = orig.replace(/^[^|\-–—\\/>»]*[|\-–—\\/>»]/, '');
+  cur = cur.trim().replace(/\s{2,}/g, ' ');
+  const n = words(cur);
+  if (n <= 4 && (!hierarchical || n !== words(orig.replace(/[|\-–—\\/>»]+/g, '')) - 1)) return orig;
+  return cur;
+}
+
+/** The first language tag of a `Content-Language` header. */
+function headerLang(headers: Record<string, string>): string | null {
+  return clean(headers['content-language']?.split(',')[0]) ?? null;
+}
+
+/** HTML's ASCII whitespace (and no-break spaces); an ideographic space U+3000 is text in CJK titles. */
+const HTML_SPACE = /[ \t\n\f\r\u00a0]+/g;
+
+/** `s` trimmed with whitespace folded; null for nothing. */
+function clean(s: string | null | undefined): string | null {
+  if (typeof s !== 'string') return null;
+  const t = s.replace(HTML_SPACE, ' ').trim();
+  return t ? t : null;
+}
+
+/** ISO 8601 date or date-time: kept as written. */
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+/** A time zone named in a date string (`Z`, `GMT`, `UTC`, `+0100`, `EST`, …). */
+const HAS_ZONE = /(?:\d(?:Z)|\b(?:GMT|UTC|UT|[ECMP][SD]T)\b|[+-]\d{2}:?\d{2}\s*$)/i;
+
+/**
+ * A publication time as ISO 8601: an ISO 8601 value as written (`T` for a space separator), another format
+ * JavaScript's `Date` reads (RFC 2822 `Tue, 05 Mar 2019 10:00:00 GMT`, `March 5, 2019`) as UTC
+ * `YYYY-MM-DDTHH:mm:ss.sssZ` (a value without zone read as UTC), anything else as found.
+ */
+export function normaliseTime(value: string | null): string | null {
+  if (!value) return null;
+  const v = value.trim();
+  if (ISO_8601.test(v)) return v.replace(' ', 'T');
+  if (!/\d/.test(v) || /^\d+$/.test(v)) return v;
+  const d = new Date(v);
+  if (Number.isNaN(d.getTime())) return v;
+  if (HAS_ZONE.test(v)) return d.toISOString();
+  return new Date(Date.UTC(d.getFullYear(), d.getMonth(), d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds(), d.getMilliseconds())).toISOString();
+}
