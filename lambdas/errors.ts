@@ -35,7 +35,7 @@ export interface ErrorCodeSpec {
 /**
  * The closed list of error codes (ARCHITECTURE.md, "Errors"). Statuses are SPEC.md's ("Errors"): 400 bad
  * request data, 401 bad key or login, 404 no such resource, 429 rate limit or quota, 500 server error;
- * 403, 405, 408, 409, 413, 417, 431, 501 and 503 where SPEC.md is silent (docs/decisions.md).
+ * 403, 405, 408, 409, 413, 417, 422, 431, 501 and 503 where SPEC.md is silent (docs/decisions.md).
  */
 export const ERROR_CODES = {
   invalid_request: {
@@ -118,6 +118,11 @@ export const ERROR_CODES = {
     where: ['job'],
     description: 'A generate job found no config whose trial run returned items: the message lists each candidate tried and why it failed',
     details: '`[{tried}]`',
+  },
+  target_unreachable: {
+    status: 422, where: ['http'],
+    description: "A tool's target could not be reached: its name does not resolve, the connection is refused or reset, it timed out, TLS failed, too many redirects, or the answer is larger than the tool reads; the message says which",
+    details: '`[{url, reason}]`, reason one of `dns`, `refused`, `reset`, `timeout`, `tls`, `redirects`, `too_large`, `network`',
   },
   fetch_failed: {
     where: ['fetcher'],

@@ -10,12 +10,14 @@ import {
   AccessLogFormat, ApiKeySourceType, Cors, EndpointType, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, Period,
   ResponseType, RestApi, TokenAuthorizer, UsagePlan, type IResource,
 } from 'aws-cdk-lib/aws-apigateway';
+import { Architecture, type ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { routes, type RouteDef } from '../lambdas/routes.ts';
 import { loadPlans, type Billing } from '../lambdas/core/plans.ts';
 import type { Data } from './data.ts';
+import { chromiumLayer } from './chromium-layer.ts';
 import { serviceFunction } from './lambda.ts';
 import type { Queues } from './queues.ts';
 import { physicalNames, type StageConfig } from './stage.ts';
@@ -53,6 +55,10 @@ export class Api extends Construct {
       description: 'scrape-ai HTTP API (SPEC.md), one Lambda per route',
       endpointTypes: [EndpointType.REGIONAL],
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+      // Images (the screenshot tool) leave the Lambdas base64-encoded (isBase64Encoded); API Gateway decodes them only
+      // for binary media types. JSON answers are not base64 and pass unchanged; JSON bodies arrive base64, which
+      // the handlers decode (lambdas/http/middleware.ts).
+      binaryMediaTypes: ['*/*'],
       cloudWatchRole: true,
       deployOptions: {
         stageName: stage.name,
@@ -89,9 +95,17 @@ export class Api extends Construct {
       resultsCacheTtl: Duration.minutes(5),
     });
 
+    // One Chromium layer for the routes that render pages (the screenshot tool, the tech detector's render).
+    let chromium: ILayerVersion | null = null;
     for (const route of routes) {
       const fn = serviceFunction(this, routeFunctionId(route), {
         entry: route.handler, stage, environment: p.environment, description: `${route.method} ${route.path}: ${route.summary}`,
+        ...(route.browser ? {
+          architecture: Architecture.X86_64,
+          memoryMb: stage.workerMemoryMb,
+          ephemeralStorageMb: stage.workerEphemeralMb,
+          layers: [chromium ??= chromiumLayer(this, 'Chromium')],
+        } : {}),
       });
       this.grant(route, fn, p);
       this.functions.set(route, fn);
@@ -120,8 +134,8 @@ export class Api extends Construct {
     if (a.table === 'write') p.data.table.grantReadWriteData(fn);
     else p.data.table.grantReadData(fn);
     for (const q of a.queues ?? []) p.queues[q].queue.grantSendMessages(fn);
-    if (a.bucket === 'read') p.data.bucket.grantRead(fn);
-    if (a.bucket === 'write') p.data.bucket.grantPut(fn);
+    if (a.bucket === 'read' || a.bucket === 'read-write') p.data.bucket.grantRead(fn);
+    if (a.bucket === 'write' || a.bucket === 'read-write') p.data.bucket.grantPut(fn);
     if (a.secret) p.data.sealingSecret.grantRead(fn);
   }
 }

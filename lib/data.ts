@@ -49,7 +49,8 @@ export class Data extends Construct {
       autoDeleteObjects: stage.name !== 'prod',
       lifecycleRules: [
         { id: 'results', prefix: 'results/', expiration: Duration.days(stage.resultRetentionDays) },
-        { id: 'screenshots', prefix: 'screenshots/', expiration: Duration.days(stage.resultRetentionDays) },
+        // Screenshot URLs work for an hour (lambdas/tools/screenshot.ts); a day is S3's shortest expiration.
+        { id: 'screenshots', prefix: 'screenshots/', expiration: Duration.days(1) },
         { id: 'incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
     });

@@ -75,6 +75,24 @@ function hourWindow(now: Date): { counter: string; end: Date; retryAfter: number
   return { counter: `calls:${hourKey(now)}`, end, retryAfter: Math.max(1, Math.ceil((end.getTime() - now.getTime()) / 1000)) };
 }
 
+/** The day window of a tool's daily limit: its counter, when it ends (next 00:00 UTC), and the seconds until then. */
+function dayWindow(tool: string, now: Date): { counter: string; end: Date; retryAfter: number } {
+  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+  return { counter: `tool:${tool}:${now.toISOString().slice(0, 10)}`, end, retryAfter: Math.max(1, Math.ceil((end.getTime() - now.getTime()) / 1000)) };
+}
+
+/** Calls a day the plan allows of a tool (its own entry, else `*`); undefined when the plan sets none. */
+export function toolDailyLimit(plan: Plan, tool: string): number | undefined {
+  return plan.tool_calls_per_day?.[tool] ?? plan.tool_calls_per_day?.['*'];
+}
+
+function toolLimited(plan: Plan, tool: string, limit: number, retryAfter: number): CodedError {
+  return new CodedError('rate_limited',
+    `Daily limit of the ${tool} tool on the ${plan.label} plan reached: ${limit} calls per day (UTC); retry in ${retryAfter} s`,
+    [{ limit, window: 'day', retry_after_seconds: retryAfter, reason: 'tool_daily_limit', tool }],
+    { 'Retry-After': String(retryAfter) });
+}
+
 function rateLimited(plan: Plan, retryAfter: number): CodedError {
   return new CodedError('rate_limited',
     `Rate limit of the ${plan.label} plan reached: ${plan.rate_limit_per_hour} calls that start work per hour; retry in ${retryAfter} s`,
@@ -96,12 +114,17 @@ function quotaExceeded(svc: Services, plan: Plan, op: Operation, q: NonNullable<
  * quota. {@link meter} still decides atomically afterwards.
  * @throws CodedError `plan_required`, `plan_unknown`, `rate_limited`, `quota_exceeded`, as {@link meter}.
  */
-export async function checkHeadroom(svc: Services, account: AccountRecord, op: Operation): Promise<void> {
+export async function checkHeadroom(svc: Services, account: AccountRecord, op: Operation, tool?: string): Promise<void> {
   const plan = checkPlan(svc, account, op);
   const now = svc.clock.now();
   if (svc.plans.billing === 'credits' && plan.rate_limit_per_hour !== undefined) {
     const w = hourWindow(now);
     if ((await svc.store.getCounter(account.id, w.counter)) >= plan.rate_limit_per_hour) throw rateLimited(plan, w.retryAfter);
+  }
+  const perDay = tool === undefined ? undefined : toolDailyLimit(plan, tool);
+  if (tool !== undefined && perDay !== undefined) {
+    const d = dayWindow(tool, now);
+    if ((await svc.store.getCounter(account.id, d.counter)) >= perDay) throw toolLimited(plan, tool, perDay, d.retryAfter);
   }
   const q = quotaFor(svc, plan, op, now);
   if (!q || q.cost === 0) return;
@@ -111,12 +134,15 @@ export async function checkHeadroom(svc: Services, account: AccountRecord, op: O
 
 /**
  * Checks and spends for an operation that starts work, in this order: API access and server execution
- * ({@link checkPlan}: 403 `plan_required`), the hourly rate limit (429 `rate_limited` with Retry-After; variant B), the
- * monthly quota (429 `quota_exceeded`). A call refused by the quota still counts against the rate limit.
+ * ({@link checkPlan}: 403 `plan_required`), the hourly rate limit (429 `rate_limited` with Retry-After; variant B),
+ * for a tool its daily limit (429 `rate_limited`, reason `tool_daily_limit`, Retry-After to 00:00 UTC), the
+ * monthly quota (429 `quota_exceeded`). A call refused by the quota still counts against the rate limit, not
+ * against the tool's daily limit.
+ * @param tool the tool's name (`seo-analyzer`) when `op` is `tool`.
  * @returns the charge, for {@link refund}.
  * @throws CodedError with the codes above.
  */
-export async function meter(svc: Services, account: AccountRecord, op: Operation): Promise<Charge | null> {
+export async function meter(svc: Services, account: AccountRecord, op: Operation, tool?: string): Promise<Charge | null> {
   const plan = checkPlan(svc, account, op);
   const now = svc.clock.now();
   if (svc.plans.billing === 'credits' && plan.rate_limit_per_hour !== undefined) {
@@ -124,10 +150,19 @@ export async function meter(svc: Services, account: AccountRecord, op: Operation
     const { ok } = await svc.store.consume(account.id, w.counter, 1, plan.rate_limit_per_hour, new Date(w.end.getTime() + 3600_000).toISOString());
     if (!ok) throw rateLimited(plan, w.retryAfter);
   }
+  const perDay = tool === undefined ? undefined : toolDailyLimit(plan, tool);
+  const day = tool !== undefined && perDay !== undefined ? dayWindow(tool, now) : null;
+  if (day) {
+    const { ok } = await svc.store.consume(account.id, day.counter, 1, perDay!, new Date(day.end.getTime() + 86_400_000).toISOString());
+    if (!ok) throw toolLimited(plan, tool!, perDay!, day.retryAfter);
+  }
   const q = quotaFor(svc, plan, op, now);
   if (!q || q.cost === 0) return null;
   const { ok, used } = await svc.store.consume(account.id, q.counter, q.cost, q.limit, nextMonth(now).toISOString());
-  if (!ok) throw quotaExceeded(svc, plan, op, q, used, now);
+  if (!ok) {
+    if (day) await svc.store.refund(account.id, day.counter, 1);
+    throw quotaExceeded(svc, plan, op, q, used, now);
+  }
   return { counter: q.counter, amount: q.cost };
 }
 

@@ -27,6 +27,11 @@ export interface Plan {
   yaml_generations_per_month?: number;
   /** The API Gateway usage plan of this plan (cloud): per-account throttle and monthly request quota over all calls. */
   gateway?: { rate_per_second: number; burst: number; requests_per_month: number };
+  /**
+   * Calls per UTC day per account of each tool (`seo-analyzer`, …), `*` for the tools without an entry of
+   * their own; absent: no daily limit (SPEC.md "Other limits": the SEO analyzer, 30 a day).
+   */
+  tool_calls_per_day?: Record<string, number>;
 }
 
 /** The plans and operation costs of one variant. */
@@ -66,6 +71,7 @@ export function loadPlans(billing: Billing, file?: string): PlanCatalog {
       check(typeof p.monthly_scrapes === 'number', `plan "${name}" lacks monthly_scrapes`);
       check(typeof p.yaml_generations_per_month === 'number', `plan "${name}" lacks yaml_generations_per_month`);
     }
+    for (const [tool, n] of Object.entries(p.tool_calls_per_day ?? {})) check(Number.isInteger(n) && n >= 0, `plan "${name}" tool_calls_per_day.${tool} must be an integer >= 0`);
     plans[name] = { ...p, name };
   }
   return { billing, default_plan: v.default_plan, costs: v.costs, plans };

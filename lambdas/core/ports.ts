@@ -203,6 +203,11 @@ export interface BlobStore {
   /** @returns null when absent. */
   get(key: string): Promise<Buffer | null>;
   delete(key: string): Promise<void>;
+  /**
+   * A URL that reads the object without credentials for `expiresInSeconds` (a presigned S3 GET URL). Absent where
+   * the store has no such URLs (local files): the service then serves the object itself.
+   */
+  presignGet?(key: string, expiresInSeconds: number): Promise<string>;
 }
 
 /**

@@ -172,7 +172,7 @@ function jsonBody(validate: ValidateFunction): MiddlewareObj<ApiEvent, ApiResult
       try {
         body = raw.trim() === '' ? {} : JSON.parse(raw);
       } catch (err) {
-        const ct = e.headers?.['content-type'] ?? e.headers?.['Content-Type'];
+        const ct = requestHeader(e, 'content-type');
         throw new CodedError('invalid_json', `The request body is not valid JSON (${(err as Error).message})${ct && !/json/i.test(ct) ? `; send it with Content-Type: application/json, not ${ct}` : ''}`);
       }
       if (!validate(body)) {
@@ -221,4 +221,26 @@ export function uuidParam(event: ApiEvent, what: string): string {
   const id = event.pathParameters?.id ?? '';
   if (!UUID_RE.test(id)) throw new CodedError('not_found', `${what} ${id} not found`);
   return id.toLowerCase();
+}
+
+/** A request header by name, whatever its case (API Gateway keeps the client's; node:http lower-cases). */
+export function requestHeader(event: ApiEvent, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  for (const [k, v] of Object.entries(event.headers ?? {})) if (k.toLowerCase() === lower && v != null) return v;
+  return undefined;
+}
+
+/** Whether the caller asks for JSON in its `Accept` header (the screenshot tool answers an image otherwise). */
+export function acceptsJson(event: ApiEvent): boolean {
+  return /\bapplication\/json\b/i.test(requestHeader(event, 'accept') ?? '');
+}
+
+/** A binary response (an image), base64 in the proxy result as API Gateway's binary media types expect. */
+export function binary(statusCode: number, body: Buffer, contentType: string, headers: Record<string, string> = {}): ApiResult {
+  return {
+    statusCode,
+    headers: { 'Content-Type': contentType, 'Cache-Control': 'no-store', 'Access-Control-Allow-Origin': '*', ...headers },
+    body: body.toString('base64'),
+    isBase64Encoded: true,
+  };
 }

@@ -58,6 +58,10 @@ export interface FetchedPage {
   charset: string;
   /** Retries spent on this request. */
   retries: number;
+  /** Each `Set-Cookie` header of the final response, whole (they cannot be joined with commas). */
+  setCookies: string[];
+  /** The URL of each hop: the requested URL first, the final URL last (`[url]` without redirects). */
+  redirectChain: string[];
 }
 
 /** Per-request options. */
@@ -75,10 +79,15 @@ const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDO
 /** A fetch that failed for good; code `fetch_failed` (or `response_too_large`). */
 export class FetchError extends CodedError {
   readonly status?: number;
-  constructor(code: 'fetch_failed' | 'response_too_large', message: string, url: string, status?: number) {
+  /**
+   * @param cause the error of the last attempt (a Node system error with its `code`, a TimeoutError), so that
+   *   callers can say why (lambdas/tools/run.ts tells DNS from refused, reset, time-out and TLS).
+   */
+  constructor(code: 'fetch_failed' | 'response_too_large', message: string, url: string, status?: number, cause?: unknown) {
     super(code, message, [{ url, ...(status ? { status } : {}) }]);
     this.name = 'FetchError';
     if (status !== undefined) this.status = status;
+    if (cause !== undefined) this.cause = cause;
   }
 }
 
@@ -246,7 +255,7 @@ export class Fetcher {
         const transient = RETRYABLE_CODES.has(code) || (err as Error).name === 'TimeoutError';
         if (!transient || attempt >= this.o.retries) {
           if (err instanceof CodedError && !(err as { syscall?: unknown }).syscall) throw err;
-          throw new FetchError('fetch_failed', `Could not fetch ${url}: ${(err as Error).message}${attempt ? ` (after ${attempt} retries)` : ''}`, url);
+          throw new FetchError('fetch_failed', `Could not fetch ${url}: ${(err as Error).message}${attempt ? ` (after ${attempt} retries)` : ''}`, url, undefined, err);
         }
         await sleep(this.backoff(attempt), options.signal);
         attempt++;
@@ -282,6 +291,7 @@ export class Fetcher {
   private async fetchHops(first: URL, startUrl: string, options: FetchRequestOptions, signal: AbortSignal): Promise<FetchedPage> {
     let url = first;
     const origin = url.origin;
+    const chain = [first.href];
     for (let hop = 0; ; hop++) {
       const res: Dispatcher.ResponseData = await this.agent.request({
         origin: url.origin,
@@ -312,6 +322,7 @@ export class Fetcher {
           throw new FetchError('fetch_failed', `Bad redirect Location "${location}" from ${url.href}`, url.href);
         }
         url = this.guard.checkUrl(next);
+        chain.push(url.href);
         continue;
       }
       const declared = Number(headers['content-length']);
@@ -349,6 +360,8 @@ export class Fetcher {
         text,
         charset,
         retries: 0,
+        setCookies: ([] as string[]).concat(res.headers['set-cookie'] ?? []),
+        redirectChain: chain,
       };
     }
   }

@@ -32,6 +32,35 @@ describe('metering', () => {
     assert.equal((await subscriptionView(svc, a)).credits_remaining, 3.9);
   });
 
+  it('tools: the SEO analyzer 30 calls per UTC day, other tools their plan\'s own allowance; a quota refusal gives the day\'s slot back', async () => {
+    const { svc, setNow, account } = setup('credits', 'pro');
+    const a = await account();
+    setNow('2026-11-22T22:00:00.000Z');
+    for (let i = 0; i < 30; i++) {
+      setNow(`2026-11-22T${String(22 + Math.floor(i / 20)).padStart(2, '0')}:00:00.000Z`); // two clock hours: the hourly limit is not what stops it
+      await meter(svc, a, 'tool', 'seo-analyzer');
+    }
+    await assert.rejects(meter(svc, a, 'tool', 'seo-analyzer'), (e: Error & { code?: string; headers?: Record<string, string>; details?: Array<Record<string, unknown>> }) => {
+      assert.equal(e.code, 'rate_limited');
+      assert.equal(e.headers?.['Retry-After'], String(3600), 'until 00:00 UTC');
+      assert.deepEqual(e.details?.[0], { limit: 30, window: 'day', retry_after_seconds: 3600, reason: 'tool_daily_limit', tool: 'seo-analyzer' });
+      return true;
+    });
+    await assert.rejects(checkHeadroom(svc, a, 'tool', 'seo-analyzer'), { code: 'rate_limited' });
+    await meter(svc, a, 'tool', 'content-extractor'); // its own allowance ("*": 1000 on pro)
+    setNow('2026-11-23T00:00:00.000Z');
+    await meter(svc, a, 'tool', 'seo-analyzer');
+    assert.equal(await svc.store.getCounter(a.id, 'tool:seo-analyzer:2026-11-23'), 1);
+
+    // A free account with its credits spent: the quota refuses, and the day's slot is given back.
+    const free = setup('credits', 'free');
+    const f = await free.account();
+    free.setNow('2026-11-22T10:00:00.000Z');
+    await free.svc.store.consume(f.id, 'credits:2026-11', 5000, 5000);
+    await assert.rejects(meter(free.svc, f, 'tool', 'seo-analyzer'), { code: 'quota_exceeded' });
+    assert.equal(await free.svc.store.getCounter(f.id, 'tool:seo-analyzer:2026-11-22'), 0);
+  });
+
   it('free (variant B) cannot run on the server; the refusal costs nothing', async () => {
     const { svc, account } = setup('credits', 'free');
     const a = await account();

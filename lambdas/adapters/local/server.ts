@@ -14,6 +14,7 @@
  */
 import { installServices } from '../../core/services.ts';
 import { logger } from '../../logger.ts';
+import { closeBrowser } from '../../workers/worker-browser.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { startDeadLetterPoller } from './dead-letter-poller.ts';
 import { ThreadConfigParser } from './config-parser.ts';
@@ -59,6 +60,8 @@ export async function startLocalService(settings: LocalSettings): Promise<LocalS
     const pool = startWorkerPool(settings, local);
     started.push(pool, startWatchdog(settings, local, pool.slots), startDeadLetterPoller(local), startCounterSweeper(local));
     const firstAccount = await createFirstAccount(local.services);
+    // The browser of the tools that render (screenshot, tech-detector render) on the HTTP thread, closed after HTTP stops.
+    started.push({ stop: () => closeBrowser() });
     const http = await startHttpServer(settings.host, settings.port);
     started.push({ stop: () => http.close() });
     return { url: http.url, local, firstAccount, close: () => closing ??= stop() };

@@ -1,0 +1,74 @@
+/**
+ * The screenshot tool's work (docs/tools.md "screenshot"): the call's checks and metering (core/tools.ts), a
+ * reachability probe, the shot in the worker's browser, and, for a JSON answer, the image stored with a URL
+ * that works for an hour.
+ */
+import { CodedError } from '../errors.ts';
+import type { BrowserHost } from '../engine/browser/host.ts';
+import { screenshot, type Screenshot } from '../engine/browser/screenshot.ts';
+import { imageSize, newScreenshotId, screenshotKey, SCREENSHOT_PREFIX, SCREENSHOT_TTL_S, type ScreenshotBody, type ScreenshotFormat, type ScreenshotStored } from '../tools/screenshot.ts';
+import type { AccountRecord } from './ports.ts';
+import type { Services } from './services.ts';
+import { browserLoadError, probeTarget, startToolCall, TOOL_DEADLINE_MS, withRefundOnUnreachable } from './tools.ts';
+
+/**
+ * Takes the screenshot a tool call asks for.
+ * @param host the browser of this process (a worker's, or the local service's).
+ * @returns the image.
+ * @throws CodedError as core/tools.ts `startToolCall`; `target_unreachable` (422) when the page cannot be
+ *   loaded; `target_forbidden` when the guard refuses it or a request of its navigation.
+ */
+export async function takeScreenshot(svc: Services, account: AccountRecord, host: BrowserHost, body: ScreenshotBody): Promise<Screenshot> {
+  const call = await startToolCall(svc, account, 'screenshot', body.url);
+  return withRefundOnUnreachable(svc, account, call, async () => {
+    await probeTarget(svc, call);
+    try {
+      return await screenshot(host, call.url.href, {
+        type: body.format ?? 'png',
+        fullPage: body.full_page ?? false,
+        width: body.width ?? 1366,
+        height: body.height ?? 900,
+        deviceScaleFactor: body.device_scale_factor ?? 1,
+        delayMs: body.delay ?? 0,
+        timeoutMs: TOOL_DEADLINE_MS - 5_000 - (body.delay ?? 0),
+        signal: call.signal,
+      });
+    } catch (err) {
+      throw browserLoadError(call.url.href, err);
+    }
+  });
+}
+
+/**
+ * Stores a screenshot for {@link SCREENSHOT_TTL_S} seconds and says where it is: a presigned URL where the blob
+ * store has them (S3), else this service's GET /api/v1/screenshots/{id}/ under `baseUrl`.
+ * @param baseUrl the service's origin as the caller reached it, e.g. `http://127.0.0.1:8787`.
+ */
+export async function storeScreenshot(svc: Services, shot: Screenshot, baseUrl: string): Promise<ScreenshotStored> {
+  const format = shot.contentType.slice('image/'.length) as ScreenshotFormat;
+  const { id, expiresAt } = newScreenshotId(format, svc.clock.now());
+  const key = `${SCREENSHOT_PREFIX}${id}`;
+  await svc.blobs.put(key, shot.body, shot.contentType);
+  const url = svc.blobs.presignGet ? await svc.blobs.presignGet(key, SCREENSHOT_TTL_S) : `${baseUrl}/api/v1/screenshots/${id}/`;
+  const { width, height } = imageSize(shot.body);
+  return { url, width, height, format, bytes: shot.body.length, expires_at: expiresAt.toISOString() };
+}
+
+/**
+ * A stored screenshot by its id (GET /api/v1/screenshots/{id}/).
+ * @throws CodedError `not_found` for an unknown, malformed or expired id (an expired file is deleted).
+ */
+export async function readScreenshot(svc: Services, id: string): Promise<{ body: Buffer; contentType: string }> {
+  const now = svc.clock.now();
+  let found: { key: string; contentType: string };
+  try {
+    found = screenshotKey(id, now);
+  } catch (err) {
+    // Delete what an expired id named (a well-formed id only: a malformed one names no file).
+    if (/^[0-9a-z]{1,10}-[A-Za-z0-9_-]{22}\.(png|jpeg|webp)$/.test(id)) await svc.blobs.delete(`${SCREENSHOT_PREFIX}${id}`).catch(() => undefined);
+    throw err;
+  }
+  const body = await svc.blobs.get(found.key);
+  if (!body) throw new CodedError('not_found', `Screenshot ${id} not found`);
+  return { body, contentType: found.contentType };
+}

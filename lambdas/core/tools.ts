@@ -1,0 +1,332 @@
+/**
+ * The website-analysis tools, the API side (SPEC.md area B, "Tool endpoints"; docs/tools.md): what every
+ * tool call does before and after the tool's own work. In order:
+ *
+ * 1. the plan and the limits, with reads only (API access; the hourly rate limit of variant B; the tool's
+ *    daily limit, `tool_calls_per_day` of lambdas/core/plans.json);
+ * 2. the URL: an absolute http(s) URL (400 `invalid_url`), that the outbound guard allows (400 `target_forbidden`);
+ * 3. metering, atomically (core/metering.ts `meter`: the hourly slot, the tool's daily slot, 0.1 credit in variant B);
+ * 4. the target, through the guard (the engine's fetcher, or the browser for the tools that render): a target
+ *    that cannot be reached answers 422 `target_unreachable` with the reason, and the credit is given back
+ *    (the rate-limit slots are not: the call was made);
+ * 5. the tool's own function on the page, bounded by {@link TOOL_DEADLINE_MS}.
+ */
+import { CodedError, isCodedError } from '../errors.ts';
+import type { BrowserHost } from '../engine/browser/host.ts';
+import { Fetcher, FetchError, type FetchedPage } from '../net/fetch.ts';
+import type { OutboundGuard } from '../net/guard.ts';
+import type { FetchedText, PageFetch, ToolPage } from '../tools/page.ts';
+import { checkHeadroom, meter, refund, type Charge } from './metering.ts';
+import type { AccountRecord } from './ports.ts';
+import type { Services } from './services.ts';
+
+/** The tools of SPEC.md's endpoint list, by the last segment of their path (`/api/v1/tools/<name>/`). */
+export type ToolName = 'seo-analyzer' | 'tech-detector' | 'lead-generation' | 'screenshot' | 'content-extractor';
+
+/**
+ * Time one tool call may take from the first request to the answer, ms: under API Gateway's 29 s integration
+ * limit, with room for metering and the answer.
+ */
+export const TOOL_DEADLINE_MS = 25_000;
+
+/** Largest page a page tool reads, bytes after decompression (docs/limits.md). */
+export const TOOL_MAX_PAGE_BYTES = 5 * 1024 * 1024;
+
+/** Largest follow-up response (robots.txt, a contact page), bytes: Google reads the first 500 KiB of a robots.txt. */
+const FOLLOW_UP_MAX_BYTES = 512 * 1024;
+
+/** Why a target could not be reached (`details[0].reason` of `target_unreachable`). */
+export type UnreachableReason = 'dns' | 'refused' | 'reset' | 'timeout' | 'tls' | 'redirects' | 'too_large' | 'network';
+
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL)/;
+
+/** Node's or undici's code of an error, looking through `cause`. */
+function errorCode(err: unknown): string {
+  for (let e = err as { code?: unknown; cause?: unknown; name?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (e.name === 'TimeoutError') return 'TimeoutError';
+    if (typeof e.code === 'string' && e.code !== 'fetch_failed') return e.code;
+  }
+  return '';
+}
+
+/** The reason of a failed load, from the fetcher's or the guard's error. */
+export function unreachableReason(err: unknown): UnreachableReason {
+  if (isCodedError(err) && err.code === 'dns_failed') return 'dns';
+  if (isCodedError(err) && err.code === 'response_too_large') return 'too_large';
+  if (/Too many redirects|Bad redirect/.test((err as Error).message ?? '')) return 'redirects';
+  const code = errorCode(err);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') return 'dns';
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') return 'reset';
+  if (code === 'TimeoutError' || code === 'ETIMEDOUT' || /^UND_ERR_.*TIMEOUT$/.test(code)) return 'timeout';
+  if (TLS_CODE.test(code) || /certificate|SSL routines|TLS/i.test((err as Error).message ?? '')) return 'tls';
+  return 'network';
+}
+
+const REASON_TEXT: Record<UnreachableReason, string> = {
+  dns: 'its host name does not resolve',
+  refused: 'the connection was refused',
+  reset: 'the connection was closed or reset',
+  timeout: 'it did not answer in time',
+  tls: 'the TLS handshake failed (certificate or protocol)',
+  redirects: 'it redirects too many times or to a bad address',
+  too_large: `its answer is larger than ${TOOL_MAX_PAGE_BYTES} bytes`,
+  network: 'a network error',
+};
+
+/**
+ * The error a tool answers when its target cannot be loaded: 422 `target_unreachable` with the reason, or the
+ * guard's 400 `target_forbidden` (a redirect hop, or the address a name resolves to) unchanged.
+ */
+export function toolLoadError(url: string, err: unknown): CodedError {
+  if (isCodedError(err) && err.code === 'target_forbidden') return err;
+  const reason = unreachableReason(err);
+  const detail = (err as Error).message?.split('\n')[0] ?? String(err);
+  return new CodedError('target_unreachable', `${url} could not be reached: ${REASON_TEXT[reason]} (${detail})`, [{ url, reason }]);
+}
+
+/**
+ * An absolute http(s) URL from a request body.
+ * @throws CodedError `invalid_url` (400) for anything else.
+ */
+export function parseTargetUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new CodedError('invalid_url', `url must be an absolute http or https URL; got "${raw}"`, [{ url: raw }]);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CodedError('invalid_url', `url must be an http or https URL; got "${raw}"`, [{ url: raw }]);
+  if (!url.hostname) throw new CodedError('invalid_url', `url has no host; got "${raw}"`, [{ url: raw }]);
+  return url;
+}
+
+/** A tool call that passed its checks and was metered. */
+export interface ToolCall {
+  url: URL;
+  charge: Charge | null;
+  /** Aborts at the call's deadline ({@link TOOL_DEADLINE_MS}). */
+  signal: AbortSignal;
+}
+
+/**
+ * Checks and meters a tool call (steps 1-3 of the file's comment).
+ * @throws CodedError `plan_required`, `plan_unknown`, `rate_limited` (429, `Retry-After`; reason
+ *   `tool_daily_limit` for the tool's daily limit), `quota_exceeded`, `invalid_url`, `target_forbidden`.
+ *   Nothing is spent when it throws.
+ */
+export async function startToolCall(svc: Services, account: AccountRecord, tool: ToolName, rawUrl: string): Promise<ToolCall> {
+  await checkHeadroom(svc, account, 'tool', tool);
+  const url = parseTargetUrl(rawUrl);
+  svc.guard.checkUrl(url.href);
+  const charge = await meter(svc, account, 'tool', tool);
+  return { url, charge, signal: AbortSignal.timeout(TOOL_DEADLINE_MS) };
+}
+
+/**
+ * Runs a metered tool call's work: when the target cannot be loaded (`target_unreachable`, or `target_forbidden`
+ * for a redirect hop or a resolved address) the credit is given back; the hourly and daily slots stay spent.
+ */
+export async function withRefundOnUnreachable<T>(svc: Services, account: AccountRecord, call: ToolCall, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (isCodedError(err) && (err.code === 'target_unreachable' || err.code === 'target_forbidden')) await refund(svc, account, call.charge);
+    throw err;
+  }
+}
+
+/**
+ * A whole page-tool call over HTTP: checks and metering ({@link startToolCall}), the page ({@link loadToolPage}),
+ * then `analyse` with a follow-up fetch through the guard.
+ *
+ * **Example usage:**
+ * ```ts
+ * const report = await runPageTool(svc, account, 'seo-analyzer', body.url, (page, fetch) => analyzeSeo(page, fetch));
+ * ```
+ * @throws CodedError as {@link startToolCall} and {@link loadToolPage}.
+ */
+export async function runPageTool<T>(
+  svc: Services, account: AccountRecord, tool: ToolName, rawUrl: string,
+  analyse: (page: ToolPage, fetch: PageFetch, call: ToolCall) => T | Promise<T>,
+): Promise<T> {
+  const call = await startToolCall(svc, account, tool, rawUrl);
+  return withRefundOnUnreachable(svc, account, call, async () => analyse(await loadToolPage(svc, call), toolPageFetch(svc, call), call));
+}
+
+const fetchers = new WeakMap<OutboundGuard, { page: Fetcher; followUp: Fetcher }>();
+
+/**
+ * The tools' HTTP clients of this process, one pair per guard: pages (5 MiB, 15 s, one retry) and follow-ups
+ * (robots.txt, contact pages: 512 KiB, 8 s, no retry). Keep-alive connections are shared between calls.
+ */
+function toolFetchers(guard: OutboundGuard): { page: Fetcher; followUp: Fetcher } {
+  let f = fetchers.get(guard);
+  if (!f) {
+    f = {
+      page: new Fetcher(guard, { timeoutMs: 15_000, maxBytes: TOOL_MAX_PAGE_BYTES, retries: 1, retryBaseMs: 300, retryMaxMs: 2_000 }),
+      followUp: new Fetcher(guard, { timeoutMs: 8_000, maxBytes: FOLLOW_UP_MAX_BYTES, retries: 0 }),
+    };
+    fetchers.set(guard, f);
+  }
+  return f;
+}
+
+/** Whether a response's body is text a page tool can read (HTML, XML, plain text, or no type at all). */
+function isTextual(contentType: string): boolean {
+  return contentType === '' || /^text\/|[+/]xml$|html|json/.test(contentType);
+}
+
+/** A fetched page as the page tools read it; a body that is not text (an image, a PDF) becomes ''. */
+export function toToolPage(p: FetchedPage): ToolPage {
+  return {
+    requestedUrl: p.requestedUrl,
+    url: p.url,
+    status: p.status,
+    headers: p.headers,
+    setCookies: p.setCookies,
+    contentType: p.contentType,
+    html: isTextual(p.contentType) ? p.text : '',
+    redirectChain: p.redirectChain,
+  };
+}
+
+/**
+ * Loads a tool's target over HTTP through the guard: whatever its status (a 404 page is analysed as a 404).
+ * @throws CodedError `target_unreachable` (422) or `target_forbidden` (400), see {@link toolLoadError}.
+ */
+export async function loadToolPage(svc: Services, call: ToolCall): Promise<ToolPage> {
+  try {
+    return toToolPage(await toolFetchers(svc.guard).page.fetch(call.url.href, { signal: call.signal }));
+  } catch (err) {
+    throw toolLoadError(call.url.href, err);
+  }
+}
+
+/** The follow-up fetch a tool gets ({@link PageFetch}): through the guard, null when the URL cannot be fetched. */
+export function toolPageFetch(svc: Services, call: ToolCall): PageFetch {
+  const fetcher = toolFetchers(svc.guard).followUp;
+  return async (url: string): Promise<FetchedText | null> => {
+    if (call.signal.aborted) return null;
+    try {
+      const p = await fetcher.fetch(url, { signal: call.signal });
+      return { url: p.url, status: p.status, headers: p.headers, contentType: p.contentType, text: isTextual(p.contentType) ? p.text : '' };
+    } catch (err) {
+      if (err instanceof FetchError || isCodedError(err) || call.signal.aborted) return null;
+      throw err;
+    }
+  };
+}
+
+/** Chromium's net errors (`net::ERR_…` in a failed navigation's message) by the reason they mean. */
+const CHROME_NET_ERRORS: ReadonlyArray<[RegExp, UnreachableReason]> = [
+  [/ERR_NAME_NOT_RESOLVED|ERR_NAME_RESOLUTION_FAILED/, 'dns'],
+  [/ERR_CONNECTION_REFUSED/, 'refused'],
+  [/ERR_CONNECTION_(RESET|CLOSED|ABORTED)|ERR_EMPTY_RESPONSE/, 'reset'],
+  [/ERR_TIMED_OUT|ERR_CONNECTION_TIMED_OUT|TimeoutError|Navigation timeout/, 'timeout'],
+  [/ERR_CERT_|ERR_SSL_|ERR_BAD_SSL/, 'tls'],
+  [/ERR_TOO_MANY_REDIRECTS/, 'redirects'],
+];
+
+/**
+ * The tool error of a page the browser could not load (lambdas/engine/browser/screenshot.ts throws
+ * `target_failed`, `dns_failed` or `target_forbidden`): 422 `target_unreachable` with the reason, or the
+ * guard's refusal unchanged; any other error is returned as it is.
+ */
+export function browserLoadError(url: string, err: unknown): unknown {
+  if (!isCodedError(err)) return err;
+  if (err.code === 'target_forbidden') return err;
+  if (err.code === 'dns_failed') return toolLoadError(url, err);
+  if (err.code !== 'target_failed') return err;
+  const reason = CHROME_NET_ERRORS.find(([re]) => re.test(err.message))?.[1] ?? 'network';
+  return new CodedError('target_unreachable', `${url} could not be reached: ${REASON_TEXT[reason]} (${err.message})`, [{ url, reason }]);
+}
+
+/**
+ * Checks that a tool's target answers at all (one HEAD through the guard, any status), before a browser is
+ * started for it: a target that cannot be reached gets the same 422 `target_unreachable` and reason as over HTTP.
+ * @throws CodedError `target_unreachable` or `target_forbidden`.
+ */
+export async function probeTarget(svc: Services, call: ToolCall): Promise<void> {
+  try {
+    await toolFetchers(svc.guard).followUp.fetch(call.url.href, { method: 'HEAD', signal: call.signal });
+  } catch (err) {
+    throw toolLoadError(call.url.href, err);
+  }
+}
+
+/**
+ * The JSON Schema of a tool's request body: `url` plus the tool's own optional parameters (SPEC.md "Tool request").
+ * @param extra JSON Schemas of the optional parameters, by name.
+ */
+export function toolRequestSchema(extra: Record<string, Record<string, unknown>> = {}): Record<string, unknown> {
+  return {
+    type: 'object',
+    required: ['url'],
+    additionalProperties: false,
+    properties: { url: { type: 'string', minLength: 1, maxLength: 2048 }, ...extra },
+  };
+}
+
+/** Most JavaScript globals read from a rendered page (the fingerprints' `js` paths), and their value's length. */
+const MAX_GLOBALS = 5_000;
+const MAX_GLOBAL_CHARS = 200;
+
+/**
+ * Loads a tool's target in the browser (through the guard proxy, images off), for tools that read what only a
+ * live page has: the rendered DOM, cookies set by scripts, JavaScript globals.
+ * @param globalPaths dotted paths (`jQuery.fn.jquery`) whose primitive values go to `rendered.globals`.
+ * @throws CodedError `target_unreachable` (422) or `target_forbidden` (400).
+ */
+export async function loadRenderedToolPage(svc: Services, call: ToolCall, host: BrowserHost, globalPaths: readonly string[]): Promise<ToolPage> {
+  await probeTarget(svc, call);
+  const context = await host.newContext({ images: false });
+  try {
+    const page = await context.newPage();
+    let res;
+    try {
+      res = await page.goto(call.url.href, { waitUntil: 'load', timeout: TOOL_DEADLINE_MS - 8_000, signal: call.signal } as Parameters<typeof page.goto>[1]);
+    } catch (err) {
+      const event = context.proxyEvents.byHost.get(call.url.hostname.replace(/^\[|\]$/g, ''));
+      if (event?.code === 'target_forbidden' || event?.code === 'dns_failed') throw browserLoadError(call.url.href, new CodedError(event.code, event.message, [{ url: call.url.href }]));
+      throw browserLoadError(call.url.href, new CodedError('target_failed', (err as Error).message.split('\n')[0]!, [{ url: call.url.href }]));
+    }
+    await page.waitForNetworkIdle({ idleTime: 500, timeout: 3_000 }).catch(() => undefined);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res?.headers() ?? {})) headers[k.toLowerCase()] = v.replace(/\n/g, ', ');
+    const setCookies = (res?.headers()['set-cookie'] ?? '').split('\n').filter(Boolean);
+    for (const c of await page.cookies()) if (!setCookies.some((s) => s.startsWith(`${c.name}=`))) setCookies.push(`${c.name}=${c.value}`);
+    const paths = globalPaths.slice(0, MAX_GLOBALS);
+    const globals = await page.evaluate((list: string[], maxChars: number) => {
+      const out: Record<string, string | number | boolean> = {};
+      for (const path of list) {
+        try {
+          let v: unknown = globalThis;
+          for (const part of path.split('.')) {
+            if (v === null || v === undefined) break;
+            v = (v as Record<string, unknown>)[part];
+          }
+          if (typeof v === 'string') out[path] = v.slice(0, maxChars);
+          else if (typeof v === 'number' || typeof v === 'boolean') out[path] = v;
+          else if (v !== undefined && v !== null) out[path] = true;
+        } catch { /* a getter that throws: not there */ }
+      }
+      return out;
+    }, paths, MAX_GLOBAL_CHARS);
+    const contentType = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const chain = res ? [...res.request().redirectChain().map((r) => r.url()), res.url()] : [call.url.href];
+    return {
+      requestedUrl: call.url.href,
+      url: page.url(),
+      status: res?.status() ?? 200,
+      headers,
+      setCookies,
+      contentType,
+      html: await page.content(),
+      redirectChain: chain.length ? chain : [call.url.href],
+      rendered: { globals },
+    };
+  } finally {
+    await context.close().catch(() => undefined);
+  }
+}
