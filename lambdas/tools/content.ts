@@ -120,11 +120,20 @@ export function extractContent(page: ToolPage): ContentReport {
   const headTitle = safe(() => rawTitle(doc), '');
   const meta = readMetadata(doc);
   const readabilityTitle = safe(() => (new Readability(doc) as unknown as { _getArticleTitle(): string })._getArticleTitle(), null);
+  const declared = declaredBodyText(doc);
+  markBoilerplate(doc);
   const article = safe(() => readability(doc).parse(), null);
 
   let content = article?.content ?? null;
   if (content) removeBoilerplate(content);
   let text = content ? blockText(content) : '';
+  if (declared && overshoots(text, declared)) {
+    const narrowed = fallbackContent(body, page.url, false);
+    if (narrowed) {
+      content = narrowed;
+      text = blockText(narrowed);
+    }
+  }
   if (text.length < SHORT_TEXT_CHARS) {
     // <body> only when Readability found nothing at all: for a short page it keeps what a reader should not see.
     const fallback = fallbackContent(body, page.url, text.length === 0);
@@ -265,22 +274,50 @@ const HEADING = /^h[1-6]$/i;
 /** A boilerplate block is removed only while it holds at most this share of the content's text. */
 const BOILERPLATE_MAX_SHARE = 0.15;
 
-/** Removes the boilerplate blocks Readability kept (step 3); the text left is never less than 85%. */
-function removeBoilerplate(content: Element): void {
-  const total = visibleLength(content);
-  if (total === 0) return;
-  let removed = 0;
-  for (const el of Array.from(content.querySelectorAll('[class], [id]'))) {
-    if (!content.contains(el) || HEADING.test(el.localName)) continue;
+/** Attribute that carries a boilerplate block's number through Readability to every element of the block. */
+const BLOCK_MARK = 'data-sai-boilerplate';
+
+/**
+ * Marks the boilerplate blocks of the untouched document (step 3): the block and each element inside it get
+ * {@link BLOCK_MARK} with the block's number. Marking before Readability keeps the block known after it, which
+ * renames and unwraps elements (a `<div class="newsletter">` holding one `<p>` comes out as that `<p>`) and, by
+ * default, drops classes.
+ */
+function markBoilerplate(doc: Document): void {
+  let n = 0;
+  for (const el of Array.from(doc.querySelectorAll('[class], [id]'))) {
+    if (HEADING.test(el.localName) || el.hasAttribute(BLOCK_MARK)) continue;
     // An id of many words is an anchor made from a heading's text (Wikipedia's `Eich_CEO_promotion_controversy`).
     const id = el.getAttribute('id') ?? '';
     const names = `${splitCamel(el.getAttribute('class') ?? '')} ${id.split(/[\s_-]+/).length <= 3 ? splitCamel(id) : ''}`;
     if (!BOILERPLATE_NAME.test(names)) continue;
-    const len = visibleLength(el);
-    if (len > total * BOILERPLATE_MAX_SHARE || removed + len > total * BOILERPLATE_MAX_SHARE) continue;
-    removed += len;
-    el.remove();
+    const mark = String(++n);
+    el.setAttribute(BLOCK_MARK, mark);
+    for (const inner of Array.from(el.querySelectorAll('*'))) inner.setAttribute(BLOCK_MARK, mark);
   }
+}
+
+/**
+ * Removes the marked blocks Readability kept, smallest first, each only while it and the blocks removed before
+ * it hold at most {@link BOILERPLATE_MAX_SHARE} of the content's text; then drops the marks.
+ */
+function removeBoilerplate(content: Element): void {
+  const total = visibleLength(content);
+  const blocks = new Map<string, Element[]>();
+  for (const el of Array.from(content.querySelectorAll(`[${BLOCK_MARK}]`))) {
+    const mark = el.getAttribute(BLOCK_MARK)!;
+    // The block's outermost elements in the content (one, unless Readability took it apart).
+    if (el.parentElement?.getAttribute(BLOCK_MARK) === mark) continue;
+    blocks.set(mark, [...(blocks.get(mark) ?? []), el]);
+  }
+  const sized = [...blocks.values()].map((els) => ({ els, len: els.reduce((s, e) => s + visibleLength(e), 0) })).sort((a, b) => a.len - b.len);
+  let removed = 0;
+  for (const { els, len } of sized) {
+    if (removed + len > total * BOILERPLATE_MAX_SHARE) break;
+    removed += len;
+    for (const el of els) el.remove();
+  }
+  for (const el of Array.from(content.querySelectorAll(`[${BLOCK_MARK}]`))) el.removeAttribute(BLOCK_MARK);
 }
 
 /** `relatedPosts` → `related-Posts`: camel-case names split into words. */
@@ -290,6 +327,48 @@ function splitCamel(name: string): string {
 
 function visibleLength(el: Element): number {
   return (el.textContent ?? '').replace(/\s+/g, '').length;
+}
+
+/** Readability's result is narrowed to the declared body when it holds this many times the declared body's text … */
+const OVERSHOOT_RATIO = 1.5;
+/** … and this share of the declared body's words. */
+const OVERSHOOT_COVERS = 0.9;
+
+/**
+ * The text of the page's one declared article body (schema.org microdata `itemprop="articleBody"`: the
+ * publisher's own marking of the body), when it has at least {@link SHORT_TEXT_CHARS} characters; null otherwise
+ * (none, several, or too short to trust).
+ */
+function declaredBodyText(doc: Document): string | null {
+  const found = doc.querySelectorAll('[itemprop~="articleBody"]');
+  if (found.length !== 1) return null;
+  const text = (found[0]!.textContent ?? '').replace(HTML_SPACE, ' ').trim();
+  return text.length >= SHORT_TEXT_CHARS ? text : null;
+}
+
+/**
+ * Whether Readability took much more than the declared body (step 4's other half): when it finds no clear best
+ * block it falls back to the whole `<body>`, header, menus and footer included. True when its text is
+ * {@link OVERSHOOT_RATIO} times the declared body's or more and holds {@link OVERSHOOT_COVERS} of its words.
+ */
+function overshoots(text: string, declared: string): boolean {
+  if (text.length < OVERSHOOT_RATIO * declared.length) return false;
+  const have = new Map<string, number>();
+  for (const w of words(text)) have.set(w, (have.get(w) ?? 0) + 1);
+  const want = words(declared);
+  let covered = 0;
+  for (const w of want) {
+    const n = have.get(w) ?? 0;
+    if (n > 0) {
+      covered++;
+      have.set(w, n - 1);
+    }
+  }
+  return want.length > 0 && covered / want.length >= OVERSHOOT_COVERS;
+}
+
+function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
 }
 
 /** Elements never part of a fallback's content. */
