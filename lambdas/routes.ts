@@ -20,6 +20,11 @@ export interface RouteDef {
   startsWork: boolean;
   /** What the route's Lambda may touch (lib/ grants exactly this, nothing more). */
   access: Access;
+  /**
+   * The route renders pages in Chromium (the screenshot tool, the tech detector's `render`): on AWS its Lambda
+   * gets the Chromium layer, x86_64 and the browser's memory; locally the service's own browser serves it.
+   */
+  browser?: boolean;
   summary: string;
 }
 
@@ -28,14 +33,16 @@ interface Access {
   table: 'read' | 'write';
   /** Queues it sends to. */
   queues?: readonly ('run' | 'generate')[];
-  /** `read`: GetObject; `write`: PutObject. */
-  bucket?: 'read' | 'write';
+  /** `read`: GetObject; `write`: PutObject; `read-write`: both (a stored object handed out by presigned URL). */
+  bucket?: 'read' | 'write' | 'read-write';
   /** Reads the API-key sealing secret. */
   secret?: boolean;
 }
 
 const READ: Access = { table: 'read' };
 const WRITE: Access = { table: 'write' };
+/** A tool call: metering writes the account's counters; nothing else is kept. */
+const TOOL: Access = { table: 'write' };
 
 export const routes: readonly RouteDef[] = [
   { method: 'POST', path: '/api/v1/auth/login/', handler: 'http/login.ts', auth: false, startsWork: false, access: { table: 'write', secret: true }, summary: 'Exchange email and password for the API key' },
@@ -49,6 +56,12 @@ export const routes: readonly RouteDef[] = [
   { method: 'GET', path: '/api/v1/jobs/', handler: 'http/jobs-list.ts', auth: true, startsWork: false, access: READ, summary: 'List jobs' },
   { method: 'GET', path: '/api/v1/jobs/{id}/status/', handler: 'http/job-status.ts', auth: true, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'Job status and progress' },
   { method: 'GET', path: '/api/v1/jobs/{id}/results/', handler: 'http/job-results.ts', auth: true, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'Scraped rows' },
+  { method: 'POST', path: '/api/v1/tools/seo-analyzer/', handler: 'http/tools-seo-analyzer.ts', auth: true, startsWork: true, access: TOOL, summary: 'SEO metadata, Open Graph, headings, content metrics, Lighthouse SEO audits and a score' },
+  { method: 'POST', path: '/api/v1/tools/tech-detector/', handler: 'http/tools-tech-detector.ts', auth: true, startsWork: true, access: TOOL, browser: true, summary: 'Technologies, frameworks, infrastructure (Wappalyzer-format fingerprints)' },
+  { method: 'POST', path: '/api/v1/tools/lead-generation/', handler: 'http/tools-lead-generation.ts', auth: true, startsWork: true, access: TOOL, summary: 'Emails, phone numbers, social links' },
+  { method: 'POST', path: '/api/v1/tools/screenshot/', handler: 'http/tools-screenshot.ts', auth: true, startsWork: true, access: { table: 'write', bucket: 'read-write' }, browser: true, summary: 'Screenshot image' },
+  { method: 'POST', path: '/api/v1/tools/content-extractor/', handler: 'http/tools-content-extractor.ts', auth: true, startsWork: true, access: TOOL, summary: 'Article text, metadata, images' },
+  { method: 'GET', path: '/api/v1/screenshots/{id}/', handler: 'http/screenshots-get.ts', auth: false, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'A stored screenshot (the URL the screenshot tool gives with Accept: application/json), for an hour' },
 ];
 
 /** A compiled matcher for a route path: `/api/v1/jobs/{id}/status/` -> regex with named groups. */

@@ -1,0 +1,7 @@
+/** POST /api/v1/tools/content-extractor/ (SPEC.md area B; docs/tools.md "content-extractor"): the article's text, HTML and metadata. */
+import { runPageTool, toolRequestSchema } from '../core/tools.ts';
+import { extractContent } from '../tools/content.ts';
+import { apiHandler, json } from './middleware.ts';
+
+export const handler = apiHandler<{ url: string }>({ body: toolRequestSchema() }, async (_event, { svc, account, body }) =>
+  json(200, await runPageTool(svc, account, 'content-extractor', body.url, (page) => extractContent(page))));
