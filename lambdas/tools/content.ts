@@ -299,7 +299,8 @@ function markBoilerplate(doc: Document): void {
 
 /**
  * Removes the marked blocks Readability kept, smallest first, each only while it and the blocks removed before
- * it hold at most {@link BOILERPLATE_MAX_SHARE} of the content's text; then drops the marks.
+ * it hold at most {@link BOILERPLATE_MAX_SHARE} of the content's text (a described image inside stays in the
+ * block's place); then drops the marks.
  */
 function removeBoilerplate(content: Element): void {
   const total = visibleLength(content);
@@ -307,7 +308,7 @@ function removeBoilerplate(content: Element): void {
   for (const el of Array.from(content.querySelectorAll(`[${BLOCK_MARK}]`))) {
     const mark = el.getAttribute(BLOCK_MARK)!;
     // The block's outermost elements in the content (one, unless Readability took it apart).
-    if (el.parentElement?.getAttribute(BLOCK_MARK) === mark) continue;
+    if (el.parentElement?.closest(`[${BLOCK_MARK}="${mark}"]`)) continue;
     blocks.set(mark, [...(blocks.get(mark) ?? []), el]);
   }
   const sized = [...blocks.values()].map((els) => ({ els, len: els.reduce((s, e) => s + visibleLength(e), 0) })).sort((a, b) => a.len - b.len);
@@ -315,7 +316,12 @@ function removeBoilerplate(content: Element): void {
   for (const { els, len } of sized) {
     if (removed + len > total * BOILERPLATE_MAX_SHARE) break;
     removed += len;
-    for (const el of els) el.remove();
+    for (const el of els) {
+      // A share overlay can wrap the article's own picture: images described in 3 words or more stay.
+      const described = Array.from(el.querySelectorAll('img[alt]')).filter((img) => countWords(img.getAttribute('alt') ?? '') >= 3);
+      if (described.length) el.replaceWith(...described);
+      else el.remove();
+    }
   }
   for (const el of Array.from(content.querySelectorAll(`[${BLOCK_MARK}]`))) el.removeAttribute(BLOCK_MARK);
 }

@@ -126,6 +126,17 @@ describe('extractContent on the 130 Readability test pages', () => {
     assert.ok(keep.report.images.length >= 5, `keep-images: ${keep.report.images.length}`);
   });
 
+  it('links and images of the content resolve as in expected.html (page URL, <base href> absolute and relative)', () => {
+    const urls = (html: string) => [...html.matchAll(/\s(?:href|src)="([^"]*)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
+    for (const name of ['base-url', 'base-url-base-element', 'base-url-base-element-relative', 'clean-links', 'lazy-image-1']) {
+      const r = results.find((x) => x.name === name)!;
+      const expected = urls(readFileSync(join(corpusDir(), 'articles', 'readability', name, 'expected.html'), 'utf8'));
+      assert.ok(expected.length > 0, name);
+      assert.deepEqual(urls(r.report.html), expected, name);
+    }
+    for (const r of results) assert.doesNotMatch(r.report.html, /href="javascript:/i, r.name);
+  });
+
   it('word_count and reading_time_minutes follow the text', () => {
     for (const r of results) {
       assert.equal(r.report.word_count, countWords(r.report.text, r.report.lang), r.name);
@@ -270,6 +281,15 @@ describe('extractContent on inline pages', () => {
     // A heading is never removed for its name; an id of many words (an anchor made of a heading's text) is no name.
     const heading = extractContent(toolPage(article(`${paras}<h3 class="subscription">Subscription prices</h3><div id="Share_price_history_of_the_firm"><p>The share price doubled in ten years.</p></div>${paras}`)));
     assert.match(heading.text, /Subscription prices\n\nThe share price doubled in ten years\./);
+  });
+
+  it('keeps the described picture a share overlay wraps, not the overlay', () => {
+    const paras = Array.from({ length: 10 }, (_, i) => para(i)).join('');
+    const overlay = '<div class="mbArticleSharePic"><div class="mbArticleShareBtn"><span>Share on Weibo</span></div><img alt="The river at its highest, seen from the bridge" src="/img/river.jpg"></div>';
+    const r = extractContent(toolPage(article(`${overlay}${paras}`), 'https://example.com/news/river'));
+    assert.doesNotMatch(r.text, /Share on Weibo/);
+    assert.deepEqual(r.images, [{ src: 'https://example.com/img/river.jpg', alt: 'The river at its highest, seen from the bridge' }]);
+    assert.doesNotMatch(r.html, /data-sai|class="mb/);
   });
 
   it('narrows a result that took the whole page to the declared article body', () => {
