@@ -15,8 +15,10 @@
  *    body is never cut by such a rule; Barbaresi, "Trafilatura", ACL 2021).
  * 4. A fallback when Readability finds nothing or very little (less text than its own 500-character threshold):
  *    the page's declared article body (`[itemprop=articleBody]`), else its largest `<article>`, `<main>` or
- *    `[role=main]`, else `<body>`, cleaned of scripts, navigation, forms and hidden parts, is used when it holds
- *    at least twice the text.
+ *    `[role=main]` (`<body>` only when Readability found no text at all), cleaned of scripts, navigation, forms
+ *    and hidden parts, is used when it holds at least twice the text. The other way round, when Readability took
+ *    far more than the page's one declared article body and all of it (its last resort is the whole `<body>`),
+ *    the declared body is used.
  * 5. Metadata: Readability's (JSON-LD, Open Graph, Dublin Core, Parse.ly, `<meta name=author>`), then where it
  *    has none, other standard places (`<time datetime>`, `itemprop` microdata, `<meta name=date>`, the
  *    `Content-Language` header, …). Titles split on en and em dashes as well (Readability after 0.6.0 does).
@@ -142,15 +144,19 @@ export function extractContent(page: ToolPage): ContentReport {
       text = blockText(fallback);
     }
   }
-  if (content) stripClasses(content);
+  if (content) {
+    stripClasses(content);
+    removeComments(content);
+  }
 
-  const words = countWords(text, meta.lang);
+  const lang = meta.lang ?? headerLang(page.headers);
+  const words = countWords(text, lang);
   return {
     title: pickTitle(article?.title ?? null, readabilityTitle, headTitle, meta),
     byline: clean(article?.byline) ?? meta.byline,
     published_time: normaliseTime(clean(article?.publishedTime) ?? meta.publishedTime),
     site_name: clean(article?.siteName) ?? meta.siteName,
-    lang: meta.lang ?? headerLang(page.headers),
+    lang,
     excerpt: clean(article?.excerpt) ?? firstParagraph(text),
     text,
     html: content ? content.innerHTML.trim() : '',
@@ -385,6 +391,7 @@ const FALLBACK_DROP =
 /** The fallback of step 4, from a fresh parse (Readability emptied the first); null when the page has no text. */
 function fallbackContent(html: string, pageUrl: string, wholeBody: boolean): Element | null {
   const doc = parseDocument(html, pageUrl);
+  markBoilerplate(doc);
   const pick = (selector: string): Element | null => {
     let best: Element | null = null;
     let bestLen = 0;
@@ -412,6 +419,7 @@ function fallbackContent(html: string, pageUrl: string, wholeBody: boolean): Ele
   }
   const wrapper = doc.createElement('div');
   wrapper.innerHTML = `<div id="readability-page-1" class="page">${root.innerHTML}</div>`;
+  removeBoilerplate(wrapper);
   return visibleLength(wrapper) > 0 ? wrapper : null;
 }
 
@@ -420,6 +428,14 @@ function stripClasses(content: Element): void {
   for (const el of Array.from(content.querySelectorAll('[class]'))) {
     if (el.id === 'readability-page-1' || el.getAttribute('class') === 'page') el.setAttribute('class', 'page');
     else el.removeAttribute('class');
+  }
+}
+
+/** Removes HTML comments (conditional-comment leftovers, build markers): not content. */
+function removeComments(node: Node): void {
+  for (const child of Array.from(node.childNodes)) {
+    if (child.nodeType === 8) child.parentNode?.removeChild(child);
+    else if (child.nodeType === 1) removeComments(child);
   }
 }
 
