@@ -3,10 +3,9 @@
  * reachability probe, the shot in the worker's browser, and, for a JSON answer, the image stored with a URL
  * that works for an hour.
  */
-import { CodedError } from '../errors.ts';
 import type { BrowserHost } from '../engine/browser/host.ts';
 import { screenshot, type Screenshot } from '../engine/browser/screenshot.ts';
-import { imageSize, newScreenshotId, screenshotKey, SCREENSHOT_PREFIX, SCREENSHOT_TTL_S, type ScreenshotBody, type ScreenshotFormat, type ScreenshotStored } from '../tools/screenshot.ts';
+import { imageSize, newScreenshotId, SCREENSHOT_PREFIX, SCREENSHOT_TTL_S, type ScreenshotBody, type ScreenshotFormat, type ScreenshotStored } from '../tools/screenshot.ts';
 import type { AccountRecord } from './ports.ts';
 import type { Services } from './services.ts';
 import { browserLoadError, probeTarget, startToolCall, TOOL_DEADLINE_MS, withRefundOnUnreachable } from './tools.ts';
@@ -52,23 +51,4 @@ export async function storeScreenshot(svc: Services, shot: Screenshot, baseUrl: 
   const url = svc.blobs.presignGet ? await svc.blobs.presignGet(key, SCREENSHOT_TTL_S) : `${baseUrl}/api/v1/screenshots/${id}/`;
   const { width, height } = imageSize(shot.body);
   return { url, width, height, format, bytes: shot.body.length, expires_at: expiresAt.toISOString() };
-}
-
-/**
- * A stored screenshot by its id (GET /api/v1/screenshots/{id}/).
- * @throws CodedError `not_found` for an unknown, malformed or expired id (an expired file is deleted).
- */
-export async function readScreenshot(svc: Services, id: string): Promise<{ body: Buffer; contentType: string }> {
-  const now = svc.clock.now();
-  let found: { key: string; contentType: string };
-  try {
-    found = screenshotKey(id, now);
-  } catch (err) {
-    // Delete what an expired id named (a well-formed id only: a malformed one names no file).
-    if (/^[0-9a-z]{1,10}-[A-Za-z0-9_-]{22}\.(png|jpeg|webp)$/.test(id)) await svc.blobs.delete(`${SCREENSHOT_PREFIX}${id}`).catch(() => undefined);
-    throw err;
-  }
-  const body = await svc.blobs.get(found.key);
-  if (!body) throw new CodedError('not_found', `Screenshot ${id} not found`);
-  return { body, contentType: found.contentType };
 }

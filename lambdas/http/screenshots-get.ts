@@ -3,7 +3,7 @@
  * hour after it was taken. No API key: the id is the capability (128 random bits and its expiry), as a presigned
  * S3 URL is in the cloud, so the URL works in an `<img src>`.
  */
-import { readScreenshot } from '../core/screenshots.ts';
+import { readScreenshot } from '../tools/screenshot.ts';
 import { apiHandler, binary } from './middleware.ts';
 
 export const handler = apiHandler({ auth: false }, async (event, { svc }) => {

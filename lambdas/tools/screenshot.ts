@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { CodedError } from '../errors.ts';
 import { SCREENSHOT_LIMITS } from '../engine/browser/screenshot.ts';
+import type { Services } from '../core/services.ts';
 
 /** Formats of the screenshot tool. */
 export type ScreenshotFormat = 'png' | 'jpeg' | 'webp';
@@ -95,7 +96,7 @@ export function newScreenshotId(format: ScreenshotFormat, now: Date): { id: stri
  * @returns its blob key and MIME type.
  * @throws CodedError `not_found` for a malformed or expired id (an expired image is as gone as a deleted one).
  */
-export function screenshotKey(id: string, now: Date): { key: string; contentType: string } {
+function screenshotKey(id: string, now: Date): { key: string; contentType: string } {
   const m = SCREENSHOT_ID.exec(id);
   if (!m || parseInt(m[1]!, 36) * 1000 <= now.getTime()) throw new CodedError('not_found', `Screenshot ${id} not found (screenshot URLs work for ${SCREENSHOT_TTL_S / 60} minutes)`);
   return { key: `${SCREENSHOT_PREFIX}${id}`, contentType: `image/${m[3]}` };
@@ -127,4 +128,23 @@ export function imageSize(b: Buffer): { width: number; height: number } {
     }
   }
   throw new Error('not a PNG, JPEG or WebP image');
+}
+
+/**
+ * A stored screenshot by its id (GET /api/v1/screenshots/{id}/).
+ * @throws CodedError `not_found` for an unknown, malformed or expired id (an expired file is deleted).
+ */
+export async function readScreenshot(svc: Services, id: string): Promise<{ body: Buffer; contentType: string }> {
+  const now = svc.clock.now();
+  let found: { key: string; contentType: string };
+  try {
+    found = screenshotKey(id, now);
+  } catch (err) {
+    // Delete what an expired id named (a well-formed id only: a malformed one names no file).
+    if (SCREENSHOT_ID.test(id)) await svc.blobs.delete(`${SCREENSHOT_PREFIX}${id}`).catch(() => undefined);
+    throw err;
+  }
+  const body = await svc.blobs.get(found.key);
+  if (!body) throw new CodedError('not_found', `Screenshot ${id} not found`);
+  return { body, contentType: found.contentType };
 }

@@ -1,6 +1,8 @@
 /**
  * The API Lambda bundles, built with the very esbuild options of lib/lambda.ts: they contain no browser,
- * Chromium, crawler, SQLite or LLM code, and stay small. Sizes are printed (the README quotes them).
+ * Chromium, crawler, SQLite or LLM code, and stay small. The tool routes fetch pages (the fetcher, undici and
+ * parse5 are theirs) and the routes that render pages bundle puppeteer-core, never Chromium (its layer has it).
+ * Sizes are printed (the README quotes them).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,11 +36,19 @@ async function bundle(entry: string): Promise<{ bytes: number; inputs: string[];
 
 const FORBIDDEN_INPUTS = /(^|\/)(puppeteer|puppeteer-core|playwright|@sparticuz|chromium|@anthropic-ai|openai|undici|parse5|better-sqlite3)(\/|$)|lambdas\/(engine\/run|net\/fetch|adapters\/local)\b/;
 const FORBIDDEN_TEXT = /@sparticuz\/chromium|puppeteer|api\.anthropic\.com|node:sqlite/;
+/** A tool route fetches pages: the fetcher and its undici, parse5 for HTML, are allowed; the crawler, LLMs, SQLite are not. */
+const FORBIDDEN_IN_TOOLS = /(^|\/)(puppeteer|puppeteer-core|playwright|@sparticuz|chromium|@anthropic-ai|openai|better-sqlite3)(\/|$)|lambdas\/(engine\/(run|crawler)|adapters\/local|generator)\b/;
+/** A route that renders pages also has puppeteer-core (Chromium itself is in the layer). */
+const FORBIDDEN_IN_BROWSER_TOOLS = /(^|\/)(playwright|@sparticuz|@anthropic-ai|openai|better-sqlite3)(\/|$)|lambdas\/(engine\/(run|crawler)|adapters\/local|generator)\b/;
+/** Bundle size limits, bytes: plain API routes; page tools (HTML parsers, phone metadata, fingerprints). */
+const MAX_API_BYTES = 600 * 1024;
+const MAX_TOOL_BYTES = 12 * 1024 * 1024;
 
 describe('API handler bundles', () => {
   const sizes: Record<string, number> = {};
 
-  for (const entry of [...routes.map((r) => r.handler), 'authorizer/handler.ts']) {
+  const plain = routes.filter((r) => !r.path.startsWith('/api/v1/tools/'));
+  for (const entry of [...plain.map((r) => r.handler), 'authorizer/handler.ts']) {
     it(`${entry}: no browser, Chromium, crawler, SQLite or LLM code; under 600 KB`, async () => {
       const b = await bundle(entry);
       const bad = b.inputs.filter((i) => FORBIDDEN_INPUTS.test(i));
@@ -46,8 +56,28 @@ describe('API handler bundles', () => {
       assert.doesNotMatch(b.text, FORBIDDEN_TEXT);
       assert.ok(b.inputs.some((i) => i.endsWith('lambdas/adapters/aws/install.ts')), 'the AWS services are injected');
       assert.ok(!b.inputs.some((i) => i.includes('node_modules/@aws-sdk/')), 'the SDK comes from the runtime');
-      assert.ok(b.bytes < 600 * 1024, `${entry}: ${b.bytes} bytes`);
+      assert.ok(b.bytes < MAX_API_BYTES, `${entry}: ${b.bytes} bytes`);
       sizes[entry] = b.bytes;
+    });
+  }
+
+  for (const route of routes.filter((r) => r.path.startsWith('/api/v1/tools/'))) {
+    it(`${route.handler}: the fetcher${route.browser ? ' and puppeteer-core' : ''}, no ${route.browser ? '' : 'browser, '}Chromium, crawler, SQLite or LLM code; loads as an ES module`, async () => {
+      const b = await bundle(route.handler);
+      const bad = b.inputs.filter((i) => (route.browser ? FORBIDDEN_IN_BROWSER_TOOLS : FORBIDDEN_IN_TOOLS).test(i));
+      assert.deepEqual(bad, [], `${route.handler} bundles ${bad.join(', ')}`);
+      assert.ok(b.inputs.some((i) => i.endsWith('lambdas/net/fetch.ts')), 'pages are fetched through the guarded fetcher');
+      assert.equal(b.inputs.some((i) => i.includes('node_modules/puppeteer-core/')), route.browser === true, 'puppeteer-core exactly where the route renders');
+      assert.ok(!b.inputs.some((i) => i.includes('node_modules/@aws-sdk/')), 'the SDK comes from the runtime');
+      assert.ok(b.bytes < MAX_TOOL_BYTES, `${route.handler}: ${b.bytes} bytes`);
+      sizes[route.handler] = b.bytes;
+      // Data loaded at run time (fingerprints, phone metadata) must be inside the bundle: load it as Lambda would.
+      const dir = path.join(ROOT, 'node_modules', '.cache', 'sai-bundle-check');
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `${route.handler.replace(/\W/g, '-')}.mjs`);
+      fs.writeFileSync(file, b.text);
+      const mod = (await import(pathToFileURL(file).href)) as { handler?: unknown };
+      assert.equal(typeof mod.handler, 'function', route.handler);
     });
   }
 

@@ -76,7 +76,15 @@ describe('CDK stack', () => {
       assert.equal(m.ApiKeyRequired, route.auth, `${route.path}: usage plans apply to keyed routes`);
       const fn = resources[fnId]!.Properties;
       assert.equal(fn.Runtime, 'nodejs24.x');
-      assert.deepEqual(fn.Architectures, ['arm64'], 'API functions need no Chromium: arm64');
+      if (route.browser) {
+        // The routes that render pages (screenshot, tech-detector render): Chromium's layer, x86_64, the workers' memory.
+        assert.deepEqual(fn.Architectures, ['x86_64'], `${route.path}: Chromium needs x86_64`);
+        assert.equal(fn.Layers?.length, 1, `${route.path}: the Chromium layer`);
+        assert.ok(fn.MemorySize >= 1600, `${route.path}: ${fn.MemorySize} MB`);
+      } else {
+        assert.deepEqual(fn.Architectures, ['arm64'], 'API functions need no Chromium: arm64');
+        assert.equal(fn.Layers, undefined, `${route.path} has no layer`);
+      }
       assert.equal(fn.Handler, 'index.handler');
       assert.equal(fn.TracingConfig.Mode, 'Active');
     }
@@ -87,8 +95,11 @@ describe('CDK stack', () => {
       if (r.method === 'GET') assert.equal(r.access.table, 'read', r.path);
       assert.deepEqual(r.access.queues ?? [], r.path === '/api/v1/run/' ? ['run'] : r.path === '/api/v1/generate/' ? ['generate'] : [], r.path);
       assert.equal(r.access.secret === true, r.path === '/api/v1/auth/login/', r.path);
-      assert.equal(r.access.bucket === 'read', /\/jobs\/\{id\}\/(status|results)\/$/.test(r.path), r.path);
+      assert.equal(r.access.bucket === 'read', /\/jobs\/\{id\}\/(status|results)\/$|\/screenshots\/\{id\}\/$/.test(r.path), r.path);
       assert.notEqual(r.access.bucket, 'write', r.path);
+      // Only the screenshot tool stores an object, and it reads it back to sign its URL.
+      assert.equal(r.access.bucket === 'read-write', r.path === '/api/v1/tools/screenshot/', r.path);
+      if (r.path.startsWith('/api/v1/tools/')) assert.equal(r.startsWork && r.auth && r.access.table === 'write', true, `${r.path}: a metered call`);
     }
   });
 
@@ -101,8 +112,8 @@ describe('CDK stack', () => {
       assert.ok(actions.includes('dynamodb:GetItem') && actions.includes('dynamodb:Query'), `${where} reads the table`);
       assert.equal(WRITE_ACTIONS.some((a) => actions.includes(a)), route.access.table === 'write', `${where} table writes`);
       assert.equal(actions.some((a) => a.startsWith('sqs:')), (route.access.queues ?? []).length > 0, `${where} queue access`);
-      assert.equal(actions.some((a) => a.startsWith('s3:GetObject')), route.access.bucket === 'read', `${where} bucket reads`);
-      assert.equal(actions.some((a) => a.startsWith('s3:PutObject')), route.access.bucket === 'write', `${where} bucket writes`);
+      assert.equal(actions.some((a) => a.startsWith('s3:GetObject')), route.access.bucket === 'read' || route.access.bucket === 'read-write', `${where} bucket reads`);
+      assert.equal(actions.some((a) => a.startsWith('s3:PutObject')), route.access.bucket === 'write' || route.access.bucket === 'read-write', `${where} bucket writes`);
       assert.equal(actions.some((a) => a.startsWith('s3:Delete')), false, `${where} never deletes objects`);
       assert.equal(actions.some((a) => a.startsWith('secretsmanager:')), route.access.secret === true, `${where} secret`);
       assert.ok(!actions.some((a) => a.includes('*') && !/^(s3|dynamodb|xray):\w*\*?$/.test(a) && !/^s3:(GetObject|GetBucket|List|Abort|PutObject|DeleteObject)\*$/.test(a)), `${where}: no broad wildcards ${actions}`);
@@ -125,7 +136,8 @@ describe('CDK stack', () => {
       Type: 'TOKEN', IdentitySource: 'method.request.header.Authorization', AuthorizerResultTtlInSeconds: 300,
       IdentityValidationExpression: Match.stringLikeRegexp('sai_'),
     });
-    dev.template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+    // Images of the screenshot tool leave the Lambda base64-encoded; API Gateway decodes binary media types only.
+    dev.template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER', BinaryMediaTypes: ['*/*'] });
     dev.template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
       ResponseType: 'UNAUTHORIZED', StatusCode: '401', ResponseTemplates: { 'application/json': Match.stringLikeRegexp('"code":"unauthorized"') },
     });
