@@ -30,7 +30,7 @@ import type { ToolPage } from './page.ts';
 /** Words a minute of silent reading of non-fiction in English (Brysbaert, "How many words do we read per minute?", 2019). */
 export const WORDS_PER_MINUTE = 238;
 /** Longest HTML read, in characters; the rest is cut (the fetcher caps bodies before this). */
-export const MAX_HTML_CHARS = 5_000_000;
+const MAX_HTML_CHARS = 5_000_000;
 /** Readability's own `DEFAULT_CHAR_THRESHOLD`: below it, its result counts as "very little" (step 4). */
 const SHORT_TEXT_CHARS = 500;
 /** An image list longer than this is cut (galleries of hundreds of thumbnails). */

@@ -301,7 +301,7 @@ describe('extractContent on inline pages', () => {
     assert.doesNotMatch(r.text, /Category number/);
   });
 
-  it('a huge page (about 5 MB) is read in a few seconds', () => {
+  it('a huge page (3.7 MB, 30,000 paragraphs) is read in a few seconds', () => {
     const html = `<html><head><title>Big page of many paragraphs</title></head><body><article>${Array.from({ length: 30_000 }, (_, i) => para(i)).join('')}</article></body></html>`;
     const t = performance.now();
     const r = extractContent(toolPage(html));
