@@ -11,6 +11,8 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { corpusDir } from '../fixtures/corpus.ts';
+import { htmlText } from '../../lambdas/tools/content.ts';
+import { tokenF1 } from '../../lambdas/tools/content-score.ts';
 import { client, createAccount, startService, type TestService } from '../helpers/service.ts';
 
 const ARTICLE = 'bbc-1';
@@ -20,7 +22,7 @@ const CONTACT_PAGE = `<!DOCTYPE html><html lang="en-US"><head><meta charset="utf
 <h1>Contact the Department</h1>
 <p>Main office: <a href="tel:+16507232300">(650) 723-2300</a>, fax 650.723.4000</p>
 <p>Admissions: jsmith [at] stanford [dot] edu</p>
-<p>Press: <a href="mailto:press@example.org?subject=Hello">press@example.org</a></p>
+<p>Press: <a href="mailto:press@stanford.edu?subject=Hello">press@stanford.edu</a></p>
 <p>Images: <img src="/logo@2x.png" alt="logo"></p>
 <footer><a href="https://twitter.com/StanfordEng">Twitter</a> <a href="https://www.linkedin.com/school/stanford-university/">LinkedIn</a>
 <a href="https://twitter.com/intent/tweet?text=hi">Share</a></footer>
@@ -90,6 +92,72 @@ describe('page-analysis tools over HTTP', () => {
   after(async () => {
     await svc?.stop();
     await site?.close();
+  });
+
+  it('seo-analyzer on a real article: its title, language, Open Graph, JSON-LD, robots.txt and the ten audits; a redirect, a 404, a disallowed page', async () => {
+    const expected = JSON.parse(fs.readFileSync(path.join(corpusDir(), 'articles/readability', ARTICLE, 'expected-metadata.json'), 'utf8'));
+    const r = await api.post('/api/v1/tools/seo-analyzer/', { url: `${site.url}/moved/` });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const seo = r.body;
+    assert.equal(seo.url, `${site.url}/article/`, 'the final URL after the redirect');
+    assert.equal(seo.status, 200);
+    assert.ok(seo.title.startsWith(expected.title), `${seo.title} starts with the article's title`);
+    assert.equal(seo.lang, expected.lang);
+    assert.equal(seo.open_graph.site_name, expected.siteName);
+    assert.equal(seo.open_graph.description, expected.excerpt);
+    assert.ok(seo.structured_data.types.includes('Article'), 'the JSON-LD Article');
+    assert.deepEqual(seo.audits.map((a: { id: string }) => a.id).sort(),
+      ['canonical', 'crawlable-anchors', 'document-title', 'hreflang', 'http-status-code', 'image-alt', 'is-crawlable', 'link-text', 'meta-description', 'robots-txt']);
+    assert.equal(seo.robots_txt.found, true);
+    assert.equal(seo.robots_txt.allowed, true);
+    assert.ok(seo.score >= 0 && seo.score <= 100);
+    assert.ok(seo.headings.h1.length >= 1 && seo.word_count > 500 && seo.links.internal > 0 && seo.images.count > 0);
+
+    const blocked = (await api.post('/api/v1/tools/seo-analyzer/', { url: `${site.url}/private/` })).body;
+    assert.equal(blocked.robots_txt.allowed, false, 'robots.txt disallows /private/');
+    const audit = (report: { audits: Array<{ id: string; passed: boolean }> }, id: string) => report.audits.find((a) => a.id === id)!.passed;
+    assert.equal(audit(blocked, 'is-crawlable'), false);
+    assert.ok(blocked.score < seo.score, `${blocked.score} < ${seo.score}`);
+    const gone = (await api.post('/api/v1/tools/seo-analyzer/', { url: `${site.url}/gone/` })).body;
+    assert.equal(gone.status, 404, 'a 404 page is analysed, not refused');
+    assert.equal(audit(gone, 'http-status-code'), false);
+  });
+
+  it('content-extractor on a real article: the text agrees with Readability\'s expected content, with its metadata', async () => {
+    const dir = path.join(corpusDir(), 'articles/readability', ARTICLE);
+    const expected = JSON.parse(fs.readFileSync(path.join(dir, 'expected-metadata.json'), 'utf8'));
+    const r = await api.post('/api/v1/tools/content-extractor/', { url: `${site.url}/article/` });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const c = r.body;
+    assert.equal(c.title, expected.title);
+    assert.equal(c.byline, expected.byline);
+    assert.equal(c.site_name, expected.siteName);
+    assert.equal(c.lang, expected.lang);
+    assert.equal(c.excerpt, expected.excerpt);
+    assert.equal(c.readerable, true);
+    const f1 = tokenF1(c.text, htmlText(fs.readFileSync(path.join(dir, 'expected.html'), 'utf8'))).f1;
+    assert.ok(f1 > 0.95, `token F1 ${f1}`);
+    assert.ok(c.word_count > 500 && c.reading_time_minutes >= 1);
+    for (const img of c.images) assert.match(img.src, /^https?:\/\//, 'image URLs are absolute');
+  });
+
+  it('lead-generation: obfuscated emails, phone forms, social profiles without share links; follow_contact_pages reaches the contact page', async () => {
+    const r = await api.post('/api/v1/tools/lead-generation/', { url: `${site.url}/contact/` });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const emails = r.body.emails.map((e: { email: string }) => e.email).sort();
+    assert.deepEqual(emails, ['jsmith@stanford.edu', 'press@stanford.edu']);
+    const phones = r.body.phones.map((p: { e164: string }) => p.e164).sort();
+    assert.deepEqual(phones, ['+16507232300', '+16507234000']);
+    assert.ok(r.body.phones.every((p: { country: string }) => p.country === 'US'));
+    const social = r.body.social.map((s: { network: string; handle: string }) => `${s.network}:${s.handle.toLowerCase()}`).sort();
+    assert.deepEqual(social, ['linkedin:school/stanford-university', 'x:stanfordeng']);
+
+    const home = (await api.post('/api/v1/tools/lead-generation/', { url: `${site.url}/` })).body;
+    assert.deepEqual(home.emails, [], 'the home page itself has no address');
+    const followed = (await api.post('/api/v1/tools/lead-generation/', { url: `${site.url}/`, follow_contact_pages: true })).body;
+    assert.deepEqual(followed.emails.map((e: { email: string }) => e.email).sort(), emails);
+    const source = followed.emails[0].sources[0];
+    assert.match(JSON.stringify(source), /\/contact\//, 'each finding says which page it came from');
   });
 
   it('refuses what it cannot take: no key 401, a bad URL 400 invalid_url, a missing url 400, a forbidden target 400; nothing charged', async () => {
