@@ -50,6 +50,11 @@ export interface TechReport {
   /** Whether the page was rendered in a browser, so JavaScript globals (`js` fingerprints) were tested too. */
   rendered: boolean;
   /**
+   * True when the time budget ({@link LIMITS}.budgetMs) ran out before every pattern was tested: pathological
+   * pages only; what was found is still reported.
+   */
+  partial: boolean;
+  /**
    * The technologies found, most telling categories first (category priority 1, such as CMS, before 9, such as
    * widgets), then by confidence (highest first), then by name.
    */
@@ -62,10 +67,11 @@ export const techReportSchema = {
   title: 'TechReport',
   type: 'object',
   additionalProperties: false,
-  required: ['url', 'rendered', 'technologies'],
+  required: ['url', 'rendered', 'partial', 'technologies'],
   properties: {
     url: { type: 'string' },
     rendered: { type: 'boolean' },
+    partial: { type: 'boolean' },
     technologies: {
       type: 'array',
       items: {
@@ -111,6 +117,11 @@ export const LIMITS = {
   valueChars: 4096,
   /** Cookies read from `Set-Cookie`. */
   cookies: 100,
+  /**
+   * Milliseconds of wall time a detection may spend (parsing included) before it stops testing patterns: a
+   * hostile page can make each of the few hundred `html` patterns scan 250 characters from every `<`.
+   */
+  budgetMs: 1500,
 } as const;
 
 /** A compiled pattern: its regex and tags. */
@@ -833,9 +844,20 @@ export function resolveVersion(template: string, match: RegExpExecArray): string
 /** Whether a literal occurs in the value a pattern is about to be tested on. */
 type Has = (literal: string) => boolean;
 
+/**
+ * The time budget of the detection under way (detection is synchronous, so one at a time): past `deadline`
+ * (a `performance.now()` time), patterns are no longer tested and the report is marked partial.
+ */
+const budget = { deadline: Number.POSITIVE_INFINITY, exhausted: false };
+
 function test(rule: Rule, value: string, out: Detection[], has?: Has): void {
   const { literals } = rule.pattern;
   if (literals && has && !literals.some(has)) return;
+  if (budget.exhausted) return;
+  if (performance.now() > budget.deadline) {
+    budget.exhausted = true;
+    return;
+  }
   const m = rule.pattern.regex.exec(value);
   if (m) out.push({ tech: rule.tech, confidence: rule.pattern.confidence, version: resolveVersion(rule.pattern.version, m) });
 }
@@ -914,7 +936,11 @@ function matchDom(entries: DomSelector[], inputs: PageInputs, gate: (t: Tech) =>
       else byTag.set(tag, [item]);
     }
   }
-  for (const node of index.elements) {
+  for (const [n, node] of index.elements.entries()) {
+    if ((n & 1023) === 0 && performance.now() > budget.deadline) {
+      budget.exhausted = true;
+      return;
+    }
     const tagged = byTag.get(node.name.toLowerCase());
     const candidates = tagged ? (anyTag.length ? [...tagged, ...anyTag] : tagged) : anyTag;
     for (const item of candidates) {
@@ -971,8 +997,15 @@ function analyze(index: Index, inputs: PageInputs, gate: (t: Tech) => boolean): 
     }
   }
   for (const [name, values] of inputs.meta) for (const value of values) each(index.meta.get(name), value);
-  eachOfMany(index.scriptSrc, inputs.scriptSrc);
   if (inputs.url) each(index.url, inputs.url);
+  if (inputs.globals) {
+    for (const [path, value] of Object.entries(inputs.globals)) {
+      if (value === undefined || value === null) continue;
+      each(index.js.get(path), clip(String(value), LIMITS.valueChars));
+    }
+  }
+  // The larger inputs last: if the time budget runs out, it is on them.
+  eachOfMany(index.scriptSrc, inputs.scriptSrc);
   for (const field of ['html', 'scripts', 'css', 'text'] as const) {
     const value = inputs[field];
     if (!value) continue;
@@ -980,12 +1013,6 @@ function analyze(index: Index, inputs: PageInputs, gate: (t: Tech) => boolean): 
     each(index[field], value, inputs.literals[field]);
   }
   matchDom(index.dom, inputs, gate, out);
-  if (inputs.globals) {
-    for (const [path, value] of Object.entries(inputs.globals)) {
-      if (value === undefined || value === null) continue;
-      each(index.js.get(path), clip(String(value), LIMITS.valueChars));
-    }
-  }
   return out;
 }
 
@@ -1040,6 +1067,8 @@ function resolve(detections: Detection[], techs: Map<string, Tech>): Map<string,
  */
 export function detectTechnologies(page: ToolPage): TechReport {
   const { techs, main, conditional } = fingerprints();
+  budget.deadline = performance.now() + LIMITS.budgetMs;
+  budget.exhausted = false;
   const inputs = readPage(page);
   const first = analyze(main, inputs, () => true);
   const found = resolve(first, techs);
@@ -1060,5 +1089,5 @@ export function detectTechnologies(page: ToolPage): TechReport {
     } }))
     .sort((a, b) => a.r.tech.priority - b.r.tech.priority || b.r.confidence - a.r.confidence || a.r.tech.name.localeCompare(b.r.tech.name))
     .map(({ out }) => out);
-  return { url: page.url ?? '', rendered: page.rendered !== undefined, technologies };
+  return { url: page.url ?? '', rendered: page.rendered !== undefined, partial: budget.exhausted, technologies };
 }
