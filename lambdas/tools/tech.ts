@@ -628,7 +628,6 @@ interface PageInputs {
   css: string;
   text: string;
   html: string;
-  doc: Document | null;
   docIndex: DocIndex | null;
   globals: Record<string, string | number | boolean> | null;
   /** Which scanner literals each large input holds (computed on first use). */
@@ -692,7 +691,6 @@ function readPage(page: ToolPage): PageInputs {
     css: '',
     text: '',
     html: '',
-    doc: null,
     docIndex: null,
     globals: page.rendered ? page.rendered.globals ?? {} : null,
     literals: {},
@@ -708,7 +706,6 @@ function readPage(page: ToolPage): PageInputs {
   } catch {
     return inputs;
   }
-  inputs.doc = doc;
 
   const base = baseUrl(doc, page.url);
   const tags = new Set<string>();
