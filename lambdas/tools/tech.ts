@@ -741,8 +741,9 @@ function readPage(page: ToolPage): PageInputs {
       const name = node.name.toLowerCase();
       tags.add(name);
       elements.push(node);
-      for (const attr in node.attribs) {
-        const value = node.attribs[attr]!.toLowerCase();
+      for (const key in node.attribs) {
+        const value = node.attribs[key]!.toLowerCase();
+        const attr = key.toLowerCase(); // SVG's are camelCase (viewBox) after tree construction
         const set = values.get(attr);
         if (set) set.add(value);
         else values.set(attr, new Set([value]));
