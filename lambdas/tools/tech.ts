@@ -889,6 +889,20 @@ function couldMatch(entry: DomSelector, index: DocIndex): boolean {
   );
 }
 
+/**
+ * The `dom` pre-filter on one page, for tests: whether {@link couldMatch} lets `selector` through on `html`
+ * (true for a selector it cannot parse, which css-select then refuses too).
+ */
+export function domPrefilter(html: string): (selector: string) => boolean {
+  const url = 'https://example.com/';
+  const inputs = readPage({ requestedUrl: url, url, status: 200, headers: {}, setCookies: [], contentType: 'text/html', html, redirectChain: [url] });
+  return (selector) => {
+    const alternatives = selectorRequirements(selector);
+    if (!alternatives || !inputs.docIndex) return true;
+    return couldMatch({ alternatives } as DomSelector, inputs.docIndex);
+  };
+}
+
 type Query = ReturnType<typeof compileSelector<AnyNode, Element>>;
 const selectorCache = new Map<string, Query | null>();
 

@@ -14,11 +14,13 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import {
-  boundQuantifiers, detectTechnologies, jsGlobalPaths, LIMITS, LiteralScanner, requiredLiterals, resolveVersion, techReportSchema,
+  boundQuantifiers, detectTechnologies, domPrefilter, jsGlobalPaths, LIMITS, LiteralScanner, requiredLiterals, resolveVersion, techReportSchema,
   type DetectedTechnology, type TechReport,
 } from '../../lambdas/tools/tech.ts';
 import { loadFingerprints } from '../../lambdas/tools/fingerprints.ts';
 import type { ToolPage } from '../../lambdas/tools/page.ts';
+import { parseHtml } from '../../lambdas/engine/html/parse.ts';
+import { selectAll } from 'css-select';
 import { corpusPath } from '../fixtures/corpus.ts';
 import { toolPage } from '../helpers/tool-page.ts';
 
@@ -296,6 +298,40 @@ describe('pattern syntax', () => {
       }
     }
     assert.ok(checked > 20, `only ${checked} matches checked`);
+  });
+
+  it('the dom pre-filter never rejects a selector that finds elements (every dom selector, on corpus pages)', () => {
+    const selectors = new Set<string>();
+    for (const t of Object.values(DATA)) {
+      const dom = t.dom;
+      if (dom === undefined) continue;
+      for (const s of typeof dom === 'string' ? [dom] : Array.isArray(dom) ? dom : Object.keys(dom)) selectors.add(s);
+    }
+    let found = 0;
+    let rejected = 0;
+    for (const file of [['listings', 'books-toscrape-home.html'], ['records', 'reference--harvard-edu--software-reference-keyword', 'page.html'],
+      ['records', 'kids-and-teens--sitepoint-com--disney-keyword', 'page.html'], ['records', 'shopping--newegg-com--toys-shopping-keyword', 'page.html']]) {
+      const html = readFileSync(corpusPath(...file), 'utf8');
+      const doc = parseHtml(html);
+      const passes = domPrefilter(html);
+      for (const selector of selectors) {
+        let hits: unknown[];
+        try {
+          hits = selectAll(selector, doc);
+        } catch {
+          continue;
+        }
+        const through = passes(selector);
+        if (hits.length) {
+          found++;
+          assert.ok(through, `${file.join('/')}: ${selector} finds ${hits.length} elements but was filtered out`);
+        } else if (!through) {
+          rejected++;
+        }
+      }
+    }
+    assert.ok(found > 20, `only ${found} selectors found elements`);
+    assert.ok(rejected > selectors.size, `the pre-filter rejected only ${rejected} of 4 × ${selectors.size}`);
   });
 
   it('LiteralScanner agrees with String#includes', () => {
