@@ -269,7 +269,7 @@ export function toolRequestSchema(extra: Record<string, Record<string, unknown>>
 }
 
 /** Most JavaScript globals read from a rendered page (the fingerprints' `js` paths), and their value's length. */
-const MAX_GLOBALS = 5_000;
+const MAX_GLOBALS = 10_000;
 const MAX_GLOBAL_CHARS = 200;
 
 /**
