@@ -160,6 +160,28 @@ describe('page-analysis tools over HTTP', () => {
     assert.match(JSON.stringify(source), /\/contact\//, 'each finding says which page it came from');
   });
 
+  it('tech-detector: the generator meta, headers and cookies over HTTP; JavaScript globals only when the page is rendered', async () => {
+    const r = await api.post('/api/v1/tools/tech-detector/', { url: `${site.url}/` });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const byName = (report: { technologies: Array<{ name: string; version: string | null; categories: string[]; confidence: number }> }) => new Map(report.technologies.map((t) => [t.name, t]));
+    const found = byName(r.body);
+    assert.equal(found.get('WordPress')?.version, '5.2.4', 'the generator meta names WordPress and its version');
+    assert.ok(found.get('WordPress')!.categories.includes('CMS'));
+    assert.ok(found.has('Express'), 'X-Powered-By: Express');
+    assert.ok(found.has('PHP'), 'the PHPSESSID cookie');
+    for (const t of r.body.technologies) assert.ok(t.confidence > 0 && t.confidence <= 100, `${t.name} ${t.confidence}`);
+    assert.equal(r.body.rendered, false);
+
+    const plain = byName((await api.post('/api/v1/tools/tech-detector/', { url: `${site.url}/scripted/` })).body);
+    assert.equal(plain.has('jQuery'), false, 'a global set by script is invisible in the served HTML');
+    const rendered = await api.post('/api/v1/tools/tech-detector/', { url: `${site.url}/scripted/`, render: true });
+    assert.equal(rendered.status, 200, JSON.stringify(rendered.body));
+    assert.equal(rendered.body.rendered, true);
+    assert.equal(byName(rendered.body).get('jQuery')?.version, '3.6.0', 'jQuery.fn.jquery read from the live page');
+    const refused = await api.post('/api/v1/tools/tech-detector/', { url: 'http://10.0.0.1/', render: true });
+    assert.equal(refused.body.code, 'target_forbidden');
+  });
+
   it('refuses what it cannot take: no key 401, a bad URL 400 invalid_url, a missing url 400, a forbidden target 400; nothing charged', async () => {
     const before = await credits();
     for (const tool of ['seo-analyzer', 'tech-detector', 'lead-generation', 'screenshot', 'content-extractor']) {
