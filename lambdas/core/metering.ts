@@ -82,7 +82,7 @@ function dayWindow(tool: string, now: Date): { counter: string; end: Date; retry
 }
 
 /** Calls a day the plan allows of a tool (its own entry, else `*`); undefined when the plan sets none. */
-export function toolDailyLimit(plan: Plan, tool: string): number | undefined {
+function toolDailyLimit(plan: Plan, tool: string): number | undefined {
   return plan.tool_calls_per_day?.[tool] ?? plan.tool_calls_per_day?.['*'];
 }
 

@@ -30,7 +30,7 @@ export type ToolName = 'seo-analyzer' | 'tech-detector' | 'lead-generation' | 's
 export const TOOL_DEADLINE_MS = 25_000;
 
 /** Largest page a page tool reads, bytes after decompression (docs/limits.md). */
-export const TOOL_MAX_PAGE_BYTES = 5 * 1024 * 1024;
+const TOOL_MAX_PAGE_BYTES = 5 * 1024 * 1024;
 
 /** Largest follow-up response (robots.txt, a contact page), bytes: Google reads the first 500 KiB of a robots.txt. */
 const FOLLOW_UP_MAX_BYTES = 512 * 1024;
@@ -50,7 +50,7 @@ function errorCode(err: unknown): string {
 }
 
 /** The reason of a failed load, from the fetcher's or the guard's error. */
-export function unreachableReason(err: unknown): UnreachableReason {
+function unreachableReason(err: unknown): UnreachableReason {
   if (isCodedError(err) && err.code === 'dns_failed') return 'dns';
   if (isCodedError(err) && err.code === 'response_too_large') return 'too_large';
   if (/Too many redirects|Bad redirect/.test((err as Error).message ?? '')) return 'redirects';
@@ -78,7 +78,7 @@ const REASON_TEXT: Record<UnreachableReason, string> = {
  * The error a tool answers when its target cannot be loaded: 422 `target_unreachable` with the reason, or the
  * guard's 400 `target_forbidden` (a redirect hop, or the address a name resolves to) unchanged.
  */
-export function toolLoadError(url: string, err: unknown): CodedError {
+function toolLoadError(url: string, err: unknown): CodedError {
   if (isCodedError(err) && err.code === 'target_forbidden') return err;
   const reason = unreachableReason(err);
   const detail = (err as Error).message?.split('\n')[0] ?? String(err);
@@ -89,7 +89,7 @@ export function toolLoadError(url: string, err: unknown): CodedError {
  * An absolute http(s) URL from a request body.
  * @throws CodedError `invalid_url` (400) for anything else.
  */
-export function parseTargetUrl(raw: string): URL {
+function parseTargetUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -178,7 +178,7 @@ function isTextual(contentType: string): boolean {
 }
 
 /** A fetched page as the page tools read it; a body that is not text (an image, a PDF) becomes ''. */
-export function toToolPage(p: FetchedPage): ToolPage {
+function toToolPage(p: FetchedPage): ToolPage {
   return {
     requestedUrl: p.requestedUrl,
     url: p.url,
@@ -195,7 +195,7 @@ export function toToolPage(p: FetchedPage): ToolPage {
  * Loads a tool's target over HTTP through the guard: whatever its status (a 404 page is analysed as a 404).
  * @throws CodedError `target_unreachable` (422) or `target_forbidden` (400), see {@link toolLoadError}.
  */
-export async function loadToolPage(svc: Services, call: ToolCall): Promise<ToolPage> {
+async function loadToolPage(svc: Services, call: ToolCall): Promise<ToolPage> {
   try {
     return toToolPage(await toolFetchers(svc.guard).page.fetch(call.url.href, { signal: call.signal }));
   } catch (err) {
@@ -204,7 +204,7 @@ export async function loadToolPage(svc: Services, call: ToolCall): Promise<ToolP
 }
 
 /** The follow-up fetch a tool gets ({@link PageFetch}): through the guard, null when the URL cannot be fetched. */
-export function toolPageFetch(svc: Services, call: ToolCall): PageFetch {
+function toolPageFetch(svc: Services, call: ToolCall): PageFetch {
   const fetcher = toolFetchers(svc.guard).followUp;
   return async (url: string): Promise<FetchedText | null> => {
     if (call.signal.aborted) return null;

@@ -478,7 +478,7 @@ const LANGUAGE_COUNTRY: Record<string, string> = { ja: 'JP', de: 'DE', fr: 'FR',
  * language pickers name countries too. The text is read with the first country, then with the second where the
  * first found nothing.
  */
-export function guessCountry($: CheerioAPI, pageUrl: string, text: string, jsonLdCountries: string[]): { countries: CountryCode[]; from: CountryHint | null } {
+function guessCountry($: CheerioAPI, pageUrl: string, text: string, jsonLdCountries: string[]): { countries: CountryCode[]; from: CountryHint | null } {
   const hints: [CountryHint, string | null][] = [];
   for (const c of jsonLdCountries) hints.push(['json-ld', c]);
   let host = '';

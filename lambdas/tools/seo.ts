@@ -729,7 +729,7 @@ function auditCrawlableAnchors(anchors: AnchorElement[], baseUrl: string, pageUr
  * URLs absolute http(s)/ftp, allow/disallow patterns starting with `/` or `*`, `$` only at the end, rules
  * only inside a user-agent group).
  */
-export function validateRobotsTxt(content: string): Array<{ line: number; content: string; message: string }> {
+function validateRobotsTxt(content: string): Array<{ line: number; content: string; message: string }> {
   const known = new Set(['user-agent', 'disallow', 'allow', 'sitemap', 'crawl-delay', 'clean-param', 'host', 'request-rate', 'visit-time', 'noindex', 'content-signal', 'license']);
   const errors: Array<{ line: number; content: string; message: string }> = [];
   let inGroup = false;
@@ -804,7 +804,7 @@ function auditImageAlt(images: ImageElement[], ids: Map<string, Element>, baseUr
 }
 
 /** Lighthouse hreflang (via axe-core's isValidLang): the primary subtag a known ISO 639 code, or `x-default`. */
-export function isExpectedLanguageCode(hreflang: string): boolean {
+function isExpectedLanguageCode(hreflang: string): boolean {
   if (hreflang.toLowerCase() === 'x-default') return true;
   const [primary] = hreflang.split('-');
   return LANGUAGE_CODES.has(primary.toLowerCase());
@@ -883,7 +883,7 @@ function auditCanonical(reading: CanonicalReading, pageUrl: string): SeoAudit {
 }
 
 /** Lighthouse's category score: the weighted mean of the applicable audits' 0/1 scores, as 0-100. */
-export function seoScore(audits: SeoAudit[]): number {
+function seoScore(audits: SeoAudit[]): number {
   let total = 0;
   let weights = 0;
   for (const a of audits) {

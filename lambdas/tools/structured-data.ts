@@ -88,7 +88,7 @@ const RDFA_INITIAL_PREFIXES: Record<string, string> = {
 const SCHEMA_ORG = /^(?:https?:\/\/(?:www\.)?schema\.org\/|schema:)([^/#?]+)$/i;
 
 /** A type's name in `types`: schema.org types by their short name, anything else as it is. */
-export function shortTypeName(type: string): string {
+function shortTypeName(type: string): string {
   const m = SCHEMA_ORG.exec(type.trim());
   return m ? m[1] : type.trim();
 }
@@ -123,7 +123,7 @@ export function collectStructuredDataSources(doc: Document): StructuredDataSourc
 }
 
 /** `type="application/ld+json"`, parameters and case aside. */
-export function isJsonLdType(type: string | undefined): boolean {
+function isJsonLdType(type: string | undefined): boolean {
   return type !== undefined && type.split(';')[0].trim().toLowerCase() === 'application/ld+json';
 }
 
@@ -219,7 +219,7 @@ type JsonLdParse = { ok: true; values: unknown[] } | { ok: false; message: strin
  * control characters inside strings escaped, HTML-escaped text (`{&quot;@type&quot;…`) unescaped, and
  * several concatenated values or trailing junk after a complete value read value by value.
  */
-export function parseJsonLd(text: string): JsonLdParse {
+function parseJsonLd(text: string): JsonLdParse {
   const trimmed = text.trim();
   if (!trimmed) return { ok: true, values: [] };
   try {

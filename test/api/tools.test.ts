@@ -11,11 +11,26 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { corpusDir } from '../fixtures/corpus.ts';
-import { htmlText } from '../../lambdas/tools/content.ts';
+import { Ajv } from 'ajv';
+import { contentReportSchema, htmlText } from '../../lambdas/tools/content.ts';
+import { leadsReportSchema } from '../../lambdas/tools/leads.ts';
+import { screenshotStoredSchema } from '../../lambdas/tools/screenshot.ts';
+import { seoReportSchema } from '../../lambdas/tools/seo.ts';
+import { techReportSchema } from '../../lambdas/tools/tech.ts';
 import { tokenF1 } from '../../lambdas/tools/content-score.ts';
 import { client, createAccount, startService, type TestService } from '../helpers/service.ts';
 
 const ARTICLE = 'bbc-1';
+
+/** Each tool's response schema, beside its code: every answer over HTTP must match it. */
+const ajv = new Ajv({ strict: true, allErrors: true, allowUnionTypes: true });
+const SCHEMAS: Record<string, (data: unknown) => boolean> = {
+  'seo-analyzer': ajv.compile(seoReportSchema),
+  'tech-detector': ajv.compile(techReportSchema),
+  'lead-generation': ajv.compile(leadsReportSchema),
+  'content-extractor': ajv.compile(contentReportSchema),
+  screenshot: ajv.compile(screenshotStoredSchema),
+};
 
 /** The contact page of the site: written as real university and company pages write them. */
 const CONTACT_PAGE = `<!DOCTYPE html><html lang="en-US"><head><meta charset="utf-8"><title>Contact us</title></head><body>
@@ -87,7 +102,20 @@ describe('page-analysis tools over HTTP', () => {
     site = await startToolSite();
     svc = await startService();
     pro = await createAccount(svc.dataDir, { plan: 'pro' });
-    api = client(svc.url, pro.api_key);
+    const raw = client(svc.url, pro.api_key);
+    // Every 200 answer of a tool is checked against the tool's response schema.
+    api = {
+      ...raw,
+      post: async (p: string, b?: unknown, h?: Record<string, string>) => {
+        const r = await raw.post(p, b, h);
+        const tool = /^\/api\/v1\/tools\/([\w-]+)\/$/.exec(p)?.[1];
+        if (tool && r.status === 200 && typeof r.body === 'object') {
+          const validate = SCHEMAS[tool]! as ((d: unknown) => boolean) & { errors?: unknown };
+          assert.ok(validate(r.body), `${tool} answer matches its schema: ${JSON.stringify(validate.errors)}`);
+        }
+        return r;
+      },
+    };
   });
   after(async () => {
     await svc?.stop();
