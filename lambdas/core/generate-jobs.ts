@@ -8,6 +8,7 @@ import { checkHeadroom, meter } from './metering.ts';
 import type { AccountRecord, JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
 import { createAndQueueJob } from './jobs.ts';
+import { parseTargetUrl } from './target-url.ts';
 
 /** Body of POST /api/v1/generate/. */
 export interface GenerateBody {
@@ -34,13 +35,7 @@ export async function startGenerate(svc: Services, account: AccountRecord, body:
   await checkHeadroom(svc, account, 'generate');
   const prompt = body.prompt.replace(/\s+/g, ' ').trim();
   if (!prompt) throw new CodedError('invalid_request', 'prompt must say what to scrape, e.g. "book titles and prices from every page"', [{ path: 'prompt', message: 'is blank' }]);
-  let url: URL;
-  try {
-    url = new URL(body.url.trim());
-  } catch {
-    throw new CodedError('invalid_url', `url must be an absolute http or https URL; got "${body.url}"`, [{ url: body.url }]);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CodedError('invalid_url', `url must be an http or https URL; got "${body.url}"`, [{ url: body.url }]);
+  const url = parseTargetUrl(body.url);
   svc.guard.checkUrl(url.href);
 
   const charge = await meter(svc, account, 'generate');

@@ -17,6 +17,7 @@ import { Fetcher, FetchError, type FetchedPage } from '../net/fetch.ts';
 import type { OutboundGuard } from '../net/guard.ts';
 import type { FetchedText, PageFetch, ToolPage } from '../tools/page.ts';
 import { checkHeadroom, meter, refund, type Charge } from './metering.ts';
+import { parseTargetUrl } from './target-url.ts';
 import type { AccountRecord } from './ports.ts';
 import type { Services } from './services.ts';
 
@@ -83,22 +84,6 @@ function toolLoadError(url: string, err: unknown): CodedError {
   const reason = unreachableReason(err);
   const detail = (err as Error).message?.split('\n')[0] ?? String(err);
   return new CodedError('target_unreachable', `${url} could not be reached: ${REASON_TEXT[reason]} (${detail})`, [{ url, reason }]);
-}
-
-/**
- * An absolute http(s) URL from a request body.
- * @throws CodedError `invalid_url` (400) for anything else.
- */
-function parseTargetUrl(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw new CodedError('invalid_url', `url must be an absolute http or https URL; got "${raw}"`, [{ url: raw }]);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CodedError('invalid_url', `url must be an http or https URL; got "${raw}"`, [{ url: raw }]);
-  if (!url.hostname) throw new CodedError('invalid_url', `url has no host; got "${raw}"`, [{ url: raw }]);
-  return url;
 }
 
 /** A tool call that passed its checks and was metered. */
