@@ -61,6 +61,9 @@ export const routes: readonly RouteDef[] = [
   { method: 'POST', path: '/api/v1/tools/lead-generation/', handler: 'http/tools-lead-generation.ts', auth: true, startsWork: true, access: TOOL, summary: 'Emails, phone numbers, social links' },
   { method: 'POST', path: '/api/v1/tools/screenshot/', handler: 'http/tools-screenshot.ts', auth: true, startsWork: true, access: { table: 'write', bucket: 'read-write' }, browser: true, summary: 'Screenshot image' },
   { method: 'POST', path: '/api/v1/tools/content-extractor/', handler: 'http/tools-content-extractor.ts', auth: true, startsWork: true, access: TOOL, summary: 'Article text, metadata, images' },
+  { method: 'POST', path: '/api/v1/tools/broken-link-checker/', handler: 'http/tools-broken-link-checker.ts', auth: true, startsWork: true, access: TOOL, summary: 'The links and resources of a page checked: broken URLs, redirects, time-outs' },
+  { method: 'POST', path: '/api/v1/tools/dns-whois/', handler: 'http/tools-dns-whois.ts', auth: true, startsWork: true, access: TOOL, summary: 'DNS records, IP addresses and reverse names, nameservers, WHOIS (RDAP) data' },
+  { method: 'POST', path: '/api/v1/tools/ssl-checker/', handler: 'http/tools-ssl-checker.ts', auth: true, startsWork: true, access: TOOL, summary: 'Certificate details and chain, expiry, TLS versions, HSTS and a grade' },
   { method: 'GET', path: '/api/v1/screenshots/{id}/', handler: 'http/screenshots-get.ts', auth: false, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'A stored screenshot (the URL the screenshot tool gives with Accept: application/json), for an hour' },
 ];
 

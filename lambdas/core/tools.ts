@@ -22,7 +22,8 @@ import type { AccountRecord } from './ports.ts';
 import type { Services } from './services.ts';
 
 /** The tools of SPEC.md's endpoint list, by the last segment of their path (`/api/v1/tools/<name>/`). */
-export type ToolName = 'seo-analyzer' | 'tech-detector' | 'lead-generation' | 'screenshot' | 'content-extractor';
+export type ToolName = 'seo-analyzer' | 'tech-detector' | 'lead-generation' | 'screenshot' | 'content-extractor'
+  | 'broken-link-checker' | 'dns-whois' | 'ssl-checker';
 
 /**
  * Time one tool call may take from the first request to the answer, ms: under API Gateway's 29 s integration
@@ -92,6 +93,13 @@ export interface ToolCall {
   charge: Charge | null;
   /** Aborts at the call's deadline ({@link TOOL_DEADLINE_MS}). */
   signal: AbortSignal;
+  /** When the call started, ms since the epoch. */
+  startedAt: number;
+}
+
+/** Milliseconds left of a call's {@link TOOL_DEADLINE_MS}, less `reserveMs` for the answer; at least 100. */
+export function timeLeftMs(call: ToolCall, reserveMs = 2_000): number {
+  return Math.max(100, TOOL_DEADLINE_MS - reserveMs - (Date.now() - call.startedAt));
 }
 
 /**
@@ -105,7 +113,7 @@ export async function startToolCall(svc: Services, account: AccountRecord, tool:
   const url = parseTargetUrl(rawUrl);
   svc.guard.checkUrl(url.href);
   const charge = await meter(svc, account, 'tool', tool);
-  return { url, charge, signal: AbortSignal.timeout(TOOL_DEADLINE_MS) };
+  return { url, charge, signal: AbortSignal.timeout(TOOL_DEADLINE_MS), startedAt: Date.now() };
 }
 
 /**
