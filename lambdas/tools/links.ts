@@ -1,0 +1,694 @@
+/**
+ * The broken-link checker (SPEC.md area B, `POST /api/v1/tools/broken-link-checker/`; docs/tools.md
+ * "broken-link-checker"): checks every link of a page, and with `depth` ≥ 1 of the same-site pages it links
+ * to, and says per link whether it works, redirects, is broken, timed out or was not checked.
+ *
+ * How a link is checked (linkinator's rules, JustinBeckwith/linkinator src/index.ts 8.1.0, so that verdicts
+ * agree; the differences are listed in docs/tools.md):
+ * 1. `HEAD`, redirects followed hop by hop (at most {@link MAX_REDIRECTS}), every hop through the outbound
+ *    guard: the URL's scheme and IP literal by `guard.checkUrl` before anything is sent, host names by
+ *    `guard.lookup` as the socket's lookup, so no socket ever connects to an address the guard refuses.
+ * 2. When HEAD ends in anything but 2xx (a 405 or 501 from a server that does not do HEAD, a 403 or 404 from
+ *    one that answers HEAD wrongly, a 5xx), or the connection fails in a way a GET could survive (reset,
+ *    closed, a protocol error), the same URL is fetched with `GET`, and the GET's answer is the verdict. Only
+ *    the headers of a GET are waited for: up to {@link GET_DRAIN_BYTES} of its body are read so that the
+ *    connection stays open for the next request, a larger body closes it.
+ * 3. `429 Too Many Requests` is retried after its `Retry-After` (1 s when absent), at most
+ *    {@link MAX_429_RETRIES} times and never past the deadline; meanwhile no request goes to that origin.
+ * 4. A final 2xx is `ok`, or `redirect` when a redirect was followed; a final 4xx or 5xx is `broken`, and so
+ *    is a failed connection (DNS, refused, reset, TLS), a redirect loop or a bad `Location`; no answer within
+ *    the request time-out is `timeout`. A link the guard refuses, a scheme other than http(s), a persistent
+ *    429 and links not reached within the time budget are `skipped`, with the reason in `error`.
+ *
+ * Requests run at most {@link LinkCheckOptions.concurrency} at a time, at most
+ * {@link LinkCheckOptions.perHostConcurrency} connections per origin (undici's `connections`, a hard cap), with
+ * keep-alive connections reused for the whole check. The origins with links waiting are served in turn, so one
+ * slow or large site does not hold back the others.
+ */
+import { setMaxListeners } from 'node:events';
+import net from 'node:net';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { isCodedError } from '../errors.ts';
+import { DEFAULT_USER_AGENT, Fetcher, retryAfterMs } from '../net/fetch.ts';
+import type { OutboundGuard } from '../net/guard.ts';
+import { extractLinks } from './links-extract.ts';
+import type { FetchedText, PageFetch, ToolPage } from './page.ts';
+
+/** What became of one link. */
+export type LinkState = 'ok' | 'broken' | 'redirect' | 'timeout' | 'skipped';
+
+/** One distinct link (fragment dropped) and its verdict. */
+export interface LinkResult {
+  /** The link's absolute URL without the fragment (the attribute's text when it is not a valid URL). */
+  url: string;
+  /** HTTP status of the last response (the final hop), null when there was none. */
+  status: number | null;
+  state: LinkState;
+  /** `[]` without redirects; otherwise every URL requested, the link's URL first and the last hop's URL last. */
+  redirect_chain: string[];
+  /** The URLs of the checked pages the link appears on, in the order they were read. */
+  parents: string[];
+  /** Why the link is `broken`, `timeout` or `skipped`: `<reason>: <words>`, reason one of {@link LINK_ERROR_REASONS}; null otherwise. */
+  error: string | null;
+}
+
+/** Counts of a {@link LinksReport}. */
+export interface LinksSummary {
+  /** Links in the report (`links.length`). */
+  total: number;
+  ok: number;
+  broken: number;
+  redirect: number;
+  timeout: number;
+  skipped: number;
+  /** Distinct links found on the crawled pages, the ones over `maxLinks` included. */
+  found: number;
+  /** Links found but left out of the report because of `maxLinks` (never checked). */
+  over_limit: number;
+  /** Pages whose links were read: the given page plus the same-site pages opened for `depth` ≥ 1. */
+  pages_crawled: number;
+  /** Wall time of the check, ms. */
+  duration_ms: number;
+}
+
+/** The broken-link checker's answer. */
+export interface LinksReport {
+  /** The page checked (its final URL). */
+  url: string;
+  /** The links in the order they were found (document order, page by page breadth-first). */
+  links: LinkResult[];
+  summary: LinksSummary;
+  /** The limits the check ran with, after defaults and clamping. */
+  limits: { depth: number; max_links: number; deadline_ms: number; timeout_ms: number };
+}
+
+/** The words `error` starts with. */
+export const LINK_ERROR_REASONS = [
+  'http_status', 'dns', 'refused', 'reset', 'tls', 'timeout', 'redirects', 'forbidden', 'scheme', 'invalid_url',
+  'rate_limited', 'blocked', 'time_budget', 'network',
+] as const;
+
+type Reason = (typeof LINK_ERROR_REASONS)[number];
+
+/** Options of {@link checkLinks}. Out-of-range numbers are clamped to the documented range. */
+export interface LinkCheckOptions {
+  /** Every connection goes through it (scheme, IP literals, resolved addresses, each redirect hop). */
+  guard: OutboundGuard;
+  /** Same-site pages followed from the page: 0 checks the page's links only. 0–3. @default 0 */
+  depth?: number;
+  /** Distinct links checked at most, over all pages; the rest is counted in `summary.over_limit`. 1–5000. @default 500 */
+  maxLinks?: number;
+  /** Aborts the check: links not done are `skipped` with `time_budget`, and the report is returned. */
+  signal?: AbortSignal;
+  /** Time budget of the whole check, ms: links not checked by then are `skipped` (`time_budget`). 100–20000. @default 20000 */
+  deadlineMs?: number;
+  /**
+   * Fetches a same-site page to read its links (depth ≥ 1), through the guard. @default a Fetcher of this
+   * module (2 MiB, the request time-out, no retry)
+   */
+  fetchPage?: PageFetch;
+  /** Time one request may take until its response headers, ms. 100–15000. @default 10000 */
+  timeoutMs?: number;
+  /** Requests in flight at most. 1–64. @default 32 */
+  concurrency?: number;
+  /** Connections per origin at most. 1–16. @default 4 */
+  perHostConcurrency?: number;
+}
+
+export const LINK_CHECK_DEFAULTS = {
+  depth: 0, maxDepth: 3,
+  maxLinks: 500, maxMaxLinks: 5000,
+  deadlineMs: 20_000, maxDeadlineMs: 20_000,
+  timeoutMs: 10_000, maxTimeoutMs: 15_000,
+  concurrency: 32, maxConcurrency: 64,
+  perHostConcurrency: 4, maxPerHostConcurrency: 16,
+} as const;
+
+/** Redirects followed per link; one more is `broken` (`redirects`). */
+const MAX_REDIRECTS = 10;
+/** Retries of a link answered 429. */
+const MAX_429_RETRIES = 2;
+/** Wait after a 429 without a usable `Retry-After`, ms. */
+const DEFAULT_429_WAIT_MS = 1_000;
+/** Body bytes of a GET read to keep its connection; past it the connection is closed instead. */
+const GET_DRAIN_BYTES = 64 * 1024;
+/** Largest same-site page read for its links when the module fetches it itself. */
+const CRAWL_PAGE_MAX_BYTES = 2 * 1024 * 1024;
+
+function clamp(value: number | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined || !Number.isFinite(value)) return fallback;
+  return Math.min(max, Math.max(min, Math.floor(value)));
+}
+
+/** The host a crawl stays on: lower case, `www.` dropped (http and https alike). */
+function siteKey(url: URL): string {
+  return url.hostname.toLowerCase().replace(/^www\./, '');
+}
+
+function isHtmlType(contentType: string): boolean {
+  return contentType === '' || contentType === 'text/html' || contentType === 'application/xhtml+xml';
+}
+
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL)/;
+
+/** The reason and words of a failed request (Node's, undici's or the guard's error, looking through `cause`). */
+function failure(err: unknown): { reason: Reason; text: string } {
+  if (isCodedError(err)) {
+    if (err.code === 'target_forbidden') return { reason: 'forbidden', text: err.message };
+    if (err.code === 'dns_failed') return { reason: 'dns', text: err.message };
+    if (err.code === 'invalid_url') return { reason: 'invalid_url', text: err.message };
+  }
+  let code = '';
+  let message = (err as Error)?.message ?? String(err);
+  for (let e = err as { code?: unknown; cause?: unknown; name?: unknown; message?: unknown } | undefined, d = 0; e && d < 4; e = e.cause as typeof e, d++) {
+    if (isCodedError(e)) return failure(e);
+    if (e.name === 'TimeoutError') { code = 'TimeoutError'; break; }
+    if (typeof e.code === 'string') { code = e.code; if (typeof e.message === 'string') message = e.message; break; }
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') return { reason: 'dns', text: message };
+  if (code === 'ECONNREFUSED') return { reason: 'refused', text: message };
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') return { reason: 'reset', text: message };
+  if (code === 'TimeoutError' || code === 'ETIMEDOUT' || /^UND_ERR_.*TIMEOUT$/.test(code)) return { reason: 'timeout', text: message };
+  if (TLS_CODE.test(code) || /certificate|SSL routines/i.test(message)) return { reason: 'tls', text: message };
+  return { reason: 'network', text: message };
+}
+
+/** Reasons a GET is tried after a HEAD that failed this way: the ones a server's HEAD handling can cause. */
+const GET_AFTER_HEAD_FAILURE = new Set<Reason>(['reset', 'network']);
+
+/** One request's outcome: the last response, or a failure; with the URLs requested. */
+type Probe =
+  | { kind: 'response'; status: number; contentType: string; retryAfter: string | undefined; blocked: boolean; chain: string[] }
+  | { kind: 'failure'; reason: Reason; text: string; chain: string[] };
+
+/** One link being checked. */
+interface Entry {
+  result: LinkResult;
+  /** The origin its requests start at (the scheduler's queue key). */
+  origin: string;
+  /** Pages away from the checked page: 0 for its own links. */
+  depth: number;
+  navigable: boolean;
+  sameSite: boolean;
+  retries: number;
+}
+
+/** Thrown inside a check when the deadline passed or the caller aborted. */
+const BUDGET = Symbol('time budget');
+
+/**
+ * Requests in flight, fairly over origins: at most `concurrency` at a time, at most `perHost` per origin;
+ * origins with links waiting take turns. An origin that answered 429 is paused until its `Retry-After`.
+ */
+class Scheduler {
+  private readonly queues = new Map<string, Entry[]>();
+  private readonly ring: string[] = [];
+  private next = 0;
+  private active = 0;
+  private readonly activeBy = new Map<string, number>();
+  private readonly pausedUntil = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private stopped = false;
+  private onIdle: (() => void) | undefined;
+
+  private readonly concurrency: number;
+  private readonly perHost: number;
+  private readonly run: (entry: Entry) => Promise<void>;
+
+  constructor(concurrency: number, perHost: number, run: (entry: Entry) => Promise<void>) {
+    this.concurrency = concurrency;
+    this.perHost = perHost;
+    this.run = run;
+  }
+
+  push(entry: Entry, front = false): void {
+    let q = this.queues.get(entry.origin);
+    if (!q) {
+      q = [];
+      this.queues.set(entry.origin, q);
+      this.ring.push(entry.origin);
+    }
+    if (front) q.unshift(entry);
+    else q.push(entry);
+  }
+
+  pause(origin: string, until: number): void {
+    this.pausedUntil.set(origin, Math.max(until, this.pausedUntil.get(origin) ?? 0));
+  }
+
+  /** Starts what may start. */
+  pump(): void {
+    if (this.stopped) {
+      this.checkIdle();
+      return;
+    }
+    const now = Date.now();
+    let wake = Infinity;
+    let idleTurns = 0;
+    while (this.active < this.concurrency && this.ring.length > 0 && idleTurns < this.ring.length) {
+      if (this.next >= this.ring.length) this.next = 0;
+      const origin = this.ring[this.next]!;
+      const q = this.queues.get(origin)!;
+      const paused = this.pausedUntil.get(origin) ?? 0;
+      const running = this.activeBy.get(origin) ?? 0;
+      if (paused > now) {
+        wake = Math.min(wake, paused);
+        this.next++;
+        idleTurns++;
+        continue;
+      }
+      if (running >= this.perHost) {
+        this.next++;
+        idleTurns++;
+        continue;
+      }
+      const entry = q.shift()!;
+      if (q.length === 0) {
+        this.queues.delete(origin);
+        this.ring.splice(this.next, 1);
+      } else {
+        this.next++;
+      }
+      idleTurns = 0;
+      this.start(entry);
+    }
+    // Paused origins are only woken by a timer; finished requests pump the rest.
+    for (const origin of this.ring) {
+      const paused = this.pausedUntil.get(origin) ?? 0;
+      if (paused > now) wake = Math.min(wake, paused);
+    }
+    if (wake < Infinity && wake < this.timerAt) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timerAt = wake;
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        this.pump();
+      }, Math.max(1, wake - Date.now()));
+    }
+    this.checkIdle();
+  }
+
+  private start(entry: Entry): void {
+    this.active++;
+    this.activeBy.set(entry.origin, (this.activeBy.get(entry.origin) ?? 0) + 1);
+    this.run(entry).finally(() => {
+      this.active--;
+      const n = this.activeBy.get(entry.origin)! - 1;
+      if (n === 0) this.activeBy.delete(entry.origin);
+      else this.activeBy.set(entry.origin, n);
+      this.pump();
+    });
+  }
+
+  private checkIdle(): void {
+    if (this.active === 0 && (this.ring.length === 0 || this.stopped)) this.onIdle?.();
+  }
+
+  /** Resolves when nothing runs and nothing waits (or, once stopped, when nothing runs). */
+  idle(): Promise<void> {
+    return new Promise((resolve) => {
+      this.onIdle = resolve;
+      this.checkIdle();
+    });
+  }
+
+  /** Starts nothing more; returns the entries that never started. */
+  stop(): Entry[] {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    const left: Entry[] = [];
+    for (const q of this.queues.values()) left.push(...q);
+    this.queues.clear();
+    this.ring.length = 0;
+    this.checkIdle();
+    return left;
+  }
+}
+
+const crawlFetchers = new WeakMap<OutboundGuard, Fetcher>();
+
+/** The module's own page fetch for a crawl (depth ≥ 1) when the caller gave none. */
+function defaultPageFetch(guard: OutboundGuard, timeoutMs: number): PageFetch {
+  let fetcher = crawlFetchers.get(guard);
+  if (!fetcher) {
+    fetcher = new Fetcher(guard, { timeoutMs, maxBytes: CRAWL_PAGE_MAX_BYTES, retries: 0 });
+    crawlFetchers.set(guard, fetcher);
+  }
+  const f = fetcher;
+  return async (url: string): Promise<FetchedText | null> => {
+    try {
+      const p = await f.fetch(url);
+      return { url: p.url, status: p.status, headers: p.headers, contentType: p.contentType, text: p.text };
+    } catch {
+      return null;
+    }
+  };
+}
+
+/**
+ * An undici Agent whose every connection goes through the guard (the same construction as the Fetcher of
+ * lambdas/net/fetch.ts): host names resolve through `guard.lookup`, IP literals are checked before connecting.
+ */
+function guardedAgent(guard: OutboundGuard, perHost: number, timeoutMs: number): Agent {
+  const connector = buildConnector({ lookup: guard.lookup, timeout: timeoutMs } as buildConnector.BuildOptions);
+  return new Agent({
+    connections: perHost,
+    keepAliveTimeout: 4_000,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connect: (opts, callback) => {
+      const host = opts.hostname.replace(/^\[|\]$/g, '');
+      if (net.isIP(host)) {
+        try {
+          guard.checkUrl(`${opts.protocol}//${net.isIPv6(host) ? `[${host}]` : host}/`);
+        } catch (err) {
+          callback(err as Error, null);
+          return;
+        }
+      }
+      connector(opts, callback);
+    },
+  });
+}
+
+const REQUEST_HEADERS = {
+  'user-agent': DEFAULT_USER_AGENT,
+  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8',
+  'accept-language': 'en-US,en;q=0.9',
+};
+
+/**
+ * Checks the links of a page (and, with `depth`, of the same-site pages it links to, breadth-first).
+ *
+ * **Example usage:**
+ * ```ts
+ * const report = await checkLinks(page, { guard: svc.guard, depth: 1, maxLinks: 1000, signal: call.signal, fetchPage });
+ * report.links.filter((l) => l.state === 'broken'); // [{url, status: 404, state: 'broken', parents: [...], error: 'http_status: HTTP 404', ...}]
+ * ```
+ * @param page the page, already fetched through the guard; its links are read when its content type is HTML
+ *   (or none), else the report has no links.
+ * @returns the report, always: every failure of a link is that link's verdict, and when the deadline passes or
+ *   `signal` aborts, the links not done are `skipped` (`time_budget`).
+ */
+export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Promise<LinksReport> {
+  const t0 = performance.now();
+  const d = LINK_CHECK_DEFAULTS;
+  const depth = clamp(options.depth, d.depth, 0, d.maxDepth);
+  const maxLinks = clamp(options.maxLinks, d.maxLinks, 1, d.maxMaxLinks);
+  const deadlineMs = clamp(options.deadlineMs, d.deadlineMs, 100, d.maxDeadlineMs);
+  const timeoutMs = clamp(options.timeoutMs, d.timeoutMs, 100, d.maxTimeoutMs);
+  const concurrency = clamp(options.concurrency, d.concurrency, 1, d.maxConcurrency);
+  const perHost = clamp(options.perHostConcurrency, d.perHostConcurrency, 1, d.maxPerHostConcurrency);
+  const { guard } = options;
+  const fetchPage = depth > 0 ? (options.fetchPage ?? defaultPageFetch(guard, timeoutMs)) : undefined;
+
+  // One controller ends everything: the deadline or the caller's signal. Requests in flight are aborted through
+  // the set below (one listener, not one per request).
+  const budget = new AbortController();
+  setMaxListeners(0, budget.signal);
+  const deadlineAt = Date.now() + deadlineMs;
+  const inFlight = new Set<AbortController>();
+  budget.signal.addEventListener('abort', () => { for (const c of inFlight) c.abort(BUDGET); }, { once: true });
+  const deadlineTimer = setTimeout(() => budget.abort(BUDGET), deadlineMs);
+  const onCallerAbort = () => budget.abort(BUDGET);
+  if (options.signal?.aborted) budget.abort(BUDGET);
+  else options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+
+  const agent = guardedAgent(guard, perHost, timeoutMs);
+  const entries = new Map<string, Entry>();
+  const order: Entry[] = [];
+  let found = 0;
+  let pagesCrawled = 0;
+  let startSite = '';
+  try {
+    startSite = siteKey(new URL(page.url));
+  } catch {
+    startSite = '';
+  }
+
+  const finish = (e: Entry, state: LinkState, status: number | null, chain: string[], error: string | null): void => {
+    e.result.state = state;
+    e.result.status = status;
+    e.result.redirect_chain = chain.length > 1 ? chain : [];
+    e.result.error = error;
+  };
+
+  /** One request and its redirects: the last response's status and headers, or why it failed. */
+  const request = async (method: 'HEAD' | 'GET', start: string): Promise<Probe> => {
+    const chain = [start];
+    let url: URL;
+    try {
+      url = guard.checkUrl(start);
+    } catch (err) {
+      return { kind: 'failure', ...failure(err), chain };
+    }
+    const controller = new AbortController();
+    inFlight.add(controller);
+    const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    try {
+      for (let hop = 0; ; hop++) {
+        let res: Dispatcher.ResponseData;
+        try {
+          res = await agent.request({ origin: url.origin, path: url.pathname + url.search, method, headers: REQUEST_HEADERS, signal: controller.signal });
+        } catch (err) {
+          if (controller.signal.reason === BUDGET) throw BUDGET;
+          if (controller.signal.aborted) return { kind: 'failure', reason: 'timeout', text: `no answer within ${timeoutMs} ms`, chain };
+          return { kind: 'failure', ...failure(err), chain };
+        }
+        const h = res.headers;
+        const location = typeof h.location === 'string' ? h.location : undefined;
+        if (method === 'GET') await res.body.dump({ limit: GET_DRAIN_BYTES }).catch(() => undefined);
+        else await res.body.dump().catch(() => undefined);
+        if (res.statusCode >= 300 && res.statusCode < 400 && location !== undefined) {
+          if (hop >= MAX_REDIRECTS) return { kind: 'failure', reason: 'redirects', text: `more than ${MAX_REDIRECTS} redirects`, chain };
+          let next: URL;
+          try {
+            next = new URL(location, url);
+          } catch {
+            return { kind: 'failure', reason: 'redirects', text: `bad Location "${location.slice(0, 200)}" from ${url.href}`, chain };
+          }
+          next.hash = '';
+          chain.push(next.href);
+          try {
+            url = guard.checkUrl(next);
+          } catch (err) {
+            return { kind: 'failure', ...failure(err), chain };
+          }
+          continue;
+        }
+        const type = typeof h['content-type'] === 'string' ? h['content-type'] : '';
+        return {
+          kind: 'response',
+          status: res.statusCode,
+          contentType: type.split(';')[0]!.trim().toLowerCase(),
+          retryAfter: typeof h['retry-after'] === 'string' ? h['retry-after'] : undefined,
+          // A status LinkedIn and others answer robots with, and Cloudflare's challenge: not a verdict on the URL.
+          blocked: res.statusCode === 999 || (res.statusCode === 403 && h['cf-mitigated'] !== undefined),
+          chain,
+        };
+      }
+    } finally {
+      clearTimeout(timer);
+      inFlight.delete(controller);
+    }
+  };
+
+  /** Reads a same-site page's links (depth ≥ 1) and queues the new ones. */
+  const crawl = async (e: Entry): Promise<void> => {
+    const fetched = await Promise.race([
+      fetchPage!(e.result.url).catch(() => null),
+      new Promise<null>((resolve) => {
+        if (budget.signal.aborted) resolve(null);
+        else budget.signal.addEventListener('abort', () => resolve(null), { once: true });
+      }),
+    ]);
+    if (!fetched || budget.signal.aborted || fetched.status < 200 || fetched.status >= 300 || !isHtmlType(fetched.contentType)) return;
+    pagesCrawled++;
+    addLinks(fetched.text, fetched.url, e.depth + 1);
+  };
+
+  const check = async (e: Entry): Promise<void> => {
+    if (budget.signal.aborted) return;
+    try {
+      let probe = await request('HEAD', e.result.url);
+      if (probe.kind === 'response' && probe.status === 429) return retry429(e, probe);
+      const headOk = probe.kind === 'response' && probe.status >= 200 && probe.status < 300;
+      const getAfter = probe.kind === 'response' ? !headOk && !probe.blocked : GET_AFTER_HEAD_FAILURE.has(probe.reason);
+      if (getAfter) {
+        const got = await request('GET', e.result.url);
+        if (got.kind === 'response' && got.status === 429) return retry429(e, got);
+        // A GET that fails outright says less than the HEAD's HTTP answer: keep that.
+        if (got.kind === 'response' || probe.kind === 'failure') probe = got;
+      }
+      if (probe.kind === 'failure') {
+        const state: LinkState = probe.reason === 'timeout' ? 'timeout' : probe.reason === 'forbidden' ? 'skipped' : 'broken';
+        finish(e, state, null, probe.chain, `${probe.reason}: ${probe.text}`);
+        return;
+      }
+      if (probe.blocked) {
+        finish(e, 'skipped', probe.status, probe.chain, `blocked: the server refuses automated checks (HTTP ${probe.status})`);
+      } else if (probe.status >= 200 && probe.status < 300) {
+        finish(e, probe.chain.length > 1 ? 'redirect' : 'ok', probe.status, probe.chain, null);
+        if (fetchPage && e.navigable && e.sameSite && e.depth < depth && isHtmlType(probe.contentType)) await crawl(e);
+      } else {
+        const words = probe.status >= 300 && probe.status < 400 ? `HTTP ${probe.status} without a Location` : `HTTP ${probe.status}`;
+        finish(e, 'broken', probe.status, probe.chain, `http_status: ${words}`);
+      }
+    } catch (err) {
+      if (err !== BUDGET) throw err;
+    }
+  };
+
+  /** After a 429: the origin waits for Retry-After, then the link is checked again (bounded, within the budget). */
+  const retry429 = (e: Entry, probe: Extract<Probe, { kind: 'response' }>): void => {
+    const wait = Math.min(retryAfterMs(probe.retryAfter) ?? DEFAULT_429_WAIT_MS, deadlineMs);
+    const at = Date.now() + wait;
+    if (e.retries >= MAX_429_RETRIES || at >= deadlineAt) {
+      const why = e.retries >= MAX_429_RETRIES ? `still HTTP 429 after ${e.retries} retries` : `HTTP 429, Retry-After ${Math.ceil(wait / 1000)} s is past the time budget`;
+      finish(e, 'skipped', 429, probe.chain, `rate_limited: ${why}`);
+      return;
+    }
+    e.retries++;
+    scheduler.pause(e.origin, at);
+    scheduler.push(e, true);
+  };
+
+  const scheduler = new Scheduler(concurrency, perHost, check);
+
+  /** Adds a page's links: new ones are queued (up to maxLinks), known ones get the page as a parent. */
+  const addLinks = (html: string, pageUrl: string, linkDepth: number): void => {
+    for (const link of extractLinks(html, pageUrl)) {
+      const known = entries.get(link.url);
+      if (known) {
+        if (!known.result.parents.includes(pageUrl)) known.result.parents.push(pageUrl);
+        if (link.navigable) known.navigable = true;
+        continue;
+      }
+      let u: URL | null = null;
+      if (link.valid) {
+        u = new URL(link.url);
+        // data: and javascript: carry their content or code inline: they name nothing to check or report.
+        if (u.protocol === 'data:' || u.protocol === 'javascript:') continue;
+      }
+      found++;
+      if (order.length >= maxLinks) continue;
+      const result: LinkResult = { url: link.url, status: null, state: 'skipped', redirect_chain: [], parents: [pageUrl], error: null };
+      const e: Entry = { result, origin: '', depth: linkDepth, navigable: link.navigable, sameSite: false, retries: 0 };
+      entries.set(link.url, e);
+      order.push(e);
+      if (!u) {
+        finish(e, 'broken', null, [], 'invalid_url: not a valid URL');
+        continue;
+      }
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+        finish(e, 'skipped', null, [], `scheme: ${u.protocol.slice(0, -1)} links are not checked`);
+        continue;
+      }
+      e.origin = u.origin;
+      e.sameSite = startSite !== '' && siteKey(u) === startSite;
+      if (budget.signal.aborted) {
+        finish(e, 'skipped', null, [], 'time_budget: not checked within the time budget');
+        continue;
+      }
+      scheduler.push(e);
+    }
+    scheduler.pump();
+  };
+
+  try {
+    if (isHtmlType(page.contentType) && page.html) {
+      pagesCrawled = 1;
+      addLinks(page.html, page.url, 0);
+    }
+    await Promise.race([
+      scheduler.idle(),
+      new Promise<void>((resolve) => {
+        if (budget.signal.aborted) resolve();
+        else budget.signal.addEventListener('abort', () => resolve(), { once: true });
+      }),
+    ]);
+    scheduler.stop();
+    await scheduler.idle();
+  } finally {
+    clearTimeout(deadlineTimer);
+    options.signal?.removeEventListener('abort', onCallerAbort);
+    agent.destroy().catch(() => undefined);
+  }
+
+  const summary: LinksSummary = {
+    total: order.length, ok: 0, broken: 0, redirect: 0, timeout: 0, skipped: 0,
+    found, over_limit: found - order.length, pages_crawled: pagesCrawled, duration_ms: 0,
+  };
+  for (const e of order) {
+    // Not started, or cut off in flight: the budget ran out before its verdict.
+    if (e.result.state === 'skipped' && e.result.error === null) {
+      e.result.error = 'time_budget: not checked within the time budget';
+      e.result.status = null;
+      e.result.redirect_chain = [];
+    }
+    summary[e.result.state]++;
+  }
+  summary.duration_ms = Math.round(performance.now() - t0);
+  return {
+    url: page.url,
+    links: order.map((e) => e.result),
+    summary,
+    limits: { depth, max_links: maxLinks, deadline_ms: deadlineMs, timeout_ms: timeoutMs },
+  };
+}
+
+const count = { type: 'integer', minimum: 0 } as const;
+
+/**
+ * JSON Schema of {@link LinksReport}: keywords common to drafts 07 and 2020-12 only (no `$schema`; ajv 8's
+ * default class compiles it in strict mode with `allowUnionTypes`), closed objects throughout.
+ */
+export const linksReportSchema = {
+  $id: 'https://scrape-ai.dev/schemas/tools/links-report.json',
+  title: 'Broken-link checker response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['url', 'links', 'summary', 'limits'],
+  properties: {
+    url: { type: 'string' },
+    links: {
+      type: 'array',
+      maxItems: LINK_CHECK_DEFAULTS.maxMaxLinks,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['url', 'status', 'state', 'redirect_chain', 'parents', 'error'],
+        properties: {
+          url: { type: 'string' },
+          status: { anyOf: [{ type: 'null' }, { type: 'integer', minimum: 100, maximum: 999 }] },
+          state: { enum: ['ok', 'broken', 'redirect', 'timeout', 'skipped'] },
+          redirect_chain: { type: 'array', items: { type: 'string' } },
+          parents: { type: 'array', minItems: 1, items: { type: 'string' } },
+          error: { anyOf: [{ type: 'null' }, { type: 'string', pattern: `^(${LINK_ERROR_REASONS.join('|')}): ` }] },
+        },
+      },
+    },
+    summary: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['total', 'ok', 'broken', 'redirect', 'timeout', 'skipped', 'found', 'over_limit', 'pages_crawled', 'duration_ms'],
+      properties: {
+        total: count, ok: count, broken: count, redirect: count, timeout: count, skipped: count,
+        found: count, over_limit: count, pages_crawled: count, duration_ms: count,
+      },
+    },
+    limits: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['depth', 'max_links', 'deadline_ms', 'timeout_ms'],
+      properties: {
+        depth: { type: 'integer', minimum: 0, maximum: LINK_CHECK_DEFAULTS.maxDepth },
+        max_links: { type: 'integer', minimum: 1, maximum: LINK_CHECK_DEFAULTS.maxMaxLinks },
+        deadline_ms: { type: 'integer', minimum: 1 },
+        timeout_ms: { type: 'integer', minimum: 1 },
+      },
+    },
+  },
+} as const;
