@@ -120,7 +120,7 @@ export type WhoisErrorCode =
 
 /** The registration data (`whois`), from RDAP or port-43 WHOIS. */
 export interface WhoisRecord {
-  /** Where the data came from; null when nothing answered. */
+  /** The protocol of the server that answered (with data, "not found" or an unreadable answer); null when none answered. */
   source: 'rdap' | 'whois' | null;
   /** The RDAP request URL (after redirects), or `whois://<server>[:port]/<query>`; null when no server was asked. */
   url: string | null;
@@ -477,7 +477,9 @@ async function lookupDns(resolver: Resolver, host: string, hostType: DnsWhoisRep
       if (Array.isArray(v) ? v.length : v) (dns as Record<string, unknown>)[type] = v;
       return;
     }
-    const e = dnsError(s.reason, `${type} ${host}`);
+    // c-ares reads a NODATA answer to an SOA query that carries only a CNAME (a subdomain aliased to a name
+    // that is not a zone apex) as a bad response: there is no SOA at the name, which is not an error.
+    const e = type === 'SOA' && (s.reason as NodeJS.ErrnoException).code === 'EBADRESP' ? null : dnsError(s.reason, `${type} ${host}`);
     if (!e) answered = true; // NODATA: the name exists
     else failures.push({ type, ...e });
   });
@@ -535,6 +537,7 @@ async function lookupPort43(guard: OutboundGuard, server: WhoisServer, domain: s
     const code = (err as NodeJS.ErrnoException).code;
     return emptyWhois({ code: 'unreachable', message: `The WHOIS server ${server.host}:${server.port} could not be reached${code ? ` (${code})` : ''}: ${(err as Error).message}` }, url);
   }
+  if (!text.trim()) return emptyWhois({ code: 'bad_response', message: `The WHOIS server ${server.host} closed the connection without an answer` }, url, 'whois');
   const raw = text.slice(0, RAW_WHOIS_CHARS);
   if (isWhoisNotFound(text)) return { ...emptyWhois({ code: 'not_found', message: `The WHOIS server ${server.host} has no record of ${domain}` }, url, 'whois'), raw };
   const data = parseWhois(text);
@@ -564,7 +567,7 @@ async function lookupRegistration(
 
 async function rdapRecord(guard: OutboundGuard, url: string, timeoutMs: number, signal: AbortSignal): Promise<WhoisRecord> {
   const r = await queryRdap(guard, url, { timeoutMs, signal });
-  if (!r.ok) return emptyWhois({ code: r.code, message: r.message }, r.url, r.code === 'not_found' ? 'rdap' : null);
+  if (!r.ok) return emptyWhois({ code: r.code, message: r.message }, r.url, r.code === 'not_found' || r.code === 'bad_response' ? 'rdap' : null);
   return { source: 'rdap', url: r.url, ...r.data, raw: null, error: null };
 }
 

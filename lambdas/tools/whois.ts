@@ -61,7 +61,8 @@ export function queryWhois(guard: OutboundGuard, server: WhoisServer, query: str
     const onAbort = () => finish(options.signal!.reason);
     const timer = setTimeout(() => finish(new DOMException(`The WHOIS server ${host}:${server.port} did not answer within ${options.timeoutMs} ms`, 'TimeoutError')), options.timeoutMs);
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    socket.on('connect', () => socket.end(`${query}\r\n`));
+    // Write without half-closing: the server ends the exchange by closing (RFC 3912 section 2).
+    socket.on('connect', () => socket.write(`${query}\r\n`));
     socket.on('data', (chunk: Buffer) => {
       if (size >= WHOIS_MAX_BYTES) return;
       chunks.push(chunk.subarray(0, WHOIS_MAX_BYTES - size));

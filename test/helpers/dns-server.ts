@@ -4,14 +4,14 @@
  * It answers from a zone given as records by owner name, over UDP and TCP on the same port (RFC 1035 4.2;
  * TCP messages carry a two-byte length prefix, 4.2.2), the way a recursive resolver answers a stub resolver:
  * - a name with records: the records of the asked type (NOERROR; none of that type is NODATA, RFC 2308 2.2);
- * - a name with a CNAME: the CNAME, then the target's records of the asked type when the target is in the zone
- *   (RFC 1034 4.3.2 step 3a);
+ * - a name with a CNAME: the CNAME, then the target's records of the asked type (RFC 1034 4.3.2 step 3a); a chain
+ *   that ends at a name the zone does not have is answered with NXDOMAIN (RFC 6604 3);
  * - a name the zone does not have: NXDOMAIN (RFC 1035 4.1.1 RCODE 3) with the zone's SOA in the authority section;
  * - over UDP, an answer larger than the client's EDNS payload size (RFC 6891 6.2.5), or than 512 bytes without
  *   EDNS, goes back truncated (TC bit, no answers), so the client retries over TCP (RFC 7766 5).
  *
  * `mode` makes it misbehave: `silent` never answers (time-outs), `servfail` and `refused` answer every query with
- * that RCODE. Every query it reads is recorded in `queries`.
+ * that RCODE; `failTypes` answers SERVFAIL for some record types only. Every query it reads is recorded in `queries`.
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
@@ -37,6 +37,8 @@ export interface DnsServerOptions {
   mode?: DnsServerMode;
   /** Loopback address to bind. @default '127.0.0.1' */
   host?: string;
+  /** Record types answered with SERVFAIL while the others are answered (a server that cannot give one type). */
+  failTypes?: string[];
 }
 
 /** A running test DNS server. */
@@ -70,14 +72,15 @@ function answer(query: DecodedPacket, options: DnsServerOptions, mode: DnsServer
   if (mode === 'servfail') return { ...base, flags: base.flags! | RCODE.SERVFAIL };
   if (mode === 'refused') return { ...base, flags: base.flags! | RCODE.REFUSED };
   if (!question) return { ...base, flags: base.flags! | 1 /* FORMERR */ };
+  if (options.failTypes?.includes(question.type)) return { ...base, flags: base.flags! | RCODE.SERVFAIL };
   const records = (owner: string) => (options.zone[owner] ?? []).map((r) => ({ ...r, name: r.name ?? owner }) as Answer);
   const answers: Answer[] = [];
   let owner = normalize(question.name);
   for (let hops = 0; hops < 8; hops++) {
     if (!(owner in options.zone)) {
-      if (answers.length) break; // a CNAME to a name outside the zone: the chain as far as it goes
+      // A CNAME chain that ends at a name that does not exist: the chain, with NXDOMAIN (RFC 6604 3).
       const soa = options.soaOwner ? records(options.soaOwner).filter((r) => r.type === 'SOA') : [];
-      return { ...base, flags: base.flags! | RCODE.NXDOMAIN, authorities: soa };
+      return { ...base, flags: base.flags! | RCODE.NXDOMAIN, answers, authorities: soa };
     }
     const here = records(owner);
     const cname = here.find((r) => r.type === 'CNAME');
