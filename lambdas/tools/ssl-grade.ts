@@ -100,7 +100,7 @@ export interface GradeResult {
 }
 
 /** HSTS max-age needed for A+: 180 days (SSL Labs' "long max-age"; 15,552,000 s, as SSL Labs applies it). */
-export const HSTS_MIN_MAX_AGE = 15_552_000;
+const HSTS_MIN_MAX_AGE = 15_552_000;
 
 /** Protocol support scores (guide, table "Protocol support rating guide"; TLS 1.3 scores as TLS 1.2). */
 const PROTOCOL_SCORE: Record<TlsVersion, number> = { TLSv1: 90, 'TLSv1.1': 95, 'TLSv1.2': 100, 'TLSv1.3': 100 };

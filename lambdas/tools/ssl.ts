@@ -32,9 +32,6 @@ import {
   type Grade, type HstsInfo, type SslFinding, type SslScore, type TlsVersion,
 } from './ssl-grade.ts';
 
-export type { CertificateInfo } from './ssl-cert.ts';
-export type { Grade, HstsInfo, SslFinding, SslScore, TlsVersion } from './ssl-grade.ts';
-
 /** Options of {@link checkSsl}. */
 export interface SslCheckOptions {
   /** Every connection goes through it: `checkUrl` first, then its `lookup` as the sockets' resolver. */
@@ -48,7 +45,7 @@ export interface SslCheckOptions {
 }
 
 /** The cipher suite negotiated by the main handshake. */
-export interface NegotiatedCipher {
+interface NegotiatedCipher {
   /** IANA name (`TLS_AES_256_GCM_SHA384`, `TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256`). */
   name: string;
   /** OpenSSL's name (`ECDHE-RSA-AES128-GCM-SHA256`; the IANA name for TLS 1.3). */
@@ -64,7 +61,7 @@ export interface NegotiatedCipher {
 }
 
 /** What the probe handshakes found about the suites the server accepts. */
-export interface CipherSupport {
+interface CipherSupport {
   /** Strongest symmetric cipher seen in any handshake, bits. */
   strongest_bits: number;
   /** Weakest symmetric cipher seen in any handshake, bits. */

@@ -35,7 +35,7 @@ async function opensslBin(): Promise<string> {
 }
 
 /** Runs openssl with `args` in `cwd`; resolves with stdout. */
-export async function openssl(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+async function openssl(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
   const { stdout } = await run(await opensslBin(), args, { cwd: options.cwd, env: { ...process.env, ...options.env }, maxBuffer: 4 * 1024 * 1024 });
   return stdout;
 }
@@ -66,7 +66,7 @@ interface LeafSpec {
 }
 
 /** The leaves the SSL checker's tests use, by purpose. */
-export interface Leaves {
+interface Leaves {
   /** valid.test (and 127.0.0.1), RSA 2048, valid now for 90 days. */
   valid: KeyAndCert;
   /** ec.test, EC P-256. */

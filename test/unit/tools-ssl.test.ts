@@ -434,6 +434,33 @@ describe('targets that cannot be checked', () => {
   });
 });
 
+describe('probes without an answer', () => {
+  it('are inconclusive (null), noted, and counted as not accepted', async () => {
+    const srv = await httpsServer(fx.leaves.valid, fx.leaves.valid.cert + fx.intermediate.cert);
+    // A front that lets the first connection through to the server, then stops listening: the probes are refused.
+    const front = net.createServer((client) => {
+      front.close();
+      const upstream = net.connect(srv.port, '127.0.0.1');
+      client.pipe(upstream).pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const r = await checkSsl('valid.test', (front.address() as net.AddressInfo).port, { guard, ca: [fx.root.cert] });
+      assertSchema(r);
+      assert.equal(r.authorized, true);
+      assert.equal(r.protocol, 'TLSv1.3');
+      assert.equal(r.ciphers.accepts_cbc, null);
+      assert.equal(r.ciphers.accepts_non_forward_secret, null);
+      assert.equal(r.protocols['TLSv1.2'], false, 'an unanswered probe counts as not accepted');
+      assert.match(r.findings.find((f) => f.id === 'probe_inconclusive')?.message ?? '', /TLS 1\.2/);
+    } finally {
+      await srv.close();
+    }
+  });
+});
+
 describe('IP addresses', () => {
   it('an allowed IP literal is checked without SNI, matched against IP SANs', async () => {
     const r = await check(fx.leaves.valid, fx.leaves.valid.cert + fx.intermediate.cert, '127.0.0.1');
