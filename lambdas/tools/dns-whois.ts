@@ -24,7 +24,7 @@ import { TargetForbiddenError, type OutboundGuard } from '../net/guard.ts';
 import { BUNDLED_RDAP_BOOTSTRAP, queryRdap, rdapBaseForAddress, rdapBaseForDomain, type RdapBootstrap, type RdapNetwork } from './rdap.ts';
 import { isWhoisNotFound, parseWhois, queryWhois, type WhoisServer } from './whois.ts';
 
-export type { RdapBootstrap, RdapBootstrapFile, RdapNetwork } from './rdap.ts';
+export type { RdapBootstrap } from './rdap.ts';
 
 // ---- the report ----
 
@@ -85,8 +85,9 @@ export interface DnsRecords {
 
 /**
  * A DNS failure. `code` is the DNS RCODE's name where there is one (`NXDOMAIN`, `SERVFAIL`, `REFUSED`, `FORMERR`,
- * `NOTIMP`), else `TIMEOUT` (no answer in time), `CONNREFUSED` (nothing listens on the server's port) or
- * node:dns's own code (`EBADRESP`…).
+ * `NOTIMP`), else `TIMEOUT` (no answer in time), `CONNREFUSED` (nothing listens on the server's port),
+ * `NOT_PUBLIC` (not asked: a name outside the public DNS, or a private address's reverse name) or node:dns's own
+ * code (`EBADRESP`…).
  */
 export interface DnsError {
   code: string;
@@ -188,7 +189,7 @@ export interface DnsWhoisOptions {
 /** At most this many addresses get a reverse lookup (a round-robin name can have dozens). */
 const MAX_REVERSE = 16;
 /** Characters of a port-43 answer kept in `whois.raw`. */
-export const RAW_WHOIS_CHARS = 16_384;
+const RAW_WHOIS_CHARS = 16_384;
 const DEFAULT_TIMEOUT_MS = 15_000;
 
 const RECORD_TYPES: DnsRecordType[] = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'SOA', 'CAA'];
@@ -393,16 +394,20 @@ export function checkDnsServers(guard: OutboundGuard, servers: readonly string[]
   });
 }
 
-/** The registered domain of a host name (PSL ICANN section); a TLD the PSL lacks but the bootstrap knows counts too. */
-function registeredDomain(host: string, bootstrap: RdapBootstrap): { domain: string | null; tld: string | null } {
+/**
+ * The registered domain of a host name (PSL ICANN section); a TLD the PSL lacks but the bootstrap knows counts too.
+ * `public` says whether the name is under a TLD of the public DNS at all (not `localhost`, `*.internal`, `*.local`,
+ * a single label): the others are not looked up.
+ */
+function registeredDomain(host: string, bootstrap: RdapBootstrap): { domain: string | null; tld: string | null; public: boolean } {
   const parsed = parseDomain(host, { allowPrivateDomains: false });
   const labels = host.split('.');
   const tld = labels.at(-1) ?? null;
-  if (parsed.isIcann && parsed.domain) return { domain: parsed.domain, tld };
-  if (!parsed.isIcann && tld && labels.length >= 2 && (rdapBaseForDomain(bootstrap, host) || bootstrap.whois?.servers[tld])) {
-    return { domain: labels.slice(-2).join('.'), tld };
+  if (parsed.isIcann) return { domain: parsed.domain, tld, public: true };
+  if (tld && labels.length >= 2 && (rdapBaseForDomain(bootstrap, host) || bootstrap.whois?.servers[tld])) {
+    return { domain: labels.slice(-2).join('.'), tld, public: true };
   }
-  return { domain: null, tld };
+  return { domain: null, tld, public: false };
 }
 
 // ---- DNS ----
@@ -461,9 +466,14 @@ async function query(resolver: Resolver, host: string, type: DnsRecordType): Pro
 }
 
 /** The DNS part of the report: records, the name-level error, per-type errors, addresses with reverse names. */
-async function lookupDns(resolver: Resolver, host: string, hostType: DnsWhoisReport['host_type'], signal: AbortSignal): Promise<Pick<DnsWhoisReport, 'dns' | 'error' | 'dns_errors' | 'ips'>> {
+async function lookupDns(
+  resolver: Resolver, guard: OutboundGuard, host: string, hostType: DnsWhoisReport['host_type'], publicName: boolean, signal: AbortSignal,
+): Promise<Pick<DnsWhoisReport, 'dns' | 'error' | 'dns_errors' | 'ips'>> {
   if (hostType !== 'name') {
-    return { dns: {}, error: null, dns_errors: [], ips: [await reverse(resolver, host, hostType === 'ipv4' ? 4 : 6, signal)] };
+    return { dns: {}, error: null, dns_errors: [], ips: [await reverse(resolver, guard, host, hostType === 'ipv4' ? 4 : 6, signal)] };
+  }
+  if (!publicName) {
+    return { dns: {}, error: { code: 'NOT_PUBLIC', message: `${host} is not under a top-level domain of the public DNS: not looked up` }, dns_errors: [], ips: [] };
   }
   const settled = await Promise.allSettled(RECORD_TYPES.map((t) => query(resolver, host, t)));
   const dns: DnsRecords = {};
@@ -491,12 +501,18 @@ async function lookupDns(resolver: Resolver, host: string, hostType: DnsWhoisRep
   }
   const addresses = [...(dns.A ?? []).map((r) => [r.address, 4] as const), ...(dns.AAAA ?? []).map((r) => [r.address, 6] as const)];
   const unique = [...new Map(addresses.map(([a, f]) => [a, f])).entries()].slice(0, MAX_REVERSE);
-  const ips = await Promise.all(unique.map(([a, f]) => reverse(resolver, a, f, signal)));
+  const ips = await Promise.all(unique.map(([a, f]) => reverse(resolver, guard, a, f, signal)));
   return { dns, error: null, dns_errors: failures, ips };
 }
 
-/** The reverse names of an address; "no PTR" (NXDOMAIN or NODATA) is an empty list, not an error. */
-async function reverse(resolver: Resolver, address: string, family: 4 | 6, signal: AbortSignal): Promise<IpAddressInfo> {
+/**
+ * The reverse names of an address; "no PTR" (NXDOMAIN or NODATA) is an empty list, not an error. Addresses the guard
+ * refuses (private, loopback, link-local…) are not looked up: `NOT_PUBLIC`.
+ */
+async function reverse(resolver: Resolver, guard: OutboundGuard, address: string, family: 4 | 6, signal: AbortSignal): Promise<IpAddressInfo> {
+  // The reverse zones of private ranges exist only inside (a VPC's resolver names its hosts): not asked.
+  const why = guard.refusal(address);
+  if (why) return { address, family, reverse: [], error: { code: 'NOT_PUBLIC', message: `PTR ${address}: not looked up, ${why}` } };
   // Resolver#cancel() ends the queries under way only: one started after the budget ran out would run on.
   if (signal.aborted) return { address, family, reverse: [], error: { code: 'TIMEOUT', message: `PTR ${address}: ${RCODE_TEXT.TIMEOUT}` } };
   try {
@@ -612,10 +628,10 @@ export async function lookupDnsWhois(host: string, options: DnsWhoisOptions): Pr
   const onBudget = () => resolver.cancel();
   budget.signal.addEventListener('abort', onBudget, { once: true });
 
-  const { domain, tld } = type === 'name' ? registeredDomain(h, bootstrap) : { domain: null, tld: null };
+  const { domain, tld, public: publicName } = type === 'name' ? registeredDomain(h, bootstrap) : { domain: null, tld: null, public: true };
   try {
     const [dnsPart, whois] = await Promise.all([
-      lookupDns(resolver, h, type, budget.signal),
+      lookupDns(resolver, options.guard, h, type, publicName, budget.signal),
       lookupRegistration(options.guard, { domain, tld, address: type === 'name' ? null : h }, bootstrap, whoisServer, Math.max(1, deadline - Date.now()), budget.signal),
     ]);
     if (options.signal?.aborted) throw options.signal.reason;

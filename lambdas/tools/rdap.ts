@@ -153,7 +153,7 @@ export function eppStatus(value: string): string {
 }
 
 /** An RFC 3339 date as ISO 8601 in UTC (`2024-08-14T07:01:31Z`), null when it does not parse. */
-export function isoDate(value: unknown): string | null {
+function isoDate(value: unknown): string | null {
   if (typeof value !== 'string' || !value.trim()) return null;
   const t = Date.parse(value.trim());
   if (Number.isNaN(t)) return null;
@@ -262,7 +262,7 @@ export function readRdapObject(json: unknown): RegistrationData {
 }
 
 /** Why an RDAP query gave no registration data. */
-export type RdapFailure = 'not_found' | 'forbidden' | 'unreachable' | 'timeout' | 'bad_response';
+type RdapFailure = 'not_found' | 'forbidden' | 'unreachable' | 'timeout' | 'bad_response';
 
 /** The outcome of one RDAP query: the data, or why there is none. */
 export type RdapResult =

@@ -22,7 +22,7 @@ export interface WhoisServer {
 }
 
 /** Largest WHOIS answer read, bytes; the rest is dropped (registry answers are a few KiB). */
-export const WHOIS_MAX_BYTES = 256 * 1024;
+const WHOIS_MAX_BYTES = 256 * 1024;
 
 /**
  * Sends one WHOIS query (`<query>\r\n`) and reads the answer until the server closes the connection, at most

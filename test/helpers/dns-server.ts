@@ -18,10 +18,10 @@ import net from 'node:net';
 import dnsPacket, { type Answer, type DecodedPacket, type Packet } from 'dns-packet';
 
 /** How the server answers. */
-export type DnsServerMode = 'answer' | 'silent' | 'servfail' | 'refused';
+type DnsServerMode = 'answer' | 'silent' | 'servfail' | 'refused';
 
 /** One query the server read. */
-export interface DnsQueryLog {
+interface DnsQueryLog {
   name: string;
   type: string;
   transport: 'udp' | 'tcp';

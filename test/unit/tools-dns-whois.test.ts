@@ -53,6 +53,8 @@ const ZONE = {
   ],
   'www.example.com': [{ type: 'CNAME', ttl: 600, data: 'example.com' }],
   'dangling.example.com': [{ type: 'CNAME', ttl: 600, data: 'gone.example.org' }],
+  'mixed.example.com': [{ type: 'A', ttl: 60, data: '10.1.2.3' }, { type: 'A', ttl: 60, data: '192.0.2.10' }],
+  '3.2.1.10.in-addr.arpa': [{ type: 'PTR', ttl: 300, data: 'ip-10-1-2-3.ec2.internal' }],
   'example.io': [{ type: 'A', ttl: 300, data: '198.51.100.7' }, { type: 'NS', ttl: 300, data: 'ns1.example.net' }],
   'unregistered.com': [],
   'free.io': [],
@@ -224,7 +226,9 @@ describe('dns-whois: lookups against loopback DNS, RDAP and WHOIS servers', () =
   let rdap: Rdap;
   let whois: Whois;
   let watch: SocketWatch;
-  const guard = new OutboundGuard({ allow: ['127.0.0.0/8'] });
+  // Loopback for the servers; the documentation ranges (RFC 5737, RFC 3849) of the zone's addresses so that their
+  // reverse names are looked up, as an allowlist does in local development.
+  const guard = new OutboundGuard({ allow: ['127.0.0.0/8', '192.0.2.0/24', '198.51.100.0/24', '2001:db8::/32'] });
   let options: DnsWhoisOptions;
 
   before(async () => {
@@ -369,11 +373,30 @@ describe('dns-whois: lookups against loopback DNS, RDAP and WHOIS servers', () =
     const noService = valid(await lookupDnsWhois('example.org', options));
     assert.equal(noService.whois.error?.code, 'no_service');
     assert.equal(noService.whois.url, null);
-    for (const host of ['co.uk', 'com', 'intranet.corp-not-a-tld']) {
+    for (const host of ['co.uk', 'com']) {
       const r = valid(await lookupDnsWhois(host, options));
       assert.equal(r.domain, null, host);
       assert.equal(r.whois.error?.code, 'no_domain', host);
     }
+  });
+
+  it('does not look up names outside the public DNS, nor the reverse names of private addresses', async () => {
+    dns.queries.length = 0;
+    for (const host of ['intranet.corp-not-a-tld', 'localhost', 'metadata.google.internal', 'printer.local', 'nas']) {
+      const r = valid(await lookupDnsWhois(host, options));
+      assert.deepEqual(r.dns, {}, host);
+      assert.equal(r.error?.code, 'NOT_PUBLIC', host);
+      assert.equal(r.domain, null, host);
+      assert.equal(r.whois.error?.code, 'no_domain', host);
+    }
+    assert.equal(dns.queries.length, 0, 'no query was sent for them');
+    const r = valid(await lookupDnsWhois('mixed.example.com', options));
+    const ips = Object.fromEntries(r.ips.map((i) => [i.address, i]));
+    assert.equal(ips['10.1.2.3']?.error?.code, 'NOT_PUBLIC');
+    assert.deepEqual(ips['10.1.2.3']?.reverse, [], 'the inside name is not asked for');
+    assert.deepEqual(ips['192.0.2.10']?.reverse, ['web1.example.com']);
+    assert.ok(!dns.queries.some((q) => q.name === '3.2.1.10.in-addr.arpa'));
+    assert.deepEqual(r.dns.A?.map((a) => a.address).sort(), ['10.1.2.3', '192.0.2.10'], 'the A records themselves are reported');
   });
 
   it('reports an IPv4 literal with its reverse name and the RDAP data of its network', async () => {
