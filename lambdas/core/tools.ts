@@ -18,6 +18,7 @@ import type { OutboundGuard } from '../net/guard.ts';
 import type { FetchedText, PageFetch, ToolPage } from '../tools/page.ts';
 import { checkHeadroom, meter, refund, type Charge } from './metering.ts';
 import { parseTargetUrl } from './target-url.ts';
+import { unreachableError } from '../net/unreachable.ts';
 import type { AccountRecord } from './ports.ts';
 import type { Services } from './services.ts';
 
@@ -36,56 +37,6 @@ const TOOL_MAX_PAGE_BYTES = 5 * 1024 * 1024;
 
 /** Largest follow-up response (robots.txt, a contact page), bytes: Google reads the first 500 KiB of a robots.txt. */
 const FOLLOW_UP_MAX_BYTES = 512 * 1024;
-
-/** Why a target could not be reached (`details[0].reason` of `target_unreachable`). */
-export type UnreachableReason = 'dns' | 'refused' | 'reset' | 'timeout' | 'tls' | 'redirects' | 'too_large' | 'network';
-
-const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL)/;
-
-/** Node's or undici's code of an error, looking through `cause`. */
-function errorCode(err: unknown): string {
-  for (let e = err as { code?: unknown; cause?: unknown; name?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (e.name === 'TimeoutError') return 'TimeoutError';
-    if (typeof e.code === 'string' && e.code !== 'fetch_failed') return e.code;
-  }
-  return '';
-}
-
-/** The reason of a failed load, from the fetcher's or the guard's error. */
-function unreachableReason(err: unknown): UnreachableReason {
-  if (isCodedError(err) && err.code === 'dns_failed') return 'dns';
-  if (isCodedError(err) && err.code === 'response_too_large') return 'too_large';
-  if (/Too many redirects|Bad redirect/.test((err as Error).message ?? '')) return 'redirects';
-  const code = errorCode(err);
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') return 'dns';
-  if (code === 'ECONNREFUSED') return 'refused';
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') return 'reset';
-  if (code === 'TimeoutError' || code === 'ETIMEDOUT' || /^UND_ERR_.*TIMEOUT$/.test(code)) return 'timeout';
-  if (TLS_CODE.test(code) || /certificate|SSL routines|TLS/i.test((err as Error).message ?? '')) return 'tls';
-  return 'network';
-}
-
-const REASON_TEXT: Record<UnreachableReason, string> = {
-  dns: 'its host name does not resolve',
-  refused: 'the connection was refused',
-  reset: 'the connection was closed or reset',
-  timeout: 'it did not answer in time',
-  tls: 'the TLS handshake failed (certificate or protocol)',
-  redirects: 'it redirects too many times or to a bad address',
-  too_large: `its answer is larger than ${TOOL_MAX_PAGE_BYTES} bytes`,
-  network: 'a network error',
-};
-
-/**
- * The error a tool answers when its target cannot be loaded: 422 `target_unreachable` with the reason, or the
- * guard's 400 `target_forbidden` (a redirect hop, or the address a name resolves to) unchanged.
- */
-function toolLoadError(url: string, err: unknown): CodedError {
-  if (isCodedError(err) && err.code === 'target_forbidden') return err;
-  const reason = unreachableReason(err);
-  const detail = (err as Error).message?.split('\n')[0] ?? String(err);
-  return new CodedError('target_unreachable', `${url} could not be reached: ${REASON_TEXT[reason]} (${detail})`, [{ url, reason }]);
-}
 
 /** A tool call that passed its checks and was metered. */
 export interface ToolCall {
@@ -192,7 +143,7 @@ async function loadToolPage(svc: Services, call: ToolCall): Promise<ToolPage> {
   try {
     return toToolPage(await toolFetchers(svc.guard).page.fetch(call.url.href, { signal: call.signal }));
   } catch (err) {
-    throw toolLoadError(call.url.href, err);
+    throw unreachableError(call.url.href, err);
   }
 }
 
@@ -211,16 +162,6 @@ function toolPageFetch(svc: Services, call: ToolCall): PageFetch {
   };
 }
 
-/** Chromium's net errors (`net::ERR_…` in a failed navigation's message) by the reason they mean. */
-const CHROME_NET_ERRORS: ReadonlyArray<[RegExp, UnreachableReason]> = [
-  [/ERR_NAME_NOT_RESOLVED|ERR_NAME_RESOLUTION_FAILED/, 'dns'],
-  [/ERR_CONNECTION_REFUSED/, 'refused'],
-  [/ERR_CONNECTION_(RESET|CLOSED|ABORTED)|ERR_EMPTY_RESPONSE/, 'reset'],
-  [/ERR_TIMED_OUT|ERR_CONNECTION_TIMED_OUT|TimeoutError|Navigation timeout/, 'timeout'],
-  [/ERR_CERT_|ERR_SSL_|ERR_BAD_SSL/, 'tls'],
-  [/ERR_TOO_MANY_REDIRECTS/, 'redirects'],
-];
-
 /**
  * The tool error of a page the browser could not load (lambdas/engine/browser/screenshot.ts throws
  * `target_failed`, `dns_failed` or `target_forbidden`): 422 `target_unreachable` with the reason, or the
@@ -228,11 +169,8 @@ const CHROME_NET_ERRORS: ReadonlyArray<[RegExp, UnreachableReason]> = [
  */
 export function browserLoadError(url: string, err: unknown): unknown {
   if (!isCodedError(err)) return err;
-  if (err.code === 'target_forbidden') return err;
-  if (err.code === 'dns_failed') return toolLoadError(url, err);
-  if (err.code !== 'target_failed') return err;
-  const reason = CHROME_NET_ERRORS.find(([re]) => re.test(err.message))?.[1] ?? 'network';
-  return new CodedError('target_unreachable', `${url} could not be reached: ${REASON_TEXT[reason]} (${err.message})`, [{ url, reason }]);
+  if (err.code === 'target_forbidden' || err.code === 'dns_failed' || err.code === 'target_failed') return unreachableError(url, err);
+  return err;
 }
 
 /**
@@ -244,7 +182,7 @@ export async function probeTarget(svc: Services, call: ToolCall): Promise<void> 
   try {
     await toolFetchers(svc.guard).followUp.fetch(call.url.href, { method: 'HEAD', signal: call.signal });
   } catch (err) {
-    throw toolLoadError(call.url.href, err);
+    throw unreachableError(call.url.href, err);
   }
 }
 

@@ -23,7 +23,7 @@ import http from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
 import { CodedError, isCodedError } from '../errors.ts';
-import type { UnreachableReason } from '../core/tools.ts';
+import { unreachableError } from '../net/unreachable.ts';
 import { DEFAULT_USER_AGENT } from '../net/fetch.ts';
 import type { OutboundGuard } from '../net/guard.ts';
 import { certificateKeyStrength, describeCertificate, ephemeralStrength, type CertificateInfo } from './ssl-cert.ts';
@@ -249,39 +249,9 @@ function handshake(options: tls.ConnectionOptions, timeoutMs: number, signal: Ab
   });
 }
 
-const REASON_TEXT: Record<UnreachableReason, string> = {
-  dns: 'its host name does not resolve',
-  refused: 'the connection was refused',
-  reset: 'the connection was closed or reset',
-  timeout: 'it did not answer in time',
-  tls: 'it does not complete a TLS handshake',
-  redirects: 'too many redirects',
-  too_large: 'its answer is too large',
-  network: 'a network error',
-};
-
-/** Why the main handshake failed, in lambdas/core/tools.ts's terms. */
-function reasonOf(err: HandshakeError): UnreachableReason {
-  const cause = err.cause as { code?: unknown; name?: unknown; message?: string } | undefined;
-  if (isCodedError(cause) && cause.code === 'dns_failed') return 'dns';
-  const code = typeof cause?.code === 'string' ? cause.code : '';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') return 'dns';
-  if (code === 'ECONNREFUSED') return 'refused';
-  if (code === 'ETIMEDOUT' || code === 'ABORT_ERR' || cause?.name === 'TimeoutError') return 'timeout';
-  if (/^(ERR_SSL_|ERR_TLS_|ERR_OSSL)/.test(code) || /SSL routines|TLS/.test(cause?.message ?? '')) return 'tls';
-  // A server that takes the TCP connection and then drops the handshake does not speak TLS to us.
-  if (err.tcpConnected && (code === 'ECONNRESET' || code === 'EPIPE')) return 'tls';
-  if (code === 'ECONNRESET' || code === 'EPIPE') return 'reset';
-  return 'network';
-}
-
 /** The error of a target the main handshake could not reach; the guard's refusal passes unchanged. */
 function unreachable(url: string, err: HandshakeError): CodedError {
-  const cause = err.cause;
-  if (isCodedError(cause) && cause.code === 'target_forbidden') return cause;
-  const reason = reasonOf(err);
-  const detail = (cause as Error)?.message?.split('\n')[0] ?? String(cause);
-  return new CodedError('target_unreachable', `${url} could not be checked: ${REASON_TEXT[reason]} (${detail})`, [{ url, reason }]);
+  return unreachableError(url, err.cause, { tcpConnected: err.tcpConnected });
 }
 
 /** The checked target. */
