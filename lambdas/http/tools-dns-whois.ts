@@ -5,6 +5,7 @@
  */
 import { startToolCall, timeLeftMs, toolRequestSchema, withRefundOnUnreachable } from '../core/tools.ts';
 import { checkDnsServers, lookupDnsWhois } from '../tools/dns-whois.ts';
+import { configuredRdapBootstrap } from '../tools/rdap.ts';
 import { apiHandler, json } from './middleware.ts';
 
 interface DnsBody { url: string; servers?: string[] }
@@ -15,6 +16,6 @@ export const handler = apiHandler<DnsBody>({ body }, async (_event, { svc, accou
   if (b.servers) checkDnsServers(svc.guard, b.servers); // a refused server is a 400 before anything is spent
   const call = await startToolCall(svc, account, 'dns-whois', b.url);
   return json(200, await withRefundOnUnreachable(svc, account, call, () => lookupDnsWhois(call.url.hostname.replace(/^\[|\]$/g, ''), {
-    guard: svc.guard, ...(b.servers ? { servers: b.servers } : {}), signal: call.signal, timeoutMs: Math.min(15_000, timeLeftMs(call)),
+    guard: svc.guard, bootstrap: configuredRdapBootstrap(), ...(b.servers ? { servers: b.servers } : {}), signal: call.signal, timeoutMs: Math.min(15_000, timeLeftMs(call)),
   })));
 });

@@ -7,6 +7,7 @@
  * The bootstrap data is bundled (rdap-bootstrap.json beside this file, rewritten by
  * scripts/refresh-rdap-bootstrap.ts): nothing is fetched from IANA at run time.
  */
+import fs from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import { isCodedError } from '../errors.ts';
 import { Fetcher } from '../net/fetch.ts';
@@ -42,6 +43,25 @@ export interface RdapBootstrap {
 
 /** The snapshot bundled with the service (lambdas/tools/rdap-bootstrap.json); `about` says where it came from. */
 export const BUNDLED_RDAP_BOOTSTRAP = bundled as unknown as RdapBootstrap & { about: string };
+
+let configured: { file: string; bootstrap: RdapBootstrap } | null = null;
+
+/**
+ * The bootstrap the service uses: the file named by `SAI_RDAP_BOOTSTRAP_FILE` (same shape as rdap-bootstrap.json:
+ * a newer snapshot, a private registry's RDAP server, a local one in tests), else the bundled snapshot. Read once
+ * per process (per Lambda instance).
+ * @throws Error naming the file when it cannot be read or lacks the `dns` registry.
+ */
+export function configuredRdapBootstrap(env: NodeJS.ProcessEnv = process.env): RdapBootstrap {
+  const file = env.SAI_RDAP_BOOTSTRAP_FILE?.trim();
+  if (!file) return BUNDLED_RDAP_BOOTSTRAP;
+  if (configured?.file !== file) {
+    const data = JSON.parse(fs.readFileSync(file, 'utf8')) as RdapBootstrap;
+    if (!Array.isArray(data?.dns?.services)) throw new Error(`SAI_RDAP_BOOTSTRAP_FILE ${file}: no "dns" registry with "services" (RFC 9224)`);
+    configured = { file, bootstrap: data };
+  }
+  return configured.bootstrap;
+}
 
 /** A base URL ending in `/`, the HTTPS one first when a service lists several (RFC 9224 section 3: prefer HTTPS). */
 function preferredBase(urls: string[]): string | null {

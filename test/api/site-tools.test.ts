@@ -13,6 +13,11 @@ import tls from 'node:tls';
 import { Ajv } from 'ajv';
 import { linksReportSchema } from '../../lambdas/tools/links.ts';
 import { sslReportSchema } from '../../lambdas/tools/ssl.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { dnsWhoisReportSchema } from '../../lambdas/tools/dns-whois.ts';
+import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
 import { makeTlsFixtures, opensslFingerprint, type TlsFixtures } from '../helpers/tls-fixtures.ts';
 import { client, createAccount, startService, type TestService } from '../helpers/service.ts';
 
@@ -65,22 +70,64 @@ async function tlsServer(key: string, cert: string): Promise<{ port: number; clo
   return { port: (server.address() as net.AddressInfo).port, close: () => new Promise((r) => server.close(() => r())) };
 }
 
+/** An RDAP server (RFC 9083) for .com on loopback, answering for example.com only. */
+async function startRdapServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    if (req.url?.toLowerCase() === '/rdap/domain/example.com') {
+      res.writeHead(200, { 'content-type': 'application/rdap+json' });
+      res.end(JSON.stringify({
+        objectClassName: 'domain', ldhName: 'EXAMPLE.COM', status: ['client transfer prohibited'],
+        entities: [{ objectClassName: 'entity', roles: ['registrar'], vcardArray: ['vcard', [['version', {}, 'text', '4.0'], ['fn', {}, 'text', 'Example Registrar, Inc.']]] }],
+        events: [{ eventAction: 'registration', eventDate: '1995-08-14T04:00:00Z' }, { eventAction: 'expiration', eventDate: '2026-08-13T04:00:00Z' }, { eventAction: 'last changed', eventDate: '2025-08-14T07:01:39Z' }],
+        secureDNS: { delegationSigned: true },
+        nameservers: [{ objectClassName: 'nameserver', ldhName: 'A.IANA-SERVERS.NET' }, { objectClassName: 'nameserver', ldhName: 'B.IANA-SERVERS.NET' }],
+      }));
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'application/rdap+json' });
+    res.end(JSON.stringify({ errorCode: 404, title: 'Not Found' }));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, close: () => new Promise((r) => server.close(() => r())) };
+}
+
 describe('site tools over HTTP', () => {
   let svc: TestService;
   let api: ReturnType<typeof client>;
   let fx: TlsFixtures;
   let site: Awaited<ReturnType<typeof startLinkSite>>;
+  let dns: DnsTestServer;
+  let rdap: Awaited<ReturnType<typeof startRdapServer>>;
   const servers: Array<{ close(): Promise<void> }> = [];
 
   before(async () => {
     fx = await makeTlsFixtures();
     site = await startLinkSite(await closedPort());
-    svc = await startService({ NODE_EXTRA_CA_CERTS: fx.root.certFile });
+    dns = await startDnsServer({
+      zone: {
+        'example.com': [
+          { type: 'A', ttl: 300, data: '127.0.0.10' }, { type: 'AAAA', ttl: 300, data: '::1' },
+          { type: 'MX', data: { preference: 10, exchange: 'mail.example.com' } },
+          { type: 'NS', data: 'a.iana-servers.net' }, { type: 'TXT', data: ['v=spf1 -all'] },
+          { type: 'SOA', data: { mname: 'ns.icann.org', rname: 'noc.dns.icann.org', serial: 2025082048, refresh: 7200, retry: 3600, expire: 1209600, minimum: 3600 } },
+          { type: 'CAA', data: { flags: 0, tag: 'issue', value: 'letsencrypt.org' } },
+        ],
+        'www.example.com': [{ type: 'CNAME', data: 'example.com' }],
+        '10.0.0.127.in-addr.arpa': [{ type: 'PTR', data: 'host.example.com' }],
+      },
+      soaOwner: 'example.com',
+    });
+    rdap = await startRdapServer();
+    const bootstrapFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sai-rdap-')), 'bootstrap.json');
+    fs.writeFileSync(bootstrapFile, JSON.stringify({ dns: { publication: '2025-11-06T23:00:01Z', version: '1.0', services: [[['com'], [`${rdap.url}/rdap/`]]] } }));
+    svc = await startService({ NODE_EXTRA_CA_CERTS: fx.root.certFile, SAI_RDAP_BOOTSTRAP_FILE: bootstrapFile });
     api = client(svc.url, (await createAccount(svc.dataDir, { plan: 'pro' })).api_key);
   });
   after(async () => {
     await svc?.stop();
     await site?.close();
+    await dns?.close();
+    await rdap?.close();
     for (const s of servers) await s.close();
     await fx?.cleanup();
   });
@@ -147,5 +194,41 @@ describe('site tools over HTTP', () => {
     assert.equal(closed.body.details[0].reason, 'refused');
     const forbidden = await api.post('/api/v1/tools/ssl-checker/', { url: 'https://10.0.0.1/' });
     assert.equal(forbidden.body.code, 'target_forbidden');
+  });
+
+  it('dns-whois: the records from the DNS server named in the request, reverse names, RDAP registration data; NXDOMAIN is a finding', async () => {
+    const r = await api.post('/api/v1/tools/dns-whois/', { url: 'https://example.com/path', servers: [dns.address] });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.ok(ajv.validate(dnsWhoisReportSchema, r.body), JSON.stringify(ajv.errors));
+    const d = r.body;
+    assert.deepEqual(d.dns.A.map((a: { address: string }) => a.address), ['127.0.0.10']);
+    assert.deepEqual(d.dns.MX.map((m: { exchange: string }) => m.exchange), ['mail.example.com']);
+    assert.ok(JSON.stringify(d.dns.TXT).includes('v=spf1 -all'));
+    assert.equal(d.dns.SOA.serial, 2025082048);
+    assert.ok(JSON.stringify(d.dns.CAA).includes('letsencrypt.org'));
+    assert.deepEqual(d.dns.NS, ['a.iana-servers.net']);
+    assert.deepEqual(d.ips.find((ip: { address: string }) => ip.address === '127.0.0.10').reverse, ['host.example.com']);
+    assert.equal(d.ips.find((ip: { address: string }) => ip.address === '::1').error.code, 'NOT_PUBLIC', 'no reverse lookup of an address the guard refuses');
+    assert.equal(d.whois.source, 'rdap');
+    assert.equal(d.whois.registrar, 'Example Registrar, Inc.');
+    assert.match(d.whois.created, /^1995-08-14T04:00:00/);
+    assert.match(d.whois.expires, /^2026-08-13T04:00:00/);
+    assert.deepEqual(d.whois.nameservers.map((n: string) => n.toLowerCase()), ['a.iana-servers.net', 'b.iana-servers.net']);
+    assert.equal(d.whois.dnssec, true);
+
+    const www = (await api.post('/api/v1/tools/dns-whois/', { url: 'http://www.example.com/', servers: [dns.address] })).body;
+    assert.deepEqual(www.dns.CNAME, ['example.com']);
+    assert.equal(www.domain, 'example.com', 'registration data is of the registered domain');
+
+    const missing = await api.post('/api/v1/tools/dns-whois/', { url: 'https://no-such-name-here.com/', servers: [dns.address] });
+    assert.equal(missing.status, 200, 'a name that does not exist is a finding');
+    assert.deepEqual(missing.body.dns, {});
+    assert.match(JSON.stringify(missing.body.error), /NXDOMAIN|ENOTFOUND/);
+
+    const refusedServer = await api.post('/api/v1/tools/dns-whois/', { url: 'https://example.com/', servers: ['10.0.0.53'] });
+    assert.equal(refusedServer.status, 400);
+    assert.equal(refusedServer.body.code, 'target_forbidden');
+    const badServer = await api.post('/api/v1/tools/dns-whois/', { url: 'https://example.com/', servers: ['not an address'] });
+    assert.equal(badServer.status, 400);
   });
 });
