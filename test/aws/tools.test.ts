@@ -22,6 +22,13 @@ import { handler as leads } from '../../lambdas/http/tools-lead-generation.ts';
 import { handler as screenshot } from '../../lambdas/http/tools-screenshot.ts';
 import { handler as content } from '../../lambdas/http/tools-content-extractor.ts';
 import { handler as storedScreenshot } from '../../lambdas/http/screenshots-get.ts';
+import { handler as links } from '../../lambdas/http/tools-broken-link-checker.ts';
+import { handler as dnsWhois } from '../../lambdas/http/tools-dns-whois.ts';
+import { handler as sslChecker } from '../../lambdas/http/tools-ssl-checker.ts';
+import tls from 'node:tls';
+import type { AddressInfo } from 'node:net';
+import { startDnsServer } from '../helpers/dns-server.ts';
+import { makeTlsFixtures } from '../helpers/tls-fixtures.ts';
 import { closeBrowser } from '../../lambdas/workers/worker-browser.ts';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { startDynamoLocal, type DynamoLocal } from '../helpers/dynamodb-local.ts';
@@ -116,5 +123,34 @@ describe('the tool handlers in the cloud shape', () => {
     const served = await invoke(storedScreenshot, proxyEvent('GET', '/api/v1/screenshots/{id}/', `/api/v1/screenshots/${id}/`, { params: { id } }));
     assert.equal(served.statusCode, 200);
     assert.equal(Buffer.from(served.body, 'base64').length, body.bytes);
+  });
+
+  it('the site tools: broken links of a page, DNS from a named server, a TLS certificate', async () => {
+    const checked = await post(links, 'broken-link-checker', { url: `${site.url}/quotes/`, max_links: 30 });
+    assert.equal(checked.statusCode, 200, checked.body);
+    const report = JSON.parse(checked.body);
+    assert.ok(report.links.length > 0 && report.links.length <= 30);
+    assert.ok(report.links.some((l: { state: string }) => l.state === 'ok'));
+
+    const dns = await startDnsServer({ zone: { 'example.com': [{ type: 'A', ttl: 60, data: '192.0.2.10' }] } });
+    const fx = await makeTlsFixtures();
+    const server = tls.createServer({ key: fx.leaves.valid.key, cert: fx.leaves.valid.cert + fx.intermediate.cert }, (s) => { s.on('error', () => undefined); s.end(); });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const d = await post(dnsWhois, 'dns-whois', { url: 'https://example.com/', servers: [dns.address] });
+      assert.equal(d.statusCode, 200, d.body);
+      assert.deepEqual(JSON.parse(d.body).dns.A.map((a: { address: string }) => a.address), ['192.0.2.10']);
+      const port = (server.address() as AddressInfo).port;
+      const c = await post(sslChecker, 'ssl-checker', { url: `https://127.0.0.1:${port}/` });
+      assert.equal(c.statusCode, 200, c.body);
+      const ssl = JSON.parse(c.body);
+      assert.equal(ssl.port, port);
+      assert.equal(ssl.hostname_match, true);
+      assert.equal(ssl.authorized, false, 'the test CA is not in this process\'s trust store');
+    } finally {
+      await new Promise((r) => server.close(r));
+      await dns.close();
+      await fx.cleanup();
+    }
   });
 });
