@@ -1,9 +1,10 @@
 // Makes sure the peer crawlers and the static server are on the machine:
 //   - nginx and Scrapy from Debian (apt-get, when running as root; else print the command and fail),
 //   - Crawlee (CheerioCrawler, PuppeteerCrawler) and its puppeteer-core from npm into bench/.peers/node_modules
-//     (kept out of the project's dependencies).
+//     (kept out of the project's dependencies);
+//   - linkinator (the broken-link checker's peer) from npm into bench/.peers/node_modules, without saving it anywhere.
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PEERS_DIR } from './paths.ts';
 
@@ -125,4 +126,35 @@ export function ensureWrk(): string {
   const wrk = findWrk();
   if (!wrk) throw new Error('wrk still not found after installing it');
   return wrk;
+}
+
+/** linkinator, the peer of `npm run bench -- links`: its version, pinned (MIT, JustinBeckwith/linkinator). */
+export const LINKINATOR_VERSION = '8.1.0';
+
+/** The installed linkinator's entry module, or undefined when it is missing or not {@link LINKINATOR_VERSION}. */
+export function linkinatorEntry(): string | undefined {
+  const dir = join(PEERS_DIR, 'node_modules', 'linkinator');
+  try {
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string };
+    if (pkg.version !== LINKINATOR_VERSION) return undefined;
+  } catch {
+    return undefined;
+  }
+  const entry = join(dir, 'build', 'src', 'index.js');
+  return existsSync(entry) ? entry : undefined;
+}
+
+/**
+ * linkinator into bench/.peers/node_modules (not a dependency of the project, nor of bench/.peers/package.json:
+ * `--no-save` leaves both package files as they are; a later `npm ci` there for Crawlee removes it, and this
+ * puts it back). @returns its entry module.
+ */
+export function ensureLinkinator(): string {
+  const found = linkinatorEntry();
+  if (found) return found;
+  console.log(`installing linkinator@${LINKINATOR_VERSION} into bench/.peers (first run, not saved to any package.json)`);
+  run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `linkinator@${LINKINATOR_VERSION}`], { cwd: PEERS_DIR });
+  const entry = linkinatorEntry();
+  if (!entry) throw new Error(`linkinator@${LINKINATOR_VERSION} not found in ${PEERS_DIR}/node_modules after npm install`);
+  return entry;
 }

@@ -23,6 +23,7 @@ const BENCHES: Record<string, string> = {
   generate: "the no-LLM config generator on the 100 records pages and the fixture site's variants: each produced config's run vs the truth (rows within 10%, 80% of first values found), accuracy, generation time (options: --only a,b, --prompt TEXT, --no-browser, --concurrency N (2), --timeout S (60))",
   leads: 'the lead-generation tool on a labelled set of contact pages: precision and recall of emails, phones and social links (target 0.95 each)',
   content: 'the content extractor vs plain Readability on the 130 Readability test pages: token F1 of the text against expected.html, metadata agreement (options: --only a,b)',
+  links: 'the broken-link checker vs linkinator on the two corpus link pages served on loopback (404s, redirects, refused ports, slow, 429, HEAD 405): links/s and per-link verdicts (options: --concurrency N (32), --runs N (1), --only archwiki,elvis)',
   site: 'only generate the local listing site into .bench/site (options: --force)',
 };
 

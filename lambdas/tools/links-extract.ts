@@ -2,7 +2,7 @@
  * The links of one HTML page, for the broken-link checker (links.ts; docs/tools.md "broken-link-checker").
  *
  * What counts as a link is linkinator's table (JustinBeckwith/linkinator src/links.ts, 8.1.0), so that the two
- * check the same URLs, plus the one rule it has for `<meta>`: a refresh's URL.
+ * check the same URLs, with its rules for `<meta>`: a refresh's URL, and a content that is an absolute URL.
  * - navigation: `a[href]` (also SVG's `a[xlink:href]`), `area[href]`, `iframe[src]`, `frame[src]`,
  *   `meta[http-equiv=refresh]` (the URL of its `content`, parsed as the HTML standard's "shared declarative
  *   refresh steps" do);
@@ -12,10 +12,11 @@
  *   `embed[pluginspage]`, `iframe[longdesc]`, `frame[longdesc]`, `command[icon]`;
  * - `link[href]` whatever its `rel` (stylesheet, icon, canonical, alternate, manifest, preload…), except a
  *   `rel` made only of `dns-prefetch` and `preconnect`: those name an origin to warm up, not a resource;
- * - citations: `blockquote[cite]`, `q[cite]`, `del[cite]`, `ins[cite]`.
- * Not links: `<meta content>` other than refresh (og:image and the like), JSON-LD, CSS `url()`, anything inside
- * `<template>` (inert until a script uses it). Empty or blank attribute values are not links (they name the
- * page itself); linkinator skips them too.
+ * - citations: `blockquote[cite]`, `q[cite]`, `del[cite]`, `ins[cite]`;
+ * - `meta[content]` that is an absolute http(s) URL (`og:image`, `og:url`, `twitter:image`…).
+ * The content of `<noscript>` counts (what the page shows without scripts). Not links: JSON-LD, CSS `url()`,
+ * anything inside `<template>` (inert until a script uses it). Empty or blank attribute values are not links
+ * (they name the page itself); linkinator skips them too.
  *
  * URLs are resolved against the document base URL: the first `<base href>` resolved against the page URL
  * (HTML standard, "document base URL"), else the page URL. The fragment is dropped (`/a#x` and `/a#y` are one
@@ -163,6 +164,16 @@ export function extractLinks(html: string, pageUrl: string): ExtractedLink[] {
     const el = node as Element;
     const name = el.name;
     if (name === 'template') continue;
+    if (name === 'noscript') {
+      // Parsed as a browser running scripts does, a <noscript>'s content is text: read it as the markup it is
+      // (what the page shows without scripts, and what linkinator's tokenizer sees).
+      const text = el.children.map((c) => ('data' in c ? c.data : '')).join('');
+      if (text.includes('<')) {
+        const inner = parseHtml(text).children;
+        for (let i = inner.length - 1; i >= 0; i--) stack.push(inner[i]!);
+        continue;
+      }
+    }
     const attribs = el.attribs;
     if (name === 'base') {
       if (baseHref === undefined && attribs.href !== undefined) baseHref = attribs.href;
@@ -170,6 +181,8 @@ export function extractLinks(html: string, pageUrl: string): ExtractedLink[] {
       if (attribs['http-equiv']?.toLowerCase() === 'refresh' && attribs.content) {
         const target = parseMetaRefresh(attribs.content);
         if (target !== null) found.push({ raw: target, navigable: true });
+      } else if (attribs.content && /^\s*https?:\/\//i.test(attribs.content)) {
+        found.push({ raw: attribs.content, navigable: false });
       }
     } else {
       const names = URL_ATTRIBUTES[name];

@@ -14,7 +14,7 @@
  *    the headers of a GET are waited for: up to {@link GET_DRAIN_BYTES} of its body are read so that the
  *    connection stays open for the next request, a larger body closes it.
  * 3. `429 Too Many Requests` is retried after its `Retry-After` (1 s when absent), at most
- *    {@link MAX_429_RETRIES} times and never past the deadline; meanwhile no request goes to that origin.
+ *    {@link MAX_429_RETRIES} times and never past the deadline; until then that origin gets one request at a time.
  * 4. A final 2xx is `ok`, or `redirect` when a redirect was followed; a final 4xx or 5xx is `broken`, and so
  *    is a failed connection (DNS, refused, reset, TLS), a redirect loop or a bad `Location`; no answer within
  *    the request time-out is `timeout`. A link the guard refuses, a scheme other than http(s), a persistent
@@ -22,8 +22,9 @@
  *
  * Requests run at most {@link LinkCheckOptions.concurrency} at a time, at most
  * {@link LinkCheckOptions.perHostConcurrency} connections per origin (undici's `connections`, a hard cap), with
- * keep-alive connections reused for the whole check. The origins with links waiting are served in turn, so one
- * slow or large site does not hold back the others.
+ * keep-alive connections reused for the whole check (HEAD included: undici closes the connection after a HEAD
+ * unless told otherwise). The origins with links waiting are served in turn, so one slow or large site does not
+ * hold back the others.
  */
 import { setMaxListeners } from 'node:events';
 import net from 'node:net';
@@ -96,7 +97,7 @@ export interface LinkCheckOptions {
   guard: OutboundGuard;
   /** Same-site pages followed from the page: 0 checks the page's links only. 0–3. @default 0 */
   depth?: number;
-  /** Distinct links checked at most, over all pages; the rest is counted in `summary.over_limit`. 1–5000. @default 500 */
+  /** Distinct links checked at most, over all pages; the rest is counted in `summary.over_limit`. 1–10000. @default 500 */
   maxLinks?: number;
   /** Aborts the check: links not done are `skipped` with `time_budget`, and the report is returned. */
   signal?: AbortSignal;
@@ -117,7 +118,7 @@ export interface LinkCheckOptions {
 
 export const LINK_CHECK_DEFAULTS = {
   depth: 0, maxDepth: 3,
-  maxLinks: 500, maxMaxLinks: 5000,
+  maxLinks: 500, maxMaxLinks: 10_000,
   deadlineMs: 20_000, maxDeadlineMs: 20_000,
   timeoutMs: 10_000, maxTimeoutMs: 15_000,
   concurrency: 32, maxConcurrency: 64,
@@ -197,8 +198,9 @@ interface Entry {
 const BUDGET = Symbol('time budget');
 
 /**
- * Requests in flight, fairly over origins: at most `concurrency` at a time, at most `perHost` per origin;
- * origins with links waiting take turns. An origin that answered 429 is paused until its `Retry-After`.
+ * Requests in flight, fairly over origins: at most `concurrency` at a time, at most `perHost` per origin (one
+ * while the origin is throttled after a 429); origins with links waiting take turns, so one slow or large site
+ * does not hold back the others.
  */
 class Scheduler {
   private readonly queues = new Map<string, Entry[]>();
@@ -206,12 +208,10 @@ class Scheduler {
   private next = 0;
   private active = 0;
   private readonly activeBy = new Map<string, number>();
-  private readonly pausedUntil = new Map<string, number>();
-  private timer: NodeJS.Timeout | undefined;
-  private timerAt = Infinity;
+  private readonly throttledUntil = new Map<string, number>();
+  private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
   private onIdle: (() => void) | undefined;
-
   private readonly concurrency: number;
   private readonly perHost: number;
   private readonly run: (entry: Entry) => Promise<void>;
@@ -233,8 +233,15 @@ class Scheduler {
     else q.push(entry);
   }
 
-  pause(origin: string, until: number): void {
-    this.pausedUntil.set(origin, Math.max(until, this.pausedUntil.get(origin) ?? 0));
+  /** Queues `entry` again at `at` (ms since the epoch), first of its origin; the origin runs one request at a time until then. */
+  later(entry: Entry, at: number): void {
+    this.throttledUntil.set(entry.origin, Math.max(at, this.throttledUntil.get(entry.origin) ?? 0));
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.push(entry, true);
+      this.pump();
+    }, Math.max(0, at - Date.now()));
+    this.timers.add(timer);
   }
 
   /** Starts what may start. */
@@ -244,25 +251,17 @@ class Scheduler {
       return;
     }
     const now = Date.now();
-    let wake = Infinity;
     let idleTurns = 0;
     while (this.active < this.concurrency && this.ring.length > 0 && idleTurns < this.ring.length) {
       if (this.next >= this.ring.length) this.next = 0;
       const origin = this.ring[this.next]!;
+      const limit = (this.throttledUntil.get(origin) ?? 0) > now ? 1 : this.perHost;
+      if ((this.activeBy.get(origin) ?? 0) >= limit) {
+        this.next++;
+        idleTurns++;
+        continue;
+      }
       const q = this.queues.get(origin)!;
-      const paused = this.pausedUntil.get(origin) ?? 0;
-      const running = this.activeBy.get(origin) ?? 0;
-      if (paused > now) {
-        wake = Math.min(wake, paused);
-        this.next++;
-        idleTurns++;
-        continue;
-      }
-      if (running >= this.perHost) {
-        this.next++;
-        idleTurns++;
-        continue;
-      }
       const entry = q.shift()!;
       if (q.length === 0) {
         this.queues.delete(origin);
@@ -272,20 +271,6 @@ class Scheduler {
       }
       idleTurns = 0;
       this.start(entry);
-    }
-    // Paused origins are only woken by a timer; finished requests pump the rest.
-    for (const origin of this.ring) {
-      const paused = this.pausedUntil.get(origin) ?? 0;
-      if (paused > now) wake = Math.min(wake, paused);
-    }
-    if (wake < Infinity && wake < this.timerAt) {
-      if (this.timer) clearTimeout(this.timer);
-      this.timerAt = wake;
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.timerAt = Infinity;
-        this.pump();
-      }, Math.max(1, wake - Date.now()));
     }
     this.checkIdle();
   }
@@ -303,7 +288,7 @@ class Scheduler {
   }
 
   private checkIdle(): void {
-    if (this.active === 0 && (this.ring.length === 0 || this.stopped)) this.onIdle?.();
+    if (this.active === 0 && (this.stopped || (this.ring.length === 0 && this.timers.size === 0))) this.onIdle?.();
   }
 
   /** Resolves when nothing runs and nothing waits (or, once stopped, when nothing runs). */
@@ -314,16 +299,14 @@ class Scheduler {
     });
   }
 
-  /** Starts nothing more; returns the entries that never started. */
-  stop(): Entry[] {
+  /** Starts nothing more: entries not started keep their state (`skipped` with no error yet). */
+  stop(): void {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    const left: Entry[] = [];
-    for (const q of this.queues.values()) left.push(...q);
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
     this.queues.clear();
     this.ring.length = 0;
     this.checkIdle();
-    return left;
   }
 }
 
@@ -451,7 +434,9 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
       for (let hop = 0; ; hop++) {
         let res: Dispatcher.ResponseData;
         try {
-          res = await agent.request({ origin: url.origin, path: url.pathname + url.search, method, headers: REQUEST_HEADERS, signal: controller.signal });
+          // `reset: false`: undici closes the connection after every HEAD (a guard against servers that send a
+          // body anyway) unless told otherwise; it still does when the response does not say `keep-alive`.
+          res = await agent.request({ origin: url.origin, path: url.pathname + url.search, method, headers: REQUEST_HEADERS, signal: controller.signal, reset: false });
         } catch (err) {
           if (controller.signal.reason === BUDGET) throw BUDGET;
           if (controller.signal.aborted) return { kind: 'failure', reason: 'timeout', text: `no answer within ${timeoutMs} ms`, chain };
@@ -541,7 +526,11 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
     }
   };
 
-  /** After a 429: the origin waits for Retry-After, then the link is checked again (bounded, within the budget). */
+  /**
+   * After a 429 (RFC 6585: too many requests in a given time): the link is checked again after its Retry-After,
+   * at most MAX_429_RETRIES times and only when that is within the budget; meanwhile its origin gets one request
+   * at a time. A stop of the whole origin would serialise: each further 429 on it would cost another full wait.
+   */
   const retry429 = (e: Entry, probe: Extract<Probe, { kind: 'response' }>): void => {
     const wait = Math.min(retryAfterMs(probe.retryAfter) ?? DEFAULT_429_WAIT_MS, deadlineMs);
     const at = Date.now() + wait;
@@ -551,8 +540,7 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
       return;
     }
     e.retries++;
-    scheduler.pause(e.origin, at);
-    scheduler.push(e, true);
+    scheduler.later(e, at);
   };
 
   const scheduler = new Scheduler(concurrency, perHost, check);

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import type http from 'node:http';
 import { Ajv } from 'ajv';
 import { load } from 'cheerio';
+import type { AnyNode, Element } from 'domhandler';
 import { checkLinks, linksReportSchema, type LinkCheckOptions, type LinkResult, type LinksReport } from '../../lambdas/tools/links.ts';
 import { extractLinks, parseMetaRefresh, parseSrcset } from '../../lambdas/tools/links-extract.ts';
 import { OutboundGuard, type ResolvedAddress } from '../../lambdas/net/guard.ts';
@@ -86,6 +87,8 @@ describe('extractLinks', () => {
       <blockquote cite="https://quote.example/src">q</blockquote>
       <svg><a xlink:href="svg-link.html"><text>s</text></a></svg>
       <template><a href="inert.html">no</a></template>
+      <noscript><img src="noscript.gif" alt=""></noscript>
+      <meta name="twitter:site" content="@example">
     </body></html>`;
     const links = extractLinks(html, 'https://example.com/dir/page.html');
     const urls = links.map((l) => l.url);
@@ -97,15 +100,16 @@ describe('extractLinks', () => {
       `${b}s-a.webp`, `${b}s-b.webp`, `${b}s.mp4`, `${b}v.mp4`, `${b}poster.jpg`, `${b}subs.vtt`, `${b}a.mp3`, `${b}obj.swf`,
       `${b}e.swf`, `${b}btn.png`, 'https://quote.example/src', `${b}svg-link.html`,
       `${b}both.css`, // a rel that is not only resource hints
+      'https://example.com/og.png', `${b}noscript.gif`,
     ];
     assert.deepEqual([...urls].sort(), [...expected].sort());
-    assert.ok(!urls.some((u) => /fonts\.example|dns\.example|og\.png|inert|ignored/.test(u)), urls.join('\n'));
+    assert.ok(!urls.some((u) => /fonts\.example|dns\.example|inert|ignored/.test(u)), urls.join('\n'));
     assert.equal(links.find((l) => l.url === `${b}a.html`)!.navigable, true);
     assert.equal(links.find((l) => l.url === `${b}i.png`)!.navigable, false);
     assert.equal(links.find((l) => l.url === 'https://example.com/next')!.navigable, true);
-    // First occurrence order: the manifest (on <html>) comes first, the SVG link last.
+    // First occurrence order: the manifest (on <html>) comes first, the SVG link then the <noscript> image last.
     assert.equal(urls[0], `${b}app.appcache`);
-    assert.equal(urls.at(-1), `${b}svg-link.html`);
+    assert.deepEqual(urls.slice(-2), [`${b}svg-link.html`, `${b}noscript.gif`]);
   });
 
   it('parses srcset as the HTML standard does (commas inside URLs, descriptors with parentheses)', () => {
@@ -154,8 +158,9 @@ describe('extractLinks', () => {
         ['video', 'poster'], ['track', 'src'], ['input', 'src'], ['object', 'data'], ['body', 'background'], ['html', 'manifest'],
         ['command', 'icon'], ['blockquote', 'cite'], ['q', 'cite'], ['del', 'cite'], ['ins', 'cite'],
       ];
-      $('*').each((_, el) => {
-        if (!('attribs' in el)) return; // tags, scripts and styles alike
+      const readElement = (node: AnyNode) => {
+        if (!('attribs' in node)) return; // tags, scripts and styles alike
+        const el = node as Element;
         for (const [tag, attr] of table) {
           if (el.name !== tag) continue;
           const v = el.attribs[attr];
@@ -167,7 +172,14 @@ describe('extractLinks', () => {
           for (const c of el.attribs.srcset.split(',')) if (c.trim()) raw.push(c.trim().split(/\s+/)[0]!);
         }
         if (el.name === 'meta' && /refresh/i.test(el.attribs['http-equiv'] ?? '')) raw.push(/url\s*=\s*['"]?([^'"]+)/i.exec(el.attribs.content ?? '')?.[1] ?? '');
+        else if (el.name === 'meta' && /^\s*https?:\/\//i.test(el.attribs.content ?? '')) raw.push(el.attribs.content!);
+      };
+      // cheerio parses as a browser running scripts does: <noscript> holds text, whose markup is read on its own.
+      const visit = (doc: ReturnType<typeof load>) => doc('*').each((_, el) => {
+        readElement(el);
+        if ('name' in el && el.name === 'noscript') visit(load(doc(el).text()));
       });
+      visit($);
       const expected = new Set(raw.filter(Boolean).map((r) => { try { const u = new URL(r, base); u.hash = ''; return u.href; } catch { return r.trim(); } }));
       const ours = extractLinks(html, pageUrl);
       assert.equal(new Set(ours.map((l) => l.url)).size, ours.length, 'duplicates');
@@ -313,7 +325,7 @@ describe('checkLinks', () => {
     assert.deepEqual(seen.requests.filter((q) => q.path === '/slow/3000').map((q) => q.method), ['HEAD']);
   });
 
-  it('retries a 429 after its Retry-After and holds the origin meanwhile; a persistent 429 is skipped', async () => {
+  it('retries a 429 after its Retry-After; a persistent 429 is skipped', async () => {
     const r = await check([`${a.url}/429`, `${a.url}/always429`]);
     const ok = byUrl(r, `${a.url}/429`);
     assert.deepEqual([ok.state, ok.status], ['ok', 200]);
@@ -324,6 +336,19 @@ describe('checkLinks', () => {
     assert.deepEqual([no.state, no.status], ['skipped', 429]);
     assert.match(no.error!, /^rate_limited: still HTTP 429 after 2 retries/);
     assert.equal(seen.requests.filter((q) => q.path === '/always429').length, 3);
+  });
+
+  it('sends one request at a time to an origin that answered 429 until its Retry-After has passed', async () => {
+    const slow = Array.from({ length: 6 }, (_, i) => `${a.url}/slow/150?${i}`);
+    const r = await check([`${a.url}/429`, ...slow], { perHostConcurrency: 4 });
+    assert.equal(r.summary.ok, 7);
+    const starts = seen.requests.filter((q) => q.path === '/slow/150').map((q) => q.at);
+    assert.equal(starts.length, 6);
+    // The first three went out with the 429'd link; the other three one after the other.
+    assert.ok(starts[2]! - starts[0]! < 100, `first three started within ${starts[2]! - starts[0]!} ms`);
+    for (let i = 4; i < 6; i++) assert.ok(starts[i]! - starts[i - 1]! >= 140, `request ${i} started ${starts[i]! - starts[i - 1]!} ms after the one before`);
+    const retry = seen.requests.filter((q) => q.path === '/429').map((q) => q.at);
+    assert.ok(retry[1]! - retry[0]! >= 950);
   });
 
   it('does not retry a 429 whose Retry-After is past the deadline', async () => {
@@ -442,7 +467,7 @@ describe('checkLinks', () => {
     const img = valid(await checkLinks(toolPage('<a href="http://127.0.0.1:1/">x</a>', a.url, { contentType: 'image/png' }), { guard }));
     assert.deepEqual([img.links, img.summary.pages_crawled], [[], 0]);
     const empty = valid(await checkLinks(toolPage('', a.url), { guard, depth: 99, maxLinks: 1e9, deadlineMs: 1e9, timeoutMs: -5 }));
-    assert.deepEqual(empty.limits, { depth: 3, max_links: 5000, deadline_ms: 20000, timeout_ms: 100 });
+    assert.deepEqual(empty.limits, { depth: 3, max_links: 10000, deadline_ms: 20000, timeout_ms: 100 });
     assert.equal(empty.links.length, 0);
     const invalid = valid(await checkLinks(toolPage('<a href="http://exa mple.com/">x</a>', a.url), { guard }));
     assert.deepEqual([invalid.links[0]!.state, invalid.links[0]!.error], ['broken', 'invalid_url: not a valid URL']);
