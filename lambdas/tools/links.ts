@@ -14,7 +14,8 @@
  *    the headers of a GET are waited for: up to {@link GET_DRAIN_BYTES} of its body are read so that the
  *    connection stays open for the next request, a larger body closes it.
  * 3. `429 Too Many Requests` is retried after its `Retry-After` (1 s when absent), at most
- *    {@link MAX_429_RETRIES} times and never past the deadline; until then that origin gets one request at a time.
+ *    {@link MAX_429_RETRIES} times and never past the deadline; an origin that answers 429 again within a
+ *    Retry-After gets half its connections until it has passed.
  * 4. A final 2xx is `ok`, or `redirect` when a redirect was followed; a final 4xx or 5xx is `broken`, and so
  *    is a failed connection (DNS, refused, reset, TLS), a redirect loop or a bad `Location`; no answer within
  *    the request time-out is `timeout`. A link the guard refuses, a scheme other than http(s), a persistent
@@ -198,8 +199,8 @@ interface Entry {
 const BUDGET = Symbol('time budget');
 
 /**
- * Requests in flight, fairly over origins: at most `concurrency` at a time, at most `perHost` per origin (one
- * while the origin is throttled after a 429); origins with links waiting take turns, so one slow or large site
+ * Requests in flight, fairly over origins: at most `concurrency` at a time, at most `perHost` per origin (half
+ * of it while the origin is throttled after repeated 429s); origins with links waiting take turns, so one slow or large site
  * does not hold back the others.
  */
 class Scheduler {
@@ -209,16 +210,20 @@ class Scheduler {
   private active = 0;
   private readonly activeBy = new Map<string, number>();
   private readonly throttledUntil = new Map<string, number>();
+  /** The end of the latest Retry-After per origin. */
+  private readonly limitedUntil = new Map<string, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
   private onIdle: (() => void) | undefined;
   private readonly concurrency: number;
   private readonly perHost: number;
+  private readonly throttledLimit: number;
   private readonly run: (entry: Entry) => Promise<void>;
 
   constructor(concurrency: number, perHost: number, run: (entry: Entry) => Promise<void>) {
     this.concurrency = concurrency;
     this.perHost = perHost;
+    this.throttledLimit = Math.max(1, perHost >> 1);
     this.run = run;
   }
 
@@ -233,9 +238,17 @@ class Scheduler {
     else q.push(entry);
   }
 
-  /** Queues `entry` again at `at` (ms since the epoch), first of its origin; the origin runs one request at a time until then. */
+  /**
+   * Queues `entry` again at `at` (ms since the epoch), first of its origin, after a 429. A second 429 from the
+   * origin while an earlier one's Retry-After runs shows the origin limits the whole client, not one URL: it then
+   * gets half its connections (at least one; a multiplicative decrease, as TCP's congestion control does) until
+   * the later Retry-After has passed.
+   */
   later(entry: Entry, at: number): void {
-    this.throttledUntil.set(entry.origin, Math.max(at, this.throttledUntil.get(entry.origin) ?? 0));
+    const now = Date.now();
+    const limited = this.limitedUntil.get(entry.origin) ?? 0;
+    if (limited > now) this.throttledUntil.set(entry.origin, Math.max(at, this.throttledUntil.get(entry.origin) ?? 0));
+    this.limitedUntil.set(entry.origin, Math.max(at, limited));
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       this.push(entry, true);
@@ -255,7 +268,7 @@ class Scheduler {
     while (this.active < this.concurrency && this.ring.length > 0 && idleTurns < this.ring.length) {
       if (this.next >= this.ring.length) this.next = 0;
       const origin = this.ring[this.next]!;
-      const limit = (this.throttledUntil.get(origin) ?? 0) > now ? 1 : this.perHost;
+      const limit = (this.throttledUntil.get(origin) ?? 0) > now ? this.throttledLimit : this.perHost;
       if ((this.activeBy.get(origin) ?? 0) >= limit) {
         this.next++;
         idleTurns++;
@@ -528,8 +541,9 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
 
   /**
    * After a 429 (RFC 6585: too many requests in a given time): the link is checked again after its Retry-After,
-   * at most MAX_429_RETRIES times and only when that is within the budget; meanwhile its origin gets one request
-   * at a time. A stop of the whole origin would serialise: each further 429 on it would cost another full wait.
+   * at most MAX_429_RETRIES times and only when that is within the budget. The origin gets half its connections
+   * when a second 429 arrives within a Retry-After (see Scheduler.later): a single 429 may be one URL's limit,
+   * and stopping the origin on every 429 would serialise its links, each further 429 costing a full wait.
    */
   const retry429 = (e: Entry, probe: Extract<Probe, { kind: 'response' }>): void => {
     const wait = Math.min(retryAfterMs(probe.retryAfter) ?? DEFAULT_429_WAIT_MS, deadlineMs);

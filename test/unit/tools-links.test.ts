@@ -223,7 +223,7 @@ function handler(seen: Seen, counters: Map<string, number>): http.RequestListene
       if (req.method === 'HEAD') { res.writeHead(405, { allow: 'GET' }); res.end(); return; }
       res.writeHead(200, { 'content-type': 'text/plain' }); res.end('got'); return;
     }
-    if (path === '/429') {
+    if (path === '/429' || path === '/429b') {
       if (n === 1) { res.writeHead(429, { 'retry-after': '1' }); res.end(); return; }
       res.writeHead(200); res.end(); return;
     }
@@ -338,17 +338,27 @@ describe('checkLinks', () => {
     assert.equal(seen.requests.filter((q) => q.path === '/always429').length, 3);
   });
 
-  it('sends one request at a time to an origin that answered 429 until its Retry-After has passed', async () => {
-    const slow = Array.from({ length: 6 }, (_, i) => `${a.url}/slow/150?${i}`);
-    const r = await check([`${a.url}/429`, ...slow], { perHostConcurrency: 4 });
-    assert.equal(r.summary.ok, 7);
-    const starts = seen.requests.filter((q) => q.path === '/slow/150').map((q) => q.at);
-    assert.equal(starts.length, 6);
-    // The first three went out with the 429'd link; the other three one after the other.
-    assert.ok(starts[2]! - starts[0]! < 100, `first three started within ${starts[2]! - starts[0]!} ms`);
-    for (let i = 4; i < 6; i++) assert.ok(starts[i]! - starts[i - 1]! >= 140, `request ${i} started ${starts[i]! - starts[i - 1]!} ms after the one before`);
-    const retry = seen.requests.filter((q) => q.path === '/429').map((q) => q.at);
-    assert.ok(retry[1]! - retry[0]! >= 950);
+  it('halves the connections of an origin that answers 429 twice within a Retry-After, not after one 429', async () => {
+    const slow = Array.from({ length: 5 }, (_, i) => `${a.url}/slow/150?${i}`);
+    const one = await check([`${a.url}/429`, ...slow], { perHostConcurrency: 2 });
+    assert.equal(one.summary.ok, 6);
+    let starts = seen.requests.filter((q) => q.path === '/slow/150').map((q) => q.at);
+    // One 429: the second slow request went out as soon as the 429 came back, before the first had finished.
+    assert.ok(starts[1]! - starts[0]! < 100, `second request started ${starts[1]! - starts[0]!} ms after the first`);
+
+    seen.requests.length = 0;
+    counters.clear();
+    const two = await check([`${a.url}/429`, `${a.url}/429b`, ...slow], { perHostConcurrency: 2 });
+    assert.equal(two.summary.ok, 7);
+    starts = seen.requests.filter((q) => q.path === '/slow/150').map((q) => q.at);
+    assert.equal(starts.length, 5);
+    // Two 429s: 2 connections become 1, so the slow requests go one after the other.
+    for (let i = 1; i < 5; i++) assert.ok(starts[i]! - starts[i - 1]! >= 140, `request ${i} started ${starts[i]! - starts[i - 1]!} ms after the one before`);
+    for (const p of ['/429', '/429b']) {
+      const t = seen.requests.filter((q) => q.path === p).map((q) => q.at);
+      assert.equal(t.length, 2);
+      assert.ok(t[1]! - t[0]! >= 950, `${p} retried after ${t[1]! - t[0]!} ms`);
+    }
   });
 
   it('does not retry a 429 whose Retry-After is past the deadline', async () => {
