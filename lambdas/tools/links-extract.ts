@@ -26,7 +26,7 @@ import { isTag, type AnyNode, type Element } from 'domhandler';
 import { parseHtml } from '../engine/html/parse.ts';
 
 /** One distinct link of a page. */
-export interface ExtractedLink {
+interface ExtractedLink {
   /** The absolute URL without its fragment; the attribute's text as written when it does not parse as a URL. */
   url: string;
   /** False when the attribute's value is not a URL the WHATWG URL parser accepts (then `url` is the raw text). */

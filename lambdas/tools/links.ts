@@ -55,7 +55,7 @@ export interface LinkResult {
 }
 
 /** Counts of a {@link LinksReport}. */
-export interface LinksSummary {
+interface LinksSummary {
   /** Links in the report (`links.length`). */
   total: number;
   ok: number;
@@ -85,7 +85,7 @@ export interface LinksReport {
 }
 
 /** The words `error` starts with. */
-export const LINK_ERROR_REASONS = [
+const LINK_ERROR_REASONS = [
   'http_status', 'dns', 'refused', 'reset', 'tls', 'timeout', 'redirects', 'forbidden', 'scheme', 'invalid_url',
   'rate_limited', 'blocked', 'time_budget', 'network',
 ] as const;
