@@ -24,7 +24,9 @@
 // Target (issue 12): ours at least 3x linkinator's links/s, with the same verdicts. Prints PASS or MISSED per page.
 // Writes .bench/links-<time>.json. Options: --concurrency N (32), --runs N (1: median of N interleaved runs),
 // --only archwiki,elvis, --kinds a,b (only targets of these kinds keep them, the rest answer 200: 404, 500,
-// refused, redirect, slow, head405, 429; `--kinds none` makes every target a 200) to see what each costs.
+// refused, redirect, slow, head405, 429; `--kinds none` makes every target a 200) to see what each costs,
+// --warm (each contender's process checks the page once untimed first, the servers are reset, then the timed
+// check: a long-running service's steady state rather than a cold start).
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -360,8 +362,14 @@ function message<T>(c: ChildProcess, type: string): Promise<T> {
   });
 }
 
-async function contender(role: 'ours' | 'linkinator', payload: Record<string, unknown>): Promise<ContenderResult> {
-  const c = child(role, payload);
+/** Runs a contender in its own process; with `warm`, it checks the page once first and the servers are reset before the timed check. */
+async function contender(role: 'ours' | 'linkinator', payload: Record<string, unknown>, warm: boolean, reset: () => Promise<void>): Promise<ContenderResult> {
+  const c = child(role, { ...payload, warm });
+  if (warm) {
+    await message(c, 'warm-done');
+    await reset();
+    c.send({ type: 'go' });
+  }
   const { result } = await message<{ result: ContenderResult }>(c, 'result');
   c.kill();
   return result;
@@ -405,8 +413,9 @@ async function freePort(host: string): Promise<number> {
 export async function main(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { concurrency: { type: 'string', default: '32' }, runs: { type: 'string', default: '1' }, only: { type: 'string' }, kinds: { type: 'string' } },
+    options: { concurrency: { type: 'string', default: '32' }, runs: { type: 'string', default: '1' }, only: { type: 'string' }, kinds: { type: 'string' }, warm: { type: 'boolean', default: false } },
   });
+  const warm = values.warm;
   onlyKinds = values.kinds?.split(',').map((s) => s.trim()).filter(Boolean);
   const concurrency = Number(values.concurrency);
   const runs = Math.max(1, Number(values.runs));
@@ -432,7 +441,7 @@ export async function main(args: string[]): Promise<number> {
 
     const out: Record<string, unknown> = {};
     let allPass = true;
-    console.log(`links: ours (checkLinks) vs linkinator ${LINKINATOR_VERSION}, concurrency ${concurrency}, ${ORIGIN_COUNT} local origins, ${runs} run(s)\n`);
+    console.log(`links: ours (checkLinks) vs linkinator ${LINKINATOR_VERSION}, concurrency ${concurrency}, ${ORIGIN_COUNT} local origins, ${runs} run(s)${warm ? ', warm processes' : ''}${onlyKinds ? `, kinds ${onlyKinds.join(',')}` : ''}\n`);
     for (const p of pages) {
       const local = rewritePage(p.name, readFileSync(join(corpusDir(), 'links', p.file), 'utf8'), p.url, origins, closedPort);
       const pageUrl = `http://${origins[0]!.host}:${origins[0]!.port}/page/${p.name}.html`;
@@ -442,9 +451,9 @@ export async function main(args: string[]): Promise<number> {
       for (let r = 0; r < runs; r++) {
         const reset = async () => { await Promise.all(servers.map((s) => { s.send({ type: 'reset' }); return message(s, 'reset-done'); })); };
         await reset();
-        const ours = await contender('ours', { pageUrl, concurrency });
+        const ours = await contender('ours', { pageUrl, concurrency }, warm, reset);
         await reset();
-        const linkinator = await contender('linkinator', { entry, pageUrl, concurrency, selfLinked: Object.hasOwn(ours.verdicts, pageUrl) });
+        const linkinator = await contender('linkinator', { entry, pageUrl, concurrency, selfLinked: Object.hasOwn(ours.verdicts, pageUrl) }, warm, reset);
         results.push({ ours, linkinator });
       }
       const pick = (k: 'ours' | 'linkinator') => [...results].sort((a, b) => a[k].seconds - b[k].seconds)[Math.floor((results.length - 1) / 2)]![k];
@@ -479,7 +488,7 @@ export async function main(args: string[]): Promise<number> {
       };
     }
     const file = join(OUT_DIR, `links-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, JSON.stringify({ bench: 'links', commit: gitHead(), concurrency, runs, origins: ORIGIN_COUNT, linkinator: LINKINATOR_VERSION, pages: out }, null, 2));
+    writeFileSync(file, JSON.stringify({ bench: 'links', commit: gitHead(), concurrency, runs, warm, kinds: onlyKinds ?? 'all', origins: ORIGIN_COUNT, linkinator: LINKINATOR_VERSION, pages: out }, null, 2));
     console.log(`${allPass ? 'PASS' : 'MISSED'} overall; results in ${file}`);
     return 0;
   } finally {
@@ -494,9 +503,16 @@ if (process.argv[1] === SELF && process.argv[2] === '--role') {
   if (role === 'server') {
     await serve(payload.hosts as string[], payload.pageFiles as Record<string, string>);
   } else {
-    const result = role === 'ours'
-      ? await runOurs(payload.pageUrl as string, payload.concurrency as number)
-      : await runLinkinator(payload.entry as string, payload.pageUrl as string, payload.concurrency as number, payload.selfLinked as boolean);
+    const once = () => role === 'ours'
+      ? runOurs(payload.pageUrl as string, payload.concurrency as number)
+      : runLinkinator(payload.entry as string, payload.pageUrl as string, payload.concurrency as number, payload.selfLinked as boolean);
+    if (payload.warm) {
+      await once();
+      const go = new Promise((resolve) => process.once('message', resolve));
+      process.send!({ type: 'warm-done' });
+      await go;
+    }
+    const result = await once();
     process.send!({ type: 'result', result }, () => process.exit(0));
   }
 }
