@@ -417,6 +417,8 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
   const order: Entry[] = [];
   let found = 0;
   let pagesCrawled = 0;
+  /** Pages whose links were read (or are being read): the given page under both its URLs, then crawled ones. */
+  const crawled = new Set<string>([page.url, page.requestedUrl].map((u) => u.split('#')[0]!));
   let startSite = '';
   try {
     startSite = siteKey(new URL(page.url));
@@ -493,8 +495,10 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
     }
   };
 
-  /** Reads a same-site page's links (depth ≥ 1) and queues the new ones. */
+  /** Reads a same-site page's links (depth ≥ 1) and queues the new ones; a page is read once. */
   const crawl = async (e: Entry): Promise<void> => {
+    if (crawled.has(e.result.url)) return;
+    crawled.add(e.result.url);
     const fetched = await Promise.race([
       fetchPage!(e.result.url).catch(() => null),
       new Promise<null>((resolve) => {
@@ -503,6 +507,8 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
       }),
     ]);
     if (!fetched || budget.signal.aborted || fetched.status < 200 || fetched.status >= 300 || !isHtmlType(fetched.contentType)) return;
+    if (crawled.has(fetched.url) && fetched.url !== e.result.url) return;
+    crawled.add(fetched.url);
     pagesCrawled++;
     addLinks(fetched.text, fetched.url, e.depth + 1);
   };
@@ -535,7 +541,9 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
         finish(e, 'broken', probe.status, probe.chain, `http_status: ${words}`);
       }
     } catch (err) {
-      if (err !== BUDGET) throw err;
+      // BUDGET: the deadline or the caller stopped it (the report says so). Anything else is a bug here, and
+      // stays that link's verdict rather than an unhandled rejection that would end the process.
+      if (err !== BUDGET) finish(e, 'broken', null, [], `network: ${(err as Error)?.message ?? String(err)}`);
     }
   };
 

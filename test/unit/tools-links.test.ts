@@ -416,6 +416,15 @@ describe('checkLinks', () => {
       assert.equal(r.summary.pages_crawled, 2);
       assert.ok(!r.links.some((l) => l.url.includes('never-read') || l.url.includes('too-deep')));
 
+      // Depth 2: c.html and deeper.html are read too, the start page (linked back from a.html) is not read again.
+      fetched.length = 0;
+      const r2 = valid(await checkLinks(toolPage(html, start), { guard, depth: 2, fetchPage }));
+      assert.deepEqual([...fetched].sort(), [`${s}/site/a.html`, `${s}/site/c.html`, `${s}/site/deeper.html`]);
+      assert.equal(r2.summary.pages_crawled, 4);
+      assert.deepEqual(byUrl(r2, `${s}/site/too-deep.html`).parents, [`${s}/site/deeper.html`]);
+      assert.equal(byUrl(r2, `${s}/site/too-deep.html`).state, 'broken');
+      assert.ok(r2.links.some((l) => l.url.endsWith('/site/never-read-at-depth-1.html')));
+
       // Depth 0 reads no other page.
       fetched.length = 0;
       const r0 = valid(await checkLinks(toolPage(html, start), { guard, depth: 0, fetchPage }));
