@@ -444,6 +444,19 @@ describe('checkLinks', () => {
     assert.equal(seen.requests.length, 3);
   });
 
+  it('reads a 5 MB page with 20,000 links and checks the first 500 (the default cap)', async () => {
+    const filler = '<p>' + 'lorem ipsum dolor sit amet '.repeat(8) + '</p>';
+    const parts: string[] = [];
+    for (let i = 0; i < 20_000; i++) parts.push(`<a href="/ok/${i}#f">${i}</a>${filler}`);
+    const html = `<!doctype html><title>big</title><body>${parts.join('\n')}</body>`;
+    assert.ok(html.length > 5_000_000, `${html.length} characters`);
+    const r = valid(await checkLinks(toolPage(html, `${a.url}/big`), { guard }));
+    assert.equal(r.links.length, 500);
+    assert.deepEqual([r.summary.found, r.summary.over_limit, r.summary.ok], [20_000, 19_500, 500]);
+    assert.equal(r.links[499]!.url, `${a.url}/ok/499`);
+    assert.equal(seen.requests.length, 500);
+  });
+
   it('keeps at most perHostConcurrency requests per origin, and concurrency in all', async () => {
     const links = Array.from({ length: 24 }, (_, i) => `${a.url}/slow/60?${i}`);
     await check(links, { perHostConcurrency: 3 });
