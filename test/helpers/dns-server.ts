@@ -27,10 +27,13 @@ interface DnsQueryLog {
   transport: 'udp' | 'tcp';
 }
 
+/** A record of the zone: a dns-packet answer of any type, its owner `name` optional (taken from the zone's key). */
+type ZoneRecord = Answer extends infer A ? (A extends Answer ? Omit<A, 'name'> & { name?: string } : never) : never;
+
 /** Options of {@link startDnsServer}. */
 export interface DnsServerOptions {
   /** Records by owner name (lower case, no trailing dot); each record's `name` is filled in from the key. */
-  zone: Record<string, Array<Omit<Answer, 'name'> & { name?: string }>>;
+  zone: Record<string, ZoneRecord[]>;
   /** The SOA record sent with NXDOMAIN answers, if any (an entry of `zone`, by owner name). */
   soaOwner?: string;
   /** @default 'answer' */
