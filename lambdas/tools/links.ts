@@ -19,7 +19,8 @@
  * 4. A final 2xx is `ok`, or `redirect` when a redirect was followed; a final 4xx or 5xx is `broken`, and so
  *    is a failed connection (DNS, refused, reset, TLS), a redirect loop or a bad `Location`; no answer within
  *    the request time-out is `timeout`. A link the guard refuses, a scheme other than http(s), a persistent
- *    429 and links not reached within the time budget are `skipped`, with the reason in `error`.
+ *    429, an answer that refuses robots (HTTP 999, a 403 with Cloudflare's `cf-mitigated`) and links not
+ *    reached within the time budget are `skipped`, with the reason in `error`.
  *
  * Requests run at most {@link LinkCheckOptions.concurrency} at a time, at most
  * {@link LinkCheckOptions.perHostConcurrency} connections per origin (undici's `connections`, a hard cap), with
@@ -117,6 +118,10 @@ export interface LinkCheckOptions {
   perHostConcurrency?: number;
 }
 
+/**
+ * The defaults and the upper bounds of {@link LinkCheckOptions} (ms for times): what a request that names no
+ * option gets, and what larger values are clamped to. The route's parameter ranges come from here.
+ */
 export const LINK_CHECK_DEFAULTS = {
   depth: 0, maxDepth: 3,
   maxLinks: 500, maxMaxLinks: 10_000,
