@@ -34,6 +34,7 @@ import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { isCodedError } from '../errors.ts';
 import { DEFAULT_USER_AGENT, Fetcher, retryAfterMs } from '../net/fetch.ts';
 import type { OutboundGuard } from '../net/guard.ts';
+import { unreachableReason } from '../net/unreachable.ts';
 import { extractLinks } from './links-extract.ts';
 import type { FetchedText, PageFetch, ToolPage } from './page.ts';
 
@@ -156,28 +157,21 @@ function isHtmlType(contentType: string): boolean {
   return contentType === '' || contentType === 'text/html' || contentType === 'application/xhtml+xml';
 }
 
-const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL)/;
-
 /** The reason and words of a failed request (Node's, undici's or the guard's error, looking through `cause`). */
 function failure(err: unknown): { reason: Reason; text: string } {
-  if (isCodedError(err)) {
-    if (err.code === 'target_forbidden') return { reason: 'forbidden', text: err.message };
-    if (err.code === 'dns_failed') return { reason: 'dns', text: err.message };
-    if (err.code === 'invalid_url') return { reason: 'invalid_url', text: err.message };
+  for (let e = err as { cause?: unknown } | undefined, d = 0; e && d < 4; e = e.cause as typeof e, d++) {
+    if (!isCodedError(e)) continue;
+    if (e.code === 'target_forbidden') return { reason: 'forbidden', text: e.message };
+    if (e.code === 'invalid_url') return { reason: 'invalid_url', text: e.message };
+    break;
   }
-  let code = '';
+  // The innermost message that names the failure (undici wraps the socket's error).
   let message = (err as Error)?.message ?? String(err);
-  for (let e = err as { code?: unknown; cause?: unknown; name?: unknown; message?: unknown } | undefined, d = 0; e && d < 4; e = e.cause as typeof e, d++) {
-    if (isCodedError(e)) return failure(e);
-    if (e.name === 'TimeoutError') { code = 'TimeoutError'; break; }
-    if (typeof e.code === 'string') { code = e.code; if (typeof e.message === 'string') message = e.message; break; }
+  for (let e = err as { code?: unknown; cause?: unknown; message?: unknown } | undefined, d = 0; e && d < 4; e = e.cause as typeof e, d++) {
+    if (typeof e.code === 'string' && typeof e.message === 'string') { message = e.message; break; }
   }
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') return { reason: 'dns', text: message };
-  if (code === 'ECONNREFUSED') return { reason: 'refused', text: message };
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') return { reason: 'reset', text: message };
-  if (code === 'TimeoutError' || code === 'ETIMEDOUT' || /^UND_ERR_.*TIMEOUT$/.test(code)) return { reason: 'timeout', text: message };
-  if (TLS_CODE.test(code) || /certificate|SSL routines/i.test(message)) return { reason: 'tls', text: message };
-  return { reason: 'network', text: message };
+  const reason = unreachableReason(err);
+  return { reason: reason === 'too_large' ? 'network' : reason, text: message };
 }
 
 /** Reasons a GET is tried after a HEAD that failed this way: the ones a server's HEAD handling can cause. */
