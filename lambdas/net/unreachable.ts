@@ -48,7 +48,7 @@ export function unreachableReason(err: unknown, o: { tcpConnected?: boolean } = 
 }
 
 /** Each reason in words, for the error message. */
-export const REASON_TEXT: Readonly<Record<UnreachableReason, string>> = {
+const REASON_TEXT: Readonly<Record<UnreachableReason, string>> = {
   dns: 'its host name does not resolve',
   refused: 'the connection was refused',
   reset: 'the connection was closed or reset',
