@@ -1,0 +1,49 @@
+"""scrape-ai: the Python client of the scrape-ai HTTP API (standard library only).
+
+    >>> from scrape_ai import Client
+    >>> client = Client()                      # SAI_API_KEY, SAI_BASE_URL
+    >>> job = client.generate("https://quotes.toscrape.com/", "quotes with their authors")
+    >>> job = client.wait_for_completion(job.id, on_progress=lambda j: print(j.progress, j.status_message))
+    >>> rows = client.get_results(job.id) if job.is_completed else []
+
+See README.md for the whole interface, the errors and the retry rules.
+"""
+
+from ._version import __version__
+from .client import DEFAULT_BASE_URL, USER_AGENT, Client, ProgressCallback
+from .errors import (
+    AuthenticationError,
+    ConflictError,
+    ForbiddenError,
+    JobTimeoutError,
+    NetworkError,
+    NotFoundError,
+    QuotaExceededError,
+    RateLimitError,
+    ScrapeAIError,
+    ServerError,
+    ValidationError,
+)
+from .models import FINISHED_STATES, RUNNING_STATES, Job
+
+__all__ = [
+    "__version__",
+    "Client",
+    "Job",
+    "ProgressCallback",
+    "DEFAULT_BASE_URL",
+    "USER_AGENT",
+    "FINISHED_STATES",
+    "RUNNING_STATES",
+    "ScrapeAIError",
+    "AuthenticationError",
+    "ForbiddenError",
+    "NotFoundError",
+    "ConflictError",
+    "ValidationError",
+    "QuotaExceededError",
+    "RateLimitError",
+    "ServerError",
+    "NetworkError",
+    "JobTimeoutError",
+]
