@@ -1,0 +1,689 @@
+"""Tests of the scrape_ai client.
+
+``LiveServiceTest`` runs against the REAL local service over HTTP; test/clients/python.test.ts (run by
+``npm test``) starts it with a fixture site and sets the environment:
+
+- ``SAI_BASE_URL``: the service; ``SAI_API_KEY``: a Pro account's key; ``SAI_TEST_EMAIL`` /
+  ``SAI_TEST_PASSWORD``: that account's login;
+- ``SAI_FREE_API_KEY``: a Free account (no server execution, 10 calls an hour);
+- ``SAI_QUOTA_API_KEY``: an account whose month holds one tool call (0.1 credit);
+- ``SAI_SITE_URL``: the fixture site (quotes.toscrape.com look-alike under ``/quotes/``);
+- ``SAI_EXPECTED_QUOTES``: JSON ``[{text, author}]`` of the fixture's first 30 quotes, from its own data.
+
+``RetryTest`` runs against a small scripted HTTP server in this process (no service needed): which answers
+are retried, how long the client waits, what it sends.
+"""
+
+from __future__ import annotations
+
+import datetime
+import http.server
+import json
+import os
+import socket
+import struct
+import threading
+import time
+import unittest
+import urllib.request
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import scrape_ai
+from scrape_ai import (
+    AuthenticationError,
+    Client,
+    ConflictError,
+    ForbiddenError,
+    Job,
+    JobTimeoutError,
+    NetworkError,
+    NotFoundError,
+    QuotaExceededError,
+    RateLimitError,
+    ScrapeAIError,
+    ServerError,
+    ValidationError,
+)
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def env(name: str) -> str:
+    """A required environment variable; a clear failure when it is missing (tests are never skipped)."""
+    value = os.environ.get(name)
+    if not value:
+        raise AssertionError(
+            f"{name} is not set: these tests run against the local service; `node_modules/.bin/node test/run.ts "
+            f"test/clients/python.test.ts` starts it and sets SAI_BASE_URL, SAI_API_KEY, SAI_TEST_EMAIL, "
+            f"SAI_TEST_PASSWORD, SAI_FREE_API_KEY, SAI_QUOTA_API_KEY, SAI_SITE_URL and SAI_EXPECTED_QUOTES"
+        )
+    return value
+
+
+def quotes_yaml(url: str, max_pages: int = 3) -> str:
+    """A small config (docs/config-language.md): every quote's text and author, following "Next"."""
+    return f"""version: "2.0"
+name: Quotes
+target:
+  url: {url}
+  engine: lightweight
+extract:
+  container: div.quote
+  type: list
+  fields:
+    - {{ name: text, selector: span.text, transform: [strip] }}
+    - {{ name: author, selector: small.author, transform: [strip] }}
+pagination:
+  type: click
+  selector: li.next a
+  max_pages: {max_pages}
+"""
+
+
+def png_size(image: bytes) -> Tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk (PNG spec, section 11.2.2: the first chunk)."""
+    assert image[:8] == PNG_SIGNATURE, image[:16]
+    assert image[12:16] == b"IHDR", image[8:32]
+    width, height = struct.unpack(">II", image[16:24])
+    return width, height
+
+
+class LiveServiceTest(unittest.TestCase):
+    """The client against the real local service."""
+
+    client: Client
+    site: str
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.base_url = env("SAI_BASE_URL")
+        cls.site = env("SAI_SITE_URL").rstrip("/")
+        cls.client = Client(api_key=env("SAI_API_KEY"), base_url=cls.base_url)
+
+    # ------------------------------------------------------------------------------------ account
+
+    def test_login_returns_a_client_whose_me_works(self) -> None:
+        email = env("SAI_TEST_EMAIL")
+        client = Client.login(email, env("SAI_TEST_PASSWORD"), base_url=self.base_url)
+        self.assertTrue(client.api_key and client.api_key.startswith("sai_"), client.api_key)
+        self.assertEqual(client.account and client.account["email"], email)
+        me = client.me()
+        self.assertEqual(me["user"]["email"], email)
+        self.assertEqual(me["subscription"]["plan"], "pro")
+        self.assertIs(me["subscription"]["has_server_execution"], True)
+
+    def test_login_with_a_wrong_password_is_an_authentication_error(self) -> None:
+        with self.assertRaises(AuthenticationError) as caught:
+            Client.login(env("SAI_TEST_EMAIL"), "not the password", base_url=self.base_url)
+        self.assertEqual(caught.exception.status, 401)
+        self.assertEqual(caught.exception.code, "invalid_credentials")
+
+    def test_defaults_come_from_the_environment(self) -> None:
+        client = Client()  # SAI_API_KEY and SAI_BASE_URL
+        self.assertEqual(client.base_url, self.base_url.rstrip("/"))
+        self.assertEqual(client.me()["subscription"]["plan"], "pro")
+        with_prefix = Client(base_url=self.base_url + "/api/v1/")
+        self.assertEqual(with_prefix.me()["user"]["email"], env("SAI_TEST_EMAIL"))
+
+    def test_a_bad_key_is_an_authentication_error(self) -> None:
+        client = Client(api_key="sai_" + "x" * 40, base_url=self.base_url)
+        with self.assertRaises(AuthenticationError) as caught:
+            client.me()
+        err = caught.exception
+        self.assertIsInstance(err, ScrapeAIError)
+        self.assertEqual(err.status, 401)
+        self.assertEqual(err.code, "unauthorized")
+        self.assertTrue(err.message)
+
+    def test_no_key_fails_before_any_request(self) -> None:
+        client = Client(api_key="", base_url="http://127.0.0.1:9")  # nothing listens there
+        with self.assertRaises(AuthenticationError) as caught:
+            client.list_configs()
+        self.assertIsNone(caught.exception.status)
+        self.assertIn("SAI_API_KEY", str(caught.exception))
+
+    # ------------------------------------------------------------------------------------ configs
+
+    def test_configs_create_list_get_delete(self) -> None:
+        yaml_content = quotes_yaml(f"{self.site}/quotes/")
+        created = self.client.create_config("Python client quotes", f"{self.site}/quotes/", yaml_content, prompt="quotes and authors")
+        self.assertEqual(created["name"], "Python client quotes")
+        self.assertEqual(created["yaml_content"], yaml_content)
+        self.assertEqual(created["prompt"], "quotes and authors")
+        config_id = created["id"]
+
+        listed = self.client.list_configs()
+        mine = [c for c in listed if c["id"] == config_id]
+        self.assertEqual(len(mine), 1, listed)
+        self.assertEqual(mine[0]["target_url"], f"{self.site}/quotes/")
+        self.assertNotIn("yaml_content", mine[0], "list items carry no YAML (SPEC.md)")
+
+        got = self.client.get_config(config_id)
+        self.assertEqual(got["yaml_content"], yaml_content)
+        self.assertEqual(got["created_at"], created["created_at"])
+
+        self.assertIsNone(self.client.delete_config(config_id))
+        with self.assertRaises(NotFoundError) as caught:
+            self.client.get_config(config_id)
+        self.assertEqual((caught.exception.status, caught.exception.code), (404, "not_found"))
+        with self.assertRaises(NotFoundError):
+            self.client.delete_config(config_id)
+        self.assertNotIn(config_id, [c["id"] for c in self.client.list_configs()])
+
+    def test_an_id_that_is_not_a_uuid_is_not_found_and_stays_in_its_path_segment(self) -> None:
+        with self.assertRaises(NotFoundError):
+            self.client.get_config("../../me")
+        with self.assertRaises(NotFoundError):
+            self.client.get_job("no-such-job")
+
+    def test_invalid_yaml_is_a_validation_error_with_line_and_column(self) -> None:
+        # Line 5 holds a misspelt key of `extract`: an unknown key is an error (docs/config-language.md).
+        yaml_content = 'version: "2.0"\ntarget:\n  url: https://example.com/\nextract:\n  contianer: div.quote\n  fields:\n    - { name: a, selector: b }\n'
+        with self.assertRaises(ValidationError) as caught:
+            self.client.create_config("bad", "https://example.com/", yaml_content)
+        err = caught.exception
+        self.assertEqual((err.status, err.code), (400, "invalid_config"))
+        self.assertTrue(err.details, "details list the problems")
+        problem = next((d for d in err.details if "contianer" in d.get("message", "")), None)
+        self.assertIsNotNone(problem, err.details)
+        assert problem is not None
+        self.assertEqual(problem["line"], 5)
+        self.assertIsInstance(problem["column"], int)
+        self.assertGreaterEqual(problem["column"], 1)
+        self.assertIn("path", problem)
+
+    def test_a_bad_field_is_a_validation_error_naming_it(self) -> None:
+        with self.assertRaises(ValidationError) as caught:
+            self.client.create_config("", "not a url", quotes_yaml(f"{self.site}/quotes/"))
+        self.assertEqual(caught.exception.code, "invalid_request")
+        self.assertTrue(any("path" in d for d in caught.exception.details), caught.exception.details)
+
+    # --------------------------------------------------------------------------------------- jobs
+
+    def test_run_waits_with_progress_and_returns_the_fixture_quotes(self) -> None:
+        expected: List[Dict[str, str]] = json.loads(env("SAI_EXPECTED_QUOTES"))
+        self.assertEqual(len(expected), 30)
+        # /slow/150/ delays every page so that several polls see the job at work.
+        job = self.client.run(yaml_content=quotes_yaml(f"{self.site}/slow/150/quotes/", max_pages=3))
+        self.assertIsInstance(job, Job)
+        self.assertEqual((job.status, job.progress, job.job_type), ("pending", 0, "run"))
+        self.assertTrue(job.is_running)
+        self.assertFalse(job.is_completed or job.is_failed)
+
+        seen: List[Job] = []
+        finished = self.client.wait_for_completion(job.id, on_progress=seen.append, interval=0.05, timeout=60)
+        self.assertTrue(finished.is_completed, finished.status_message)
+        self.assertFalse(finished.is_running or finished.is_failed)
+        self.assertEqual(finished.status, "completed")
+        self.assertIs(seen[-1], finished, "on_progress sees the finished job too")
+        self.assertGreaterEqual(len(seen), 3, [j.progress for j in seen])
+        progress = [j.progress for j in seen]
+        self.assertEqual(progress, sorted(progress), f"progress never goes down: {progress}")
+        self.assertEqual(progress[-1], 100)
+        self.assertTrue(any(j.is_running for j in seen[:-1]))
+        self.assertEqual(finished.items_found, 30)
+        self.assertEqual(finished.pages_scraped, 3)
+        self.assertEqual(finished.row_count, 30)
+        self.assertIsNotNone(finished.completed_at)
+        self.assertEqual(finished["items_found"], finished.raw["items_found"])
+
+        rows = self.client.get_results(job.id)
+        self.assertEqual(len(rows), len(expected))
+        self.assertEqual(rows, expected)
+        self.assertEqual(rows[0]["author"], expected[0]["author"])
+        self.assertEqual(finished.rows, rows, "the status answer's preview holds the 30 rows too")
+
+        ids = [j.id for j in self.client.list_jobs()]
+        self.assertIn(job.id, ids)
+        self.assertEqual(len(self.client.list_jobs(limit=1)), 1)
+        summary = next(j for j in self.client.iter_jobs(page_size=1) if j.id == job.id)
+        self.assertTrue(summary.is_completed)
+        self.assertIsNone(summary.results, "list items carry no rows")
+
+    def test_run_a_stored_config_results_before_the_end_and_a_wait_that_times_out(self) -> None:
+        config = self.client.create_config("slow quotes", f"{self.site}/slow/1500/quotes/", quotes_yaml(f"{self.site}/slow/1500/quotes/", max_pages=1))
+        try:
+            job = self.client.run(config_id=config["id"])
+            with self.assertRaises(ConflictError) as conflict:
+                self.client.get_results(job.id)
+            self.assertEqual((conflict.exception.status, conflict.exception.code), (409, "job_not_finished"))
+            with self.assertRaises(JobTimeoutError) as timeout:
+                self.client.wait_for_completion(job, interval=0.05, timeout=0.3)
+            self.assertIsInstance(timeout.exception, TimeoutError)
+            self.assertIsInstance(timeout.exception, ScrapeAIError)
+            self.assertTrue(timeout.exception.job.is_running)
+            finished = self.client.wait_for_completion(job, interval=0.1, timeout=60)
+            self.assertTrue(finished.is_completed, finished.status_message)
+            self.assertEqual(finished.yaml_config and finished.yaml_config["id"], config["id"])
+            self.assertEqual(len(self.client.get_results(finished)), 10)
+        finally:
+            self.client.delete_config(config["id"])
+
+    def test_run_takes_exactly_one_of_config_id_and_yaml(self) -> None:
+        with self.assertRaises(ValueError):
+            self.client.run()
+        with self.assertRaises(ValueError):
+            self.client.run(config_id="x", yaml_content="y")
+
+    def test_run_of_invalid_yaml_is_a_validation_error(self) -> None:
+        with self.assertRaises(ValidationError) as caught:
+            self.client.run(yaml_content="version: '2.0'\ntarget: {url: 'nope'}\n")
+        self.assertEqual(caught.exception.code, "invalid_config")
+
+    def test_generate_waited_to_completion(self) -> None:
+        url = f"{self.site}/quotes/"
+        job = self.client.generate(url, "every quote with its author and tags")
+        self.assertEqual((job.status, job.progress, job.job_type, job.target_url), ("pending", 0, "generate", url))
+        states: List[str] = []
+        progress: List[int] = []
+
+        def on_progress(j: Job) -> None:
+            states.append(j.status)
+            progress.append(j.progress)
+
+        finished = self.client.wait_for_completion(job.id, on_progress=on_progress, interval=0.1, timeout=90)
+        self.assertTrue(finished.is_completed, finished.status_message)
+        self.assertEqual(progress, sorted(progress), progress)
+        self.assertEqual(progress[-1], 100)
+        self.assertTrue(set(states) <= scrape_ai.RUNNING_STATES | {"completed"}, states)
+        self.assertIsNotNone(finished.yaml_config)
+        assert finished.yaml_config is not None
+        saved = self.client.get_config(finished.yaml_config["id"])
+        self.assertEqual(saved["yaml_content"], finished.yaml_config["yaml_content"])
+        self.assertEqual(saved["prompt"], "every quote with its author and tags")
+        rows = self.client.get_results(job.id)
+        self.assertGreaterEqual(len(rows), 10)
+        self.assertEqual(len(rows), finished.row_count)
+        expected_texts = {q["text"] for q in json.loads(env("SAI_EXPECTED_QUOTES"))}
+        self.assertTrue(any(v in expected_texts for v in rows[0].values() if isinstance(v, str)), rows[0])
+
+    # -------------------------------------------------------------------------------------- tools
+
+    def test_seo_analyzer_returns_audits(self) -> None:
+        report = self.client.tool("seo-analyzer", f"{self.site}/quotes/")
+        self.assertIsInstance(report, dict)
+        self.assertIn("audits", report)
+        self.assertTrue(report["audits"])
+
+    def test_screenshot_returns_png_bytes_or_json(self) -> None:
+        image = self.client.tool("screenshot", f"{self.site}/quotes/", width=800, height=600)
+        self.assertIsInstance(image, bytes)
+        self.assertEqual(image[:8], PNG_SIGNATURE)
+        self.assertEqual(png_size(image), (800, 600))
+
+        stored = self.client.tool("screenshot", f"{self.site}/quotes/", accept_json=True, width=640, height=480)
+        self.assertIsInstance(stored, dict)
+        self.assertEqual((stored["width"], stored["height"], stored["format"]), (640, 480, "png"))
+        with urllib.request.urlopen(stored["url"], timeout=30) as res:  # works without the key for an hour
+            fetched = res.read()
+        self.assertEqual(len(fetched), stored["bytes"])
+        self.assertEqual(png_size(fetched), (640, 480))
+
+    def test_a_tool_with_an_unknown_parameter_or_a_bad_url_is_a_validation_error(self) -> None:
+        with self.assertRaises(ValidationError) as caught:
+            self.client.tool("seo-analyzer", f"{self.site}/quotes/", no_such_option=True)
+        self.assertEqual(caught.exception.code, "invalid_request")
+        with self.assertRaises(ValidationError) as caught:
+            self.client.tool("seo-analyzer", "ftp://example.com/")
+        self.assertIn(caught.exception.code, ("invalid_url", "target_forbidden"))
+        with self.assertRaises(ValueError):
+            self.client.tool("../me", f"{self.site}/quotes/")
+
+    # ------------------------------------------------------------------------------ plan and limits
+
+    def test_free_plan_run_is_plan_required_and_the_eleventh_call_is_rate_limited(self) -> None:
+        free = Client(api_key=env("SAI_FREE_API_KEY"), base_url=self.base_url)
+        self.assertEqual(free.me()["subscription"]["plan"], "free")
+        with self.assertRaises(ForbiddenError) as caught:
+            free.run(yaml_content=quotes_yaml(f"{self.site}/quotes/"))
+        err = caught.exception
+        self.assertEqual((err.status, err.code), (403, "plan_required"))
+        self.assertEqual(err.details[0]["plan"], "free")
+
+        # Variant B: the Free plan starts 10 calls an hour (a refused run is not counted); the 11th is refused.
+        hour = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H")
+        accepted = 0
+        limited: Optional[RateLimitError] = None
+        for _ in range(21):
+            try:
+                report = free.tool("content-extractor", f"{self.site}/quotes/")
+                self.assertIn("text", report)
+                accepted += 1
+            except RateLimitError as e:
+                limited = e
+                break
+        self.assertIsNotNone(limited, "the Free plan's hourly limit was never reached")
+        assert limited is not None
+        same_hour = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H") == hour
+        if same_hour:
+            self.assertEqual(accepted, 10)
+        self.assertEqual((limited.status, limited.code), (429, "rate_limited"))
+        self.assertIsNotNone(limited.retry_after)
+        assert limited.retry_after is not None
+        self.assertTrue(1 <= limited.retry_after <= 3600, limited.retry_after)
+        self.assertEqual(limited.retry_after, limited.details[0]["retry_after_seconds"])
+        self.assertFalse(isinstance(limited, QuotaExceededError))
+        # Reads are not rate-limited by plan.
+        self.assertEqual(free.me()["subscription"]["plan"], "free")
+
+    def test_a_spent_month_is_quota_exceeded(self) -> None:
+        client = Client(api_key=env("SAI_QUOTA_API_KEY"), base_url=self.base_url)
+        client.tool("content-extractor", f"{self.site}/quotes/")  # the month's 0.1 credit
+        with self.assertRaises(QuotaExceededError) as caught:
+            client.tool("content-extractor", f"{self.site}/quotes/")
+        err = caught.exception
+        self.assertEqual((err.status, err.code), (429, "quota_exceeded"))
+        self.assertNotIsInstance(err, RateLimitError)
+        self.assertEqual(err.details[0]["remaining"], 0)
+        self.assertEqual(client.me()["subscription"]["credits_remaining"], 0)
+
+
+# ---------------------------------------------------------------------------------------------- stub
+
+Reply = Tuple[int, Dict[str, str], bytes]
+
+
+class _Stub:
+    """A scripted HTTP server on loopback: ``script[(method, path)]`` is a list of replies used in turn (the
+    last one repeats); every request is recorded with its headers, body and arrival time."""
+
+    def __init__(self) -> None:
+        self.script: Dict[Tuple[str, str], List[Any]] = {}
+        self.requests: List[Dict[str, Any]] = []
+        stub = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # quiet
+                pass
+
+            def _answer(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                key = (self.command, self.path)
+                stub.requests.append({"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body, "at": time.monotonic()})
+                replies = stub.script.get(key) or [(404, {}, b'{"error":"no script","code":"not_found"}')]
+                reply = replies.pop(0) if len(replies) > 1 else replies[0]
+                if callable(reply):
+                    reply = reply()
+                status, headers, payload = reply
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                try:
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (its time-out tests)
+
+            do_GET = do_POST = do_DELETE = _answer
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def count(self, method: str, path: str) -> int:
+        return sum(1 for r in self.requests if r["method"] == method and r["path"] == path)
+
+
+def json_reply(status: int, body: Any, headers: Optional[Dict[str, str]] = None) -> Reply:
+    return (status, {"Content-Type": "application/json", **(headers or {})}, json.dumps(body).encode())
+
+
+def error_reply(status: int, code: str, headers: Optional[Dict[str, str]] = None, details: Optional[List[Any]] = None) -> Reply:
+    return json_reply(status, {"error": f"stub {code}", "code": code, "details": details or []}, headers)
+
+
+ME = {"user": {"id": 1, "email": "a@example.com", "first_name": "", "last_name": ""}, "subscription": {"plan": "pro"}}
+
+
+class RetryTest(unittest.TestCase):
+    """Retries, back-off and what goes on the wire, against the scripted stub."""
+
+    def setUp(self) -> None:
+        self.stub = _Stub()
+        self.addCleanup(self.stub.close)
+        self.client = Client(api_key="sai_test", base_url=self.stub.url, max_retries=3, backoff_base=0.05, backoff_max=0.2, timeout=5)
+
+    def test_a_get_answered_503_then_200_is_retried(self) -> None:
+        self.stub.script[("GET", "/api/v1/me/")] = [error_reply(503, "service_busy"), json_reply(200, ME)]
+        self.assertEqual(self.client.me(), ME)
+        self.assertEqual(self.stub.count("GET", "/api/v1/me/"), 2)
+
+    def test_a_post_answered_503_is_not_retried(self) -> None:
+        self.stub.script[("POST", "/api/v1/run/")] = [error_reply(503, "queue_unavailable")]
+        with self.assertRaises(ServerError) as caught:
+            self.client.run(yaml_content="x")
+        self.assertEqual((caught.exception.status, caught.exception.code), (503, "queue_unavailable"))
+        self.assertEqual(self.stub.count("POST", "/api/v1/run/"), 1)
+
+    def test_tool_generate_login_and_create_config_posts_are_not_retried(self) -> None:
+        for path in ("/api/v1/tools/seo-analyzer/", "/api/v1/generate/", "/api/v1/auth/login/", "/api/v1/configs/"):
+            self.stub.script[("POST", path)] = [error_reply(500, "internal_error")]
+        calls: List[Callable[[], Any]] = [
+            lambda: self.client.tool("seo-analyzer", "https://example.com/"),
+            lambda: self.client.generate("https://example.com/", "x"),
+            lambda: Client.login("a@example.com", "pw", base_url=self.stub.url, backoff_base=0.01),
+            lambda: self.client.create_config("n", "https://example.com/", "y"),
+        ]
+        for call in calls:
+            with self.assertRaises(ServerError):
+                call()
+        for path in ("/api/v1/tools/seo-analyzer/", "/api/v1/generate/", "/api/v1/auth/login/", "/api/v1/configs/"):
+            self.assertEqual(self.stub.count("POST", path), 1, path)
+
+    def test_a_429_rate_limited_with_retry_after_1_is_retried_after_a_second(self) -> None:
+        self.stub.script[("GET", "/api/v1/configs/")] = [
+            error_reply(429, "rate_limited", {"Retry-After": "1"}, [{"limit": 10, "window": "hour", "retry_after_seconds": 1}]),
+            json_reply(200, {"count": 1, "results": [{"id": "c1", "name": "n", "target_url": "https://example.com/", "created_at": "2026-01-01T00:00:00Z"}]}),
+        ]
+        started = time.monotonic()
+        configs = self.client.list_configs()
+        elapsed = time.monotonic() - started
+        self.assertEqual([c["id"] for c in configs], ["c1"])
+        times = [r["at"] for r in self.stub.requests if r["path"] == "/api/v1/configs/"]
+        self.assertEqual(len(times), 2)
+        self.assertGreaterEqual(times[1] - times[0], 1.0)
+        self.assertLess(elapsed, 3.0)
+
+    def test_a_retry_after_longer_than_max_retry_wait_is_raised_at_once(self) -> None:
+        self.stub.script[("GET", "/api/v1/me/")] = [error_reply(429, "rate_limited", {"Retry-After": "3600"}), json_reply(200, ME)]
+        started = time.monotonic()
+        with self.assertRaises(RateLimitError) as caught:
+            self.client.me()
+        self.assertLess(time.monotonic() - started, 1.0)
+        self.assertEqual(caught.exception.retry_after, 3600)
+        self.assertEqual(self.stub.count("GET", "/api/v1/me/"), 1)
+
+    def test_retry_after_as_an_http_date(self) -> None:
+        when = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=2)
+        http_date = when.strftime("%a, %d %b %Y %H:%M:%S GMT")
+        self.stub.script[("GET", "/api/v1/me/")] = [error_reply(429, "rate_limited", {"Retry-After": http_date})]
+        client = Client(api_key="sai_test", base_url=self.stub.url, max_retries=0)
+        with self.assertRaises(RateLimitError) as caught:
+            client.me()
+        assert caught.exception.retry_after is not None
+        self.assertTrue(0 < caught.exception.retry_after <= 2.0, caught.exception.retry_after)
+
+    def test_quota_exceeded_is_never_retried(self) -> None:
+        self.stub.script[("GET", "/api/v1/me/")] = [error_reply(429, "quota_exceeded", details=[{"unit": "credits", "remaining": 0}])]
+        with self.assertRaises(QuotaExceededError) as caught:
+            self.client.me()
+        self.assertEqual(caught.exception.details, [{"unit": "credits", "remaining": 0}])
+        self.assertEqual(self.stub.count("GET", "/api/v1/me/"), 1)
+
+    def test_5xx_retries_stop_after_max_retries(self) -> None:
+        self.stub.script[("GET", "/api/v1/me/")] = [error_reply(500, "internal_error")]
+        client = Client(api_key="sai_test", base_url=self.stub.url, max_retries=2, backoff_base=0.01)
+        with self.assertRaises(ServerError):
+            client.me()
+        self.assertEqual(self.stub.count("GET", "/api/v1/me/"), 3)
+        no_retry = Client(api_key="sai_test", base_url=self.stub.url, max_retries=0)
+        with self.assertRaises(ServerError):
+            no_retry.me()
+        self.assertEqual(self.stub.count("GET", "/api/v1/me/"), 4)
+
+    def test_back_off_grows_between_retries(self) -> None:
+        self.stub.script[("GET", "/api/v1/me/")] = [error_reply(502, "bad_gateway")]
+        client = Client(api_key="sai_test", base_url=self.stub.url, max_retries=3, backoff_base=0.1, backoff_max=10)
+        with self.assertRaises(ServerError):
+            client.me()
+        times = [r["at"] for r in self.stub.requests]
+        gaps = [b - a for a, b in zip(times, times[1:])]
+        self.assertEqual(len(gaps), 3)
+        # Equal jitter: retry n waits between half and all of 0.1 * 2**n seconds.
+        for n, gap in enumerate(gaps):
+            self.assertGreaterEqual(gap, 0.1 * 2 ** n / 2 - 0.01, gaps)
+            self.assertLess(gap, 0.1 * 2 ** n + 0.25, gaps)
+
+    def test_a_delete_retried_after_a_503_that_finds_it_gone_is_done(self) -> None:
+        self.stub.script[("DELETE", "/api/v1/configs/c1/")] = [error_reply(503, "service_busy"), error_reply(404, "not_found")]
+        self.assertIsNone(self.client.delete_config("c1"))
+        self.assertEqual(self.stub.count("DELETE", "/api/v1/configs/c1/"), 2)
+
+    def test_network_errors_are_retried_then_raised_as_network_error(self) -> None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]  # closed when the block ends: nothing listens there
+        client = Client(api_key="sai_test", base_url=f"http://127.0.0.1:{port}", max_retries=2, backoff_base=0.05)
+        started = time.monotonic()
+        with self.assertRaises(NetworkError) as caught:
+            client.me()
+        self.assertIsNone(caught.exception.status)
+        self.assertIsNotNone(caught.exception.__cause__)
+        self.assertGreaterEqual(time.monotonic() - started, 0.05 / 2 + 0.1 / 2 - 0.01, "two back-off waits")
+
+    def test_a_request_that_times_out_is_a_network_error(self) -> None:
+        def slow() -> Reply:
+            time.sleep(1.0)
+            return json_reply(200, ME)
+
+        self.stub.script[("GET", "/api/v1/me/")] = [slow]
+        client = Client(api_key="sai_test", base_url=self.stub.url, max_retries=1, backoff_base=0.01, timeout=0.2)
+        with self.assertRaises(NetworkError):
+            client.me()
+        self.assertEqual(self.stub.count("GET", "/api/v1/me/"), 2, "a time-out of a GET is retried")
+
+    def test_headers_user_agent_json_body_and_key(self) -> None:
+        self.stub.script[("POST", "/api/v1/generate/")] = [json_reply(202, {"id": "j1", "status": "pending", "progress": 0, "job_type": "generate", "target_url": "https://example.com/é", "created_at": "2026-01-01T00:00:00Z"})]
+        job = self.client.generate("https://example.com/é", "prix en €")
+        self.assertEqual((job.id, job.status, job.target_url), ("j1", "pending", "https://example.com/é"))
+        request = self.stub.requests[-1]
+        headers = {k.lower(): v for k, v in request["headers"].items()}
+        self.assertEqual(headers["user-agent"], f"scrape-ai-python/{scrape_ai.__version__}")
+        self.assertEqual(headers["content-type"], "application/json")
+        self.assertEqual(headers["authorization"], "Bearer sai_test")
+        self.assertEqual(json.loads(request["body"].decode("utf-8")), {"url": "https://example.com/é", "prompt": "prix en €"})
+
+        self.stub.script[("POST", "/api/v1/auth/login/")] = [json_reply(200, {"api_key": "sai_new", "email": "a@example.com", "plan": "pro"})]
+        client = Client.login("a@example.com", "pw", base_url=self.stub.url)
+        login_headers = {k.lower() for k in self.stub.requests[-1]["headers"]}
+        self.assertNotIn("authorization", login_headers, "login carries no key")
+        self.assertEqual(client.api_key, "sai_new")
+        self.assertEqual(client.account, {"api_key": "sai_new", "email": "a@example.com", "plan": "pro"})
+
+    def test_error_mapping_by_code_then_status(self) -> None:
+        cases = [
+            (error_reply(401, "unauthorized"), AuthenticationError),
+            (error_reply(403, "plan_required"), ForbiddenError),
+            (error_reply(404, "not_found"), NotFoundError),
+            (error_reply(409, "job_not_finished"), ConflictError),
+            (error_reply(422, "target_unreachable", details=[{"url": "u", "reason": "dns"}]), ValidationError),
+            (error_reply(400, "invalid_request"), ValidationError),
+            ((429, {}, b"Too Many Requests"), RateLimitError),  # a proxy's 429 without a code
+            ((418, {}, b""), ScrapeAIError),
+        ]
+        client = Client(api_key="sai_test", base_url=self.stub.url, max_retries=0)
+        for reply, cls in cases:
+            self.stub.script[("GET", "/api/v1/jobs/j/status/")] = [reply]
+            with self.assertRaises(cls) as caught:
+                client.get_job("j")
+            self.assertEqual(type(caught.exception), cls, reply)
+            self.assertEqual(caught.exception.status, reply[0])
+        self.assertEqual(caught.exception.message, "HTTP 418")
+
+    def test_a_redirect_is_not_followed(self) -> None:
+        self.stub.script[("GET", "/api/v1/me/")] = [(302, {"Location": "http://127.0.0.1:9/elsewhere"}, b"")]
+        with self.assertRaises(ScrapeAIError) as caught:
+            self.client.me()
+        self.assertEqual(caught.exception.status, 302)
+        self.assertEqual(len(self.stub.requests), 1)
+
+    def test_screenshot_bytes_and_accept_headers(self) -> None:
+        image = PNG_SIGNATURE + b"rest"
+        self.stub.script[("POST", "/api/v1/tools/screenshot/")] = [(200, {"Content-Type": "image/png"}, image), json_reply(200, {"url": "u", "width": 1, "height": 1, "format": "png", "bytes": 4, "expires_at": "t"})]
+        self.assertEqual(self.client.tool("screenshot", "https://example.com/", full_page=True, delay=None), image)
+        first = self.stub.requests[-1]
+        self.assertEqual(json.loads(first["body"]), {"url": "https://example.com/", "full_page": True})
+        self.assertNotIn("application/json", first["headers"].get("Accept", ""))
+        self.assertEqual(self.client.tool("screenshot", "https://example.com/", accept_json=True)["url"], "u")
+        self.assertEqual(self.stub.requests[-1]["headers"].get("Accept"), "application/json")
+
+    def test_list_jobs_follows_the_cursor(self) -> None:
+        page1 = json_reply(200, {"count": 3, "next_cursor": "abc", "results": [{"id": "j3", "status": "running", "progress": 40}, {"id": "j2", "status": "failed", "progress": 100}]})
+        page2 = json_reply(200, {"count": 3, "next_cursor": None, "results": [{"id": "j1", "status": "completed", "progress": 100}]})
+        self.stub.script[("GET", "/api/v1/jobs/?limit=100")] = [page1]
+        self.stub.script[("GET", "/api/v1/jobs/?limit=100&cursor=abc")] = [page2]
+        jobs = self.client.list_jobs()
+        self.assertEqual([(j.id, j.is_running, j.is_failed, j.is_completed) for j in jobs], [("j3", True, False, False), ("j2", False, True, False), ("j1", False, False, True)])
+        self.stub.script[("GET", "/api/v1/jobs/?limit=1")] = [page1]
+        self.assertEqual([j.id for j in self.client.list_jobs(limit=1)], ["j3"])
+        self.assertEqual(self.stub.count("GET", "/api/v1/jobs/?limit=1"), 1, "stops at the limit")
+
+    def test_wait_for_completion_polls_and_calls_back_every_time(self) -> None:
+        path = "/api/v1/jobs/j1/status/"
+        self.stub.script[("GET", path)] = [
+            json_reply(200, {"id": "j1", "status": "pending", "progress": 0}),
+            json_reply(200, {"id": "j1", "status": "running", "progress": 50}),
+            json_reply(200, {"id": "j1", "status": "failed", "progress": 60, "status_message": "target_failed: x"}),
+        ]
+        seen: List[int] = []
+        job = self.client.wait_for_completion("j1", on_progress=lambda j: seen.append(j.progress), interval=0.01)
+        self.assertEqual(seen, [0, 50, 60])
+        self.assertTrue(job.is_failed)
+        self.assertFalse(job.is_running)
+        self.assertEqual(job.status_message, "target_failed: x")
+
+    def test_get_results_joins_the_entries_and_a_failed_job_has_none(self) -> None:
+        self.stub.script[("GET", "/api/v1/jobs/j1/results/")] = [json_reply(200, [{"data": [{"a": 1}], "row_count": 1}, {"data": [{"a": 2}], "row_count": 1}])]
+        self.assertEqual(self.client.get_results("j1"), [{"a": 1}, {"a": 2}])
+        self.stub.script[("GET", "/api/v1/jobs/j2/results/")] = [json_reply(200, [])]
+        self.assertEqual(self.client.get_results("j2"), [])
+
+
+class ClientOptionsTest(unittest.TestCase):
+    """Options checked without any request."""
+
+    def test_base_url_forms(self) -> None:
+        for given in ("http://h:1", "http://h:1/", "http://h:1/api/v1", "http://h:1/api/v1/"):
+            self.assertEqual(Client(api_key="k", base_url=given).base_url, "http://h:1")
+        self.assertEqual(Client(api_key="k", base_url="https://x.execute-api.eu-west-1.amazonaws.com/prod/").base_url, "https://x.execute-api.eu-west-1.amazonaws.com/prod")
+        with self.assertRaises(ValueError):
+            Client(api_key="k", base_url="ftp://h/")
+        with self.assertRaises(ValueError):
+            Client(api_key="k", base_url="h:1", max_retries=1)
+        with self.assertRaises(ValueError):
+            Client(api_key="k", base_url="http://h:1", max_retries=-1)
+
+    def test_job_object(self) -> None:
+        job = Job({"id": "j", "status": "validating", "progress": 80, "extra": [1], "results": {"data": [{"x": 1}], "row_count": 7}})
+        self.assertTrue(job.is_running)
+        self.assertFalse(job.is_finished)
+        self.assertEqual(job["extra"], [1])
+        self.assertEqual(job.get("missing", "d"), "d")
+        self.assertIsNone(job.completed_at)
+        self.assertEqual((job.rows, job.row_count), ([{"x": 1}], 7))
+        self.assertEqual(dict(job)["progress"], 80)
+        self.assertEqual(job, Job(job.raw))
+
+
+if __name__ == "__main__":
+    unittest.main()
