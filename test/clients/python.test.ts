@@ -50,7 +50,7 @@ describe('Python client (clients/python) against the local service', () => {
     await site?.close();
   });
 
-  it('python3 -m unittest discover -s clients/python/tests passes', async () => {
+  it('python3 -m unittest discover -s clients/python/tests passes', async (t) => {
     const version = await run(PYTHON, ['--version'], process.env, 10_000);
     assert.ok(version.code === 0, `${PYTHON} is needed for the Python client's tests (set PYTHON to another interpreter): ${version.error?.message ?? version.output}`);
 
@@ -82,5 +82,8 @@ describe('Python client (clients/python) against the local service', () => {
     assert.equal(result.code, 0, `Python's unittest failed:\n${result.output}\n--- service output (last 4,000 characters) ---\n${svc.output().slice(-4000)}`);
     assert.match(result.output, /\nOK\b/, result.output);
     assert.doesNotMatch(result.output, /skipped/i, `no test may be skipped:\n${result.output}`);
+    const ran = /^Ran (\d+) tests? in .*$/m.exec(result.output);
+    assert.ok(ran && Number(ran[1]) >= 40, `expected the whole suite to run:\n${result.output}`);
+    t.diagnostic(`${version.output.trim()}: ${ran[0]}`);
   });
 });
