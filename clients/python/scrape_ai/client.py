@@ -463,11 +463,15 @@ class Client:
         """A path segment, percent-encoded (an id with ``/`` or ``..`` cannot reach another route)."""
         return urllib.parse.quote(str(value), safe="")
 
-    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
+    def _json(self, method: str, path: str, **kwargs: Any) -> Dict[str, Any]:
+        """:meth:`_request` for the calls that answer a JSON object; anything else is a :class:`ScrapeAIError`."""
         result = self._request(method, path, **kwargs)
-        if isinstance(result, bytes):
-            raise ScrapeAIError(f"Expected a JSON answer from {method} /api/v1/{path}, got {len(result)} bytes of another type", status=200)
-        return result if result is not None else {}
+        if result is None:
+            return {}
+        if not isinstance(result, dict):
+            kind = f"{len(result)} bytes of another type" if isinstance(result, bytes) else type(result).__name__
+            raise ScrapeAIError(f"Expected a JSON object from {method} /api/v1/{path}, got {kind}", body=result)
+        return result
 
     def _request(
         self,
