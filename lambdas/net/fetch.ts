@@ -179,6 +179,37 @@ function decompress(body: Buffer, encoding: string | undefined, maxBytes: number
 }
 
 /**
+ * An undici Agent that cannot reach an address the guard refuses: host names resolve through `guard.lookup` (the
+ * address checked is the address connected to), and a connection to an IP literal, which never calls `lookup`, is
+ * checked before the socket opens. Keep-alive connections, `connections` per origin.
+ * @param o.timeoutMs headers and body time-out of a request, ms.
+ * @param o.connectTimeoutMs time-out of a connection (TCP and TLS), ms.
+ */
+export function guardedAgent(guard: OutboundGuard, o: { connections: number; timeoutMs: number; connectTimeoutMs: number }): Agent {
+  const connector = buildConnector({ lookup: guard.lookup, timeout: o.connectTimeoutMs } as buildConnector.BuildOptions);
+  return new Agent({
+    connections: o.connections,
+    keepAliveTimeout: 4_000,
+    headersTimeout: o.timeoutMs,
+    bodyTimeout: o.timeoutMs,
+    // Second line of defence: a connection to an IP literal never calls lookup, so check it here too.
+    connect: (opts, callback) => {
+      const host = opts.hostname.replace(/^\[|\]$/g, '');
+      if (net.isIP(host)) {
+        try {
+          // undici hands IPv6 hosts over without brackets; put them back so the URL parses.
+          guard.checkUrl(`${opts.protocol}//${net.isIPv6(host) ? `[${host}]` : host}/`);
+        } catch (err) {
+          callback(err as Error, null);
+          return;
+        }
+      }
+      connector(opts, callback);
+    },
+  });
+}
+
+/**
  * An HTTP client for pages, safe by construction: it cannot reach an address the guard refuses.
  *
  * **Example usage:**
@@ -206,27 +237,7 @@ export class Fetcher {
       perHostConcurrency: options.perHostConcurrency ?? 4,
       userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
     };
-    const connector = buildConnector({ lookup: guard.lookup, timeout: Math.min(this.o.timeoutMs, 10_000) } as buildConnector.BuildOptions);
-    this.agent = new Agent({
-      connections: this.o.perHostConcurrency,
-      keepAliveTimeout: 4_000,
-      headersTimeout: this.o.timeoutMs,
-      bodyTimeout: this.o.timeoutMs,
-      // Second line of defence: a connection to an IP literal never calls lookup, so check it here too.
-      connect: (opts, callback) => {
-        const host = opts.hostname.replace(/^\[|\]$/g, '');
-        if (net.isIP(host)) {
-          try {
-            // undici hands IPv6 hosts over without brackets; put them back so the URL parses.
-            guard.checkUrl(`${opts.protocol}//${net.isIPv6(host) ? `[${host}]` : host}/`);
-          } catch (err) {
-            callback(err as Error, null);
-            return;
-          }
-        }
-        connector(opts, callback);
-      },
-    });
+    this.agent = guardedAgent(guard, { connections: this.o.perHostConcurrency, timeoutMs: this.o.timeoutMs, connectTimeoutMs: Math.min(this.o.timeoutMs, 10_000) });
   }
 
   /**

@@ -29,10 +29,9 @@
  * hold back the others.
  */
 import { setMaxListeners } from 'node:events';
-import net from 'node:net';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { isCodedError } from '../errors.ts';
-import { DEFAULT_USER_AGENT, Fetcher, retryAfterMs } from '../net/fetch.ts';
+import { DEFAULT_USER_AGENT, Fetcher, guardedAgent, retryAfterMs } from '../net/fetch.ts';
 import type { OutboundGuard } from '../net/guard.ts';
 import { unreachableReason } from '../net/unreachable.ts';
 import { extractLinks } from './links-extract.ts';
@@ -342,31 +341,6 @@ function defaultPageFetch(guard: OutboundGuard, timeoutMs: number): PageFetch {
   };
 }
 
-/**
- * An undici Agent whose every connection goes through the guard (the same construction as the Fetcher of
- * lambdas/net/fetch.ts): host names resolve through `guard.lookup`, IP literals are checked before connecting.
- */
-function guardedAgent(guard: OutboundGuard, perHost: number, timeoutMs: number): Agent {
-  const connector = buildConnector({ lookup: guard.lookup, timeout: timeoutMs } as buildConnector.BuildOptions);
-  return new Agent({
-    connections: perHost,
-    keepAliveTimeout: 4_000,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    connect: (opts, callback) => {
-      const host = opts.hostname.replace(/^\[|\]$/g, '');
-      if (net.isIP(host)) {
-        try {
-          guard.checkUrl(`${opts.protocol}//${net.isIPv6(host) ? `[${host}]` : host}/`);
-        } catch (err) {
-          callback(err as Error, null);
-          return;
-        }
-      }
-      connector(opts, callback);
-    },
-  });
-}
 
 const REQUEST_HEADERS = {
   'user-agent': DEFAULT_USER_AGENT,
@@ -411,7 +385,7 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
   if (options.signal?.aborted) budget.abort(BUDGET);
   else options.signal?.addEventListener('abort', onCallerAbort, { once: true });
 
-  const agent = guardedAgent(guard, perHost, timeoutMs);
+  const agent = guardedAgent(guard, { connections: perHost, timeoutMs, connectTimeoutMs: timeoutMs });
   const entries = new Map<string, Entry>();
   const order: Entry[] = [];
   let found = 0;
