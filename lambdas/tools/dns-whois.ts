@@ -21,7 +21,7 @@ import net from 'node:net';
 import { parse as parseDomain } from 'tldts';
 import { CodedError } from '../errors.ts';
 import { TargetForbiddenError, type OutboundGuard } from '../net/guard.ts';
-import { BUNDLED_RDAP_BOOTSTRAP, queryRdap, rdapBaseForAddress, rdapBaseForDomain, type RdapBootstrap, type RdapNetwork } from './rdap.ts';
+import { BUNDLED_RDAP_BOOTSTRAP, queryRdap, rdapBaseForAddress, rdapBaseForDomain, type RdapBootstrap, type RegistrationData } from './rdap.ts';
 import { isWhoisNotFound, parseWhois, queryWhois, type WhoisServer } from './whois.ts';
 
 export type { RdapBootstrap } from './rdap.ts';
@@ -120,27 +120,11 @@ export type WhoisErrorCode =
   | 'bad_response'; // an HTTP error status, a body that is not RDAP JSON, a WHOIS text without known fields
 
 /** The registration data (`whois`), from RDAP or port-43 WHOIS. */
-export interface WhoisRecord {
+export interface WhoisRecord extends RegistrationData {
   /** The protocol of the server that answered (with data, "not found" or an unreadable answer); null when none answered. */
   source: 'rdap' | 'whois' | null;
   /** The RDAP request URL (after redirects), or `whois://<server>[:port]/<query>`; null when no server was asked. */
   url: string | null;
-  /** The sponsoring registrar's name (RDAP: the `registrar` entity's `fn`). */
-  registrar: string | null;
-  /** Its IANA Registrar ID (gTLDs). */
-  registrar_iana_id: string | null;
-  /** Registration, last change and expiry, ISO 8601 (`2024-08-14T07:01:31Z`; a date alone when WHOIS gives no time). */
-  created: string | null;
-  updated: string | null;
-  expires: string | null;
-  /** EPP status values (RFC 5731 2.3, `clientTransferProhibited`), RDAP's mapped by RFC 8056. */
-  status: string[];
-  /** The delegation's name servers in the registry, lower case. */
-  nameservers: string[];
-  /** Whether the delegation is DNSSEC-signed (RDAP `secureDNS.delegationSigned`); null when not said. */
-  dnssec: boolean | null;
-  /** For an IP literal: the IP network (RDAP ip network object); else null. */
-  network: RdapNetwork | null;
   /** The port-43 answer as text (at most {@link RAW_WHOIS_CHARS} characters); null for RDAP. */
   raw: string | null;
   error: { code: WhoisErrorCode; message: string } | null;

@@ -144,14 +144,21 @@ export interface RdapNetwork {
 
 /** What the tool reads from an RDAP answer (RFC 9083), before it becomes the report's `whois`. */
 export interface RegistrationData {
+  /** The sponsoring registrar's name (RDAP: the `registrar` entity's `fn`). */
   registrar: string | null;
+  /** Its IANA Registrar ID (gTLDs). */
   registrar_iana_id: string | null;
+  /** Registration, last change and expiry, ISO 8601 (`2024-08-14T07:01:31Z`; a date alone when WHOIS gives no time). */
   created: string | null;
   updated: string | null;
   expires: string | null;
+  /** EPP status values (RFC 5731 2.3, `clientTransferProhibited`), RDAP's mapped by RFC 8056. */
   status: string[];
+  /** The delegation's name servers in the registry, lower case. */
   nameservers: string[];
+  /** Whether the delegation is DNSSEC-signed (RDAP `secureDNS.delegationSigned`); null when not said. */
   dnssec: boolean | null;
+  /** For an IP literal: the IP network (RDAP ip network object); else null. */
   network: RdapNetwork | null;
 }
 
