@@ -1,0 +1,152 @@
+/**
+ * Exports of a job's rows as files, the one implementation shared by `GET /api/v1/jobs/{id}/results/?format=`,
+ * the CLI and the extension (docs/exports.md): JSON (a pretty-printed array), CSV (RFC 4180, UTF-8 with a
+ * byte-order mark) and XLSX (Office Open XML, ECMA-376, written by write-excel-file).
+ * Columns are in field order; nested values (arrays, objects) become their JSON text in CSV and XLSX, the
+ * same rule in both ({@link flattenValue}); JSON keeps the values as they are.
+ */
+import writeXlsxFile from 'write-excel-file/node';
+import type { Cell } from 'write-excel-file/node';
+
+/** The export formats, in the order docs/exports.md lists them. */
+export const EXPORT_FORMATS = ['json', 'csv', 'xlsx'] as const;
+
+/** One export format. */
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** Options of {@link exportRows}. */
+export interface ExportOptions {
+  /** The columns and their order; default {@link exportColumns} of the rows. Ignored by JSON. */
+  columns?: readonly string[];
+  /** XLSX worksheet name; default `Rows` (cleaned to Excel's rules by {@link sheetName}). */
+  sheetName?: string;
+}
+
+/** An export file: its bytes, its media type and the file-name extension (without a dot). */
+export interface ExportFile {
+  body: Buffer;
+  contentType: string;
+  extension: string;
+}
+
+/** A cell after flattening: a scalar, or null for an empty cell. */
+export type FlatValue = string | number | boolean | null;
+
+/** Media type of each format (RFC 8259 JSON, RFC 4180 / RFC 7111 CSV, ECMA-376 XLSX as IANA registers it). */
+export const EXPORT_CONTENT_TYPES: Readonly<Record<ExportFormat, string>> = {
+  json: 'application/json; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+};
+
+/** UTF-8 byte-order mark: spreadsheet programs (Excel) read a CSV file as UTF-8 only with it. */
+const BOM = '\uFEFF';
+
+/** Longest worksheet name Excel accepts, in characters. */
+const MAX_SHEET_NAME = 31;
+
+/** Whether `value` names an export format. */
+export function isExportFormat(value: unknown): value is ExportFormat {
+  return typeof value === 'string' && (EXPORT_FORMATS as readonly string[]).includes(value);
+}
+
+/**
+ * The columns of `rows` in field order: every key in the order it first appears across the rows (the engine
+ * builds each row in the config's field order, lambdas/engine/extract.ts, so this is the field order; a key
+ * only later rows have comes after the earlier ones).
+ */
+export function exportColumns(rows: readonly Record<string, unknown>[]): string[] {
+  const seen = new Set<string>();
+  for (const row of rows) for (const key of Object.keys(row)) seen.add(key);
+  return [...seen];
+}
+
+/**
+ * One value as a CSV or XLSX cell (docs/exports.md, "Flattening"): null, undefined and a missing field are an
+ * empty cell; strings, booleans and finite numbers stay as they are; arrays and objects (a `multiple` field's
+ * list, a nested record) become their JSON text (`["a","b"]`, `{"k":1}`), lossless and read back with any JSON
+ * parser; anything else (NaN, Infinity, a bigint, a Date) becomes its text (`String`, a Date's ISO 8601 form).
+ */
+export function flattenValue(value: unknown): FlatValue {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
+  if (typeof value === 'object') return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  return String(value);
+}
+
+/** One CSV field (RFC 4180 section 2): quoted, with quotes doubled, when it holds a comma, quote, CR or LF. */
+export function csvField(value: FlatValue): string {
+  if (value === null) return '';
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/**
+ * The CSV text of `rows`: a byte-order mark, a header line of the columns, a line per row, every line ended by
+ * CRLF (RFC 4180). No rows and no columns give the byte-order mark alone.
+ */
+export function rowsCsv(rows: readonly Record<string, unknown>[], columns: readonly string[] = exportColumns(rows)): string {
+  if (!columns.length) return BOM;
+  const line = (cells: FlatValue[]) => `${cells.map(csvField).join(',')}\r\n`;
+  let out = BOM + line([...columns]);
+  for (const row of rows) out += line(columns.map((c) => flattenValue(Object.hasOwn(row, c) ? row[c] : null)));
+  return out;
+}
+
+/** A worksheet name Excel accepts: `: \ / ? * [ ]` replaced by `_`, at most 31 characters, `Rows` when empty. */
+export function sheetName(name: string | undefined): string {
+  const clean = (name ?? '').replace(/[:\\/?*[\]]/g, '_').replace(/^'+|'+$/g, '').slice(0, MAX_SHEET_NAME).trim();
+  return clean || 'Rows';
+}
+
+/**
+ * A string as an XLSX cell's text: a literal `_xHHHH_` is written `_x005F_xHHHH_` so that readers do not decode
+ * it as an escaped character (ECMA-376 Part 1, 22.9.2.19 ST_Xstring).
+ */
+function xlsxText(text: string): string {
+  return text.replace(/_(x[0-9A-Fa-f]{4}_)/g, '_x005F_$1');
+}
+
+/** One XLSX cell of a flattened value, typed: a number cell, a boolean cell, a string cell or an empty cell. */
+function xlsxCell(value: FlatValue): Cell {
+  if (value === null) return null;
+  if (typeof value === 'string') return { value: xlsxText(value), type: String };
+  if (typeof value === 'number') return { value, type: Number };
+  return { value, type: Boolean };
+}
+
+/**
+ * The XLSX workbook of `rows`: one worksheet, a bold header row of the columns (frozen), a row per row; cells
+ * typed as {@link xlsxCell} says. Strings are never written as formulas.
+ */
+export async function rowsXlsx(rows: readonly Record<string, unknown>[], columns: readonly string[] = exportColumns(rows), name?: string): Promise<Buffer> {
+  const data: Cell[][] = [];
+  if (columns.length) {
+    data.push(columns.map((c) => ({ value: xlsxText(c), type: String, fontWeight: 'bold' as const })));
+    for (const row of rows) data.push(columns.map((c) => xlsxCell(flattenValue(Object.hasOwn(row, c) ? row[c] : null))));
+  }
+  return writeXlsxFile(data, { sheet: sheetName(name), ...(columns.length ? { stickyRowsCount: 1 } : {}) }).toBuffer();
+}
+
+/**
+ * Exports `rows` as a file of `format` (docs/exports.md).
+ * - `json`: the rows as a JSON array pretty-printed with 2 spaces, UTF-8; values as they are.
+ * - `csv`: {@link rowsCsv}, UTF-8.
+ * - `xlsx`: {@link rowsXlsx}.
+ * @throws TypeError for a format that is not one of {@link EXPORT_FORMATS}.
+ */
+export async function exportRows(rows: readonly Record<string, unknown>[], format: ExportFormat, options: ExportOptions = {}): Promise<ExportFile> {
+  const file = (body: Buffer): ExportFile => ({ body, contentType: EXPORT_CONTENT_TYPES[format], extension: format });
+  switch (format) {
+    case 'json':
+      return file(Buffer.from(JSON.stringify(rows, null, 2), 'utf8'));
+    case 'csv':
+      return file(Buffer.from(rowsCsv(rows, options.columns ?? exportColumns(rows)), 'utf8'));
+    case 'xlsx':
+      return file(await rowsXlsx(rows, options.columns ?? exportColumns(rows), options.sheetName));
+    default:
+      throw new TypeError(`Unknown export format ${JSON.stringify(format)}; one of ${EXPORT_FORMATS.join(', ')}`);
+  }
+}
