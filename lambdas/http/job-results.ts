@@ -1,20 +1,30 @@
 /**
  * GET /api/v1/jobs/{id}/results/ (SPEC.md): `[{data, row_count}]` with every row of a completed job;
  * `[]` for a failed job; 409 `job_not_finished` while it is pending or running (docs/api.md).
+ * `?format=json|csv|xlsx` answers the rows as a file instead (docs/exports.md): `json` is the pretty-printed
+ * array of rows, `csv` and `xlsx` are attachments named `<job id>.<ext>`; an unknown format is a 400.
  */
 import { CodedError } from '../errors.ts';
 import { rowsJson } from '../core/jobs.ts';
-import { apiHandler, json, uuidParam } from './middleware.ts';
+import { EXPORT_FORMATS, exportRows, isExportFormat } from '../export/rows-export.ts';
+import { apiHandler, binary, json, jsonText, uuidParam } from './middleware.ts';
 
 export const handler = apiHandler({}, async (event, { svc, account }) => {
   const id = uuidParam(event, 'Job');
+  const format = event.queryStringParameters?.format;
+  if (format !== undefined && !isExportFormat(format)) {
+    throw new CodedError('invalid_request', `format must be one of ${EXPORT_FORMATS.join(', ')}; got "${format}"`, [{ path: 'format', message: `must be one of ${EXPORT_FORMATS.join(', ')}` }]);
+  }
   const job = await svc.store.getJob(account.id, id);
   if (!job) throw new CodedError('not_found', `Job ${id} not found`);
-  if (job.status === 'failed') return json(200, []);
-  if (job.status !== 'completed') {
+  if (job.status === 'failed' && format === undefined) return json(200, []);
+  if (job.status !== 'completed' && job.status !== 'failed') {
     throw new CodedError('job_not_finished', `Job ${id} is ${job.status} (${job.progress}%); poll /api/v1/jobs/${id}/status/ until it is completed`, [{ status: job.status, progress: job.progress }]);
   }
   // The stored rows are already JSON: wrapped, not parsed and serialized again.
   const rows = (await rowsJson(svc, job)) ?? '[]';
-  return { ...json(200, []), body: `[{"data":${rows},"row_count":${job.row_count}}]` };
+  if (format === undefined) return { ...json(200, []), body: `[{"data":${rows},"row_count":${job.row_count}}]` };
+  const file = await exportRows(JSON.parse(rows) as Array<Record<string, unknown>>, format);
+  if (format === 'json') return jsonText(200, file.body.toString('utf8'));
+  return binary(200, file.body, file.contentType, { 'Content-Disposition': `attachment; filename="${id}.${file.extension}"` });
 });

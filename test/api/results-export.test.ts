@@ -1,0 +1,134 @@
+/**
+ * GET /api/v1/jobs/{id}/results/?format= over real HTTP (docs/exports.md): a run of the quotes fixture site,
+ * then its rows without a format (SPEC.md's shape), as JSON, CSV (read back with its BOM) and XLSX (read back
+ * with read-excel-file); an unknown format is a 400 and an unfinished job a 409.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import readXlsxFile from 'read-excel-file/node';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
+import { allQuotes } from '../fixtures/site/quotes.ts';
+import { client, createAccount, startService, type TestService } from '../helpers/service.ts';
+
+/** A minimal RFC 4180 reader (quoted fields, doubled quotes, CRLF records). */
+function parseCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let field = '';
+  let record: string[] = [];
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') { field += '"'; i++; }
+      else if (ch === '"') quoted = false;
+      else field += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') { record.push(field); field = ''; }
+    else if (ch === '\r' && text[i + 1] === '\n') { record.push(field); records.push(record); record = []; field = ''; i++; }
+    else field += ch;
+  }
+  return records;
+}
+
+describe('results exports over HTTP', () => {
+  let site: FixtureSite;
+  let svc: TestService;
+  let key: string;
+  let jobId: string;
+  const expected = allQuotes().slice(0, 10);
+
+  const raw = (path: string) => fetch(svc.url + path, { headers: { authorization: `Bearer ${key}` } });
+
+  before(async () => {
+    site = await startFixtureSite();
+    svc = await startService();
+    key = (await createAccount(svc.dataDir, { email: 'exporter@example.com', plan: 'pro' })).api_key;
+    const api = client(svc.url, key);
+    const yaml = `target: { url: "${site.url}/quotes/" }
+extract:
+  container: div.quote
+  fields:
+    - { name: text, selector: span.text }
+    - { name: author, selector: small.author }
+    - { name: tags, selector: a.tag, multiple: true }
+`;
+    const run = await api.post('/api/v1/run/', { yaml_content: yaml });
+    assert.equal(run.status, 202, JSON.stringify(run.body));
+    jobId = run.body.id;
+    const { job } = await api.waitForJob(jobId);
+    assert.equal(job.status, 'completed', job.status_message);
+  });
+  after(async () => {
+    await svc?.stop();
+    await site?.close();
+  });
+
+  it('without a format answers SPEC.md shape [{data, row_count}]', async () => {
+    const r = await client(svc.url, key).get(`/api/v1/jobs/${jobId}/results/`);
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(r.headers.get('content-disposition'), null);
+    assert.deepEqual(r.body, [{ data: expected.map((q) => ({ text: q.text, author: q.author, tags: q.tags })), row_count: 10 }]);
+  });
+
+  it('format=json answers the rows as a pretty-printed array', async () => {
+    const res = await raw(`/api/v1/jobs/${jobId}/results/?format=json`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+    const text = await res.text();
+    assert.ok(text.startsWith('[\n  {\n    "text": '), text.slice(0, 40));
+    assert.deepEqual(JSON.parse(text), expected.map((q) => ({ text: q.text, author: q.author, tags: q.tags })));
+  });
+
+  it('format=csv answers a CSV attachment with a BOM, the header in field order and every row', async () => {
+    const res = await raw(`/api/v1/jobs/${jobId}/results/?format=csv`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/csv; charset=utf-8');
+    assert.equal(res.headers.get('content-disposition'), `attachment; filename="${jobId}.csv"`);
+    const body = Buffer.from(await res.arrayBuffer());
+    assert.deepEqual([...body.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
+    const records = parseCsv(body.subarray(3).toString('utf8'));
+    assert.deepEqual(records[0], ['text', 'author', 'tags']);
+    assert.equal(records.length, 1 + 10);
+    const withComma = expected.findIndex((q) => q.text.includes(','));
+    assert.ok(withComma >= 0, 'the first page has a quote with a comma');
+    records.slice(1).forEach((r, i) => assert.deepEqual(r, [expected[i]!.text, expected[i]!.author, JSON.stringify(expected[i]!.tags)]));
+  });
+
+  it('format=xlsx answers a workbook that reads back with the same rows, typed', async () => {
+    const res = await raw(`/api/v1/jobs/${jobId}/results/?format=xlsx`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    assert.equal(res.headers.get('content-disposition'), `attachment; filename="${jobId}.xlsx"`);
+    const sheets = await readXlsxFile(Buffer.from(await res.arrayBuffer()), { trim: false });
+    assert.equal(sheets.length, 1);
+    assert.deepEqual(sheets[0]!.data, [['text', 'author', 'tags'], ...expected.map((q) => [q.text, q.author, JSON.stringify(q.tags)])]);
+  });
+
+  it('an unknown format is a 400 invalid_request naming the parameter', async () => {
+    for (const format of ['pdf', 'CSV', '']) {
+      const r = await client(svc.url, key).get(`/api/v1/jobs/${jobId}/results/?format=${format}`);
+      assert.equal(r.status, 400, format);
+      assert.equal(r.body.code, 'invalid_request');
+      assert.equal(r.body.details[0].path, 'format');
+    }
+  });
+
+  it('an unfinished job is the 409 job_not_finished, with a format too', async () => {
+    const api = client(svc.url, key);
+    const run = await api.post('/api/v1/run/', { yaml_content: `target: { url: "${site.url}/slow/1500/quotes/" }\nextract: { container: div.quote, fields: [{ name: text, selector: span.text }] }\n` });
+    assert.equal(run.status, 202, JSON.stringify(run.body));
+    for (const q of ['?format=csv', '?format=xlsx', '?format=json', '']) {
+      const r = await api.get(`/api/v1/jobs/${run.body.id}/results/${q}`);
+      assert.equal(r.status, 409, q);
+      assert.equal(r.body.code, 'job_not_finished');
+    }
+    await api.waitForJob(run.body.id);
+  });
+
+  it('an unknown job is a 404 whatever the format', async () => {
+    const r = await client(svc.url, key).get('/api/v1/jobs/00000000-0000-4000-8000-000000000000/results/?format=csv');
+    assert.equal(r.status, 404);
+    assert.equal(r.body.code, 'not_found');
+  });
+});
