@@ -30,10 +30,10 @@ export interface ExportFile {
 }
 
 /** A cell after flattening: a scalar, or null for an empty cell. */
-export type FlatValue = string | number | boolean | null;
+type FlatValue = string | number | boolean | null;
 
 /** Media type of each format (RFC 8259 JSON, RFC 4180 / RFC 7111 CSV, ECMA-376 XLSX as IANA registers it). */
-export const EXPORT_CONTENT_TYPES: Readonly<Record<ExportFormat, string>> = {
+const EXPORT_CONTENT_TYPES: Readonly<Record<ExportFormat, string>> = {
   json: 'application/json; charset=utf-8',
   csv: 'text/csv; charset=utf-8',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
@@ -121,7 +121,7 @@ function xlsxCell(value: FlatValue): Cell {
  * The XLSX workbook of `rows`: one worksheet, a bold header row of the columns (frozen), a row per row; cells
  * typed as {@link xlsxCell} says. Strings are never written as formulas.
  */
-export async function rowsXlsx(rows: readonly Record<string, unknown>[], columns: readonly string[] = exportColumns(rows), name?: string): Promise<Buffer> {
+async function rowsXlsx(rows: readonly Record<string, unknown>[], columns: readonly string[] = exportColumns(rows), name?: string): Promise<Buffer> {
   const data: Cell[][] = [];
   if (columns.length) {
     data.push(columns.map((c) => ({ value: xlsxText(c), type: String, fontWeight: 'bold' as const })));
