@@ -6,7 +6,29 @@
  * Paths are SPEC.md's, with their trailing slash; `{id}` is a path parameter.
  */
 
+import type { ErrorCode } from './errors.ts';
+import {
+  configAnswer, configCreateBody, configListAnswer, generateBody, jobCreatedAnswer, jobListAnswer, jobResultsAnswer, jobRowsAnswer,
+  jobStatusAnswer, loginAnswer, loginBody, meAnswer, runBody, screenshotStoredAnswer, toolBodies, type JSONSchema,
+} from './http/schemas.ts';
+
 type HttpMethod = 'GET' | 'POST' | 'DELETE';
+
+/** One answer of a route besides its errors: JSON with a schema, or a file of a media type. */
+export interface ResponseDef {
+  description: string;
+  /** JSON Schema of the JSON body (`application/json`). */
+  schema?: JSONSchema;
+  /** Other media types the same status can answer with (an image, a CSV file), with their body schema. */
+  content?: Record<string, JSONSchema>;
+}
+
+/** A query parameter (OpenAPI `in: query`). */
+export interface QueryParam {
+  name: string;
+  description: string;
+  schema: JSONSchema;
+}
 
 export interface RouteDef {
   method: HttpMethod;
@@ -14,9 +36,15 @@ export interface RouteDef {
   path: string;
   /** Handler module under lambdas/, exporting `handler`. */
   handler: string;
-  /** Whether the route needs `Authorization: Bearer sai_…` (checked by lambdas/authorizer). */
+  /**
+   * Whether the route needs `Authorization: Bearer sai_…` (checked by lambdas/authorizer on API Gateway and by
+   * the local router; lambdas/http/middleware.ts then loads the account).
+   */
   auth: boolean;
-  /** Whether the call starts work (counted by the rate limit and the quota). */
+  /**
+   * Whether the call starts metered work (counted by the rate limit and the quota): docs/openapi.json marks its
+   * operation `x-metered: true`, and test/unit/openapi.test.ts checks that exactly these handlers meter.
+   */
   startsWork: boolean;
   /** What the route's Lambda may touch (lib/ grants exactly this, nothing more). */
   access: Access;
@@ -26,9 +54,17 @@ export interface RouteDef {
    */
   browser?: boolean;
   summary: string;
+  /** JSON Schema the JSON body is validated with (lambdas/http/middleware.ts); routes without one ignore the body. */
+  body?: JSONSchema;
+  /** Query parameters the handler reads. */
+  query?: readonly QueryParam[];
+  /** The answers other than errors, by HTTP status. */
+  responses: Readonly<Record<number, ResponseDef>>;
+  /** The error codes (lambdas/errors.ts) the route can answer with, besides the HTTP server's own (docs/errors.md). */
+  errors: readonly ErrorCode[];
 }
 
-/** The data a function needs: its IAM policy is built from this (least privilege). */
+/** What the data a function needs: its IAM policy is built from this (least privilege). */
 interface Access {
   table: 'read' | 'write';
   /** Queues it sends to. */
@@ -44,28 +80,126 @@ const WRITE: Access = { table: 'write' };
 /** A tool call: metering writes the account's counters; nothing else is kept. */
 const TOOL: Access = { table: 'write' };
 
+/**
+ * Names of the tools' answer schemas in docs/openapi.json (`components.schemas`). The schemas live with their tool
+ * (e.g. `techReportSchema` of lambdas/tools/tech.ts, which loads megabytes of fingerprints): the route table names
+ * them by reference so that a handler's bundle does not hold every tool; scripts/openapi.ts resolves the names.
+ */
+export const TOOL_REPORTS = {
+  'seo-analyzer': 'SeoReport',
+  'tech-detector': 'TechReport',
+  'lead-generation': 'LeadsReport',
+  'content-extractor': 'ContentReport',
+  'broken-link-checker': 'LinksReport',
+  'dns-whois': 'DnsWhoisReport',
+  'ssl-checker': 'SslReport',
+} as const;
+
+/** A `$ref` to a component schema of docs/openapi.json. */
+function ref(name: string): JSONSchema {
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+/** Codes every keyed route can answer with (the key, the plan). */
+const KEYED: readonly ErrorCode[] = ['unauthorized', 'internal_error'];
+/** Codes of a keyed route with a JSON body (parsing, validation, the bad-request throttle). */
+const WITH_BODY: readonly ErrorCode[] = [...KEYED, 'invalid_request', 'invalid_json', 'payload_too_large', 'rate_limited'];
+/** Codes of metered work on a target URL. */
+const METERED: readonly ErrorCode[] = [...WITH_BODY, 'invalid_url', 'target_forbidden', 'plan_required', 'plan_unknown', 'quota_exceeded'];
+const TOOL_ERRORS: readonly ErrorCode[] = [...METERED, 'target_unreachable'];
+
+/** A tool's route: POST, metered, `{url, …}` in, its report out. */
+function tool(name: keyof typeof toolBodies, summary: string, extra: Partial<RouteDef> = {}): RouteDef {
+  return {
+    method: 'POST', path: `/api/v1/tools/${name}/`, handler: `http/tools-${name}.ts`, auth: true, startsWork: true, access: TOOL, summary,
+    body: toolBodies[name], responses: name === 'screenshot' ? {} : { 200: { description: 'The report', schema: ref(TOOL_REPORTS[name]) } }, errors: TOOL_ERRORS, ...extra,
+  };
+}
+
+const ID_404: readonly ErrorCode[] = [...KEYED, 'not_found'];
+
 export const routes: readonly RouteDef[] = [
-  { method: 'POST', path: '/api/v1/auth/login/', handler: 'http/login.ts', auth: false, startsWork: false, access: { table: 'write', secret: true }, summary: 'Exchange email and password for the API key' },
-  { method: 'GET', path: '/api/v1/me/', handler: 'http/me.ts', auth: true, startsWork: false, access: READ, summary: 'Account and subscription' },
-  { method: 'GET', path: '/api/v1/configs/', handler: 'http/configs-list.ts', auth: true, startsWork: false, access: READ, summary: 'List configs' },
-  { method: 'POST', path: '/api/v1/configs/', handler: 'http/configs-create.ts', auth: true, startsWork: false, access: WRITE, summary: 'Create a config' },
-  { method: 'GET', path: '/api/v1/configs/{id}/', handler: 'http/configs-get.ts', auth: true, startsWork: false, access: READ, summary: 'Read one config with its YAML' },
-  { method: 'DELETE', path: '/api/v1/configs/{id}/', handler: 'http/configs-delete.ts', auth: true, startsWork: false, access: WRITE, summary: 'Delete a config' },
-  { method: 'POST', path: '/api/v1/generate/', handler: 'http/generate.ts', auth: true, startsWork: true, access: { table: 'write', queues: ['generate'] }, summary: 'Start a generation job' },
-  { method: 'POST', path: '/api/v1/run/', handler: 'http/run.ts', auth: true, startsWork: true, access: { table: 'write', queues: ['run'] }, summary: 'Start a run job' },
-  { method: 'GET', path: '/api/v1/jobs/', handler: 'http/jobs-list.ts', auth: true, startsWork: false, access: READ, summary: 'List jobs' },
-  { method: 'GET', path: '/api/v1/jobs/{id}/status/', handler: 'http/job-status.ts', auth: true, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'Job status and progress' },
-  { method: 'GET', path: '/api/v1/jobs/{id}/results/', handler: 'http/job-results.ts', auth: true, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'Scraped rows' },
-  { method: 'POST', path: '/api/v1/tools/seo-analyzer/', handler: 'http/tools-seo-analyzer.ts', auth: true, startsWork: true, access: TOOL, summary: 'SEO metadata, Open Graph, headings, content metrics, Lighthouse SEO audits and a score' },
-  { method: 'POST', path: '/api/v1/tools/tech-detector/', handler: 'http/tools-tech-detector.ts', auth: true, startsWork: true, access: TOOL, browser: true, summary: 'Technologies, frameworks, infrastructure (Wappalyzer-format fingerprints)' },
-  { method: 'POST', path: '/api/v1/tools/lead-generation/', handler: 'http/tools-lead-generation.ts', auth: true, startsWork: true, access: TOOL, summary: 'Emails, phone numbers, social links' },
-  { method: 'POST', path: '/api/v1/tools/screenshot/', handler: 'http/tools-screenshot.ts', auth: true, startsWork: true, access: { table: 'write', bucket: 'read-write' }, browser: true, summary: 'Screenshot image' },
-  { method: 'POST', path: '/api/v1/tools/content-extractor/', handler: 'http/tools-content-extractor.ts', auth: true, startsWork: true, access: TOOL, summary: 'Article text, metadata, images' },
-  { method: 'POST', path: '/api/v1/tools/broken-link-checker/', handler: 'http/tools-broken-link-checker.ts', auth: true, startsWork: true, access: TOOL, summary: 'The links and resources of a page checked: broken URLs, redirects, time-outs' },
-  { method: 'POST', path: '/api/v1/tools/dns-whois/', handler: 'http/tools-dns-whois.ts', auth: true, startsWork: true, access: TOOL, summary: 'DNS records, IP addresses and reverse names, nameservers, WHOIS (RDAP) data' },
-  { method: 'POST', path: '/api/v1/tools/ssl-checker/', handler: 'http/tools-ssl-checker.ts', auth: true, startsWork: true, access: TOOL, summary: 'Certificate details and chain, expiry, TLS versions, HSTS and a grade' },
-  { method: 'GET', path: '/api/v1/screenshots/{id}/', handler: 'http/screenshots-get.ts', auth: false, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'A stored screenshot (the URL the screenshot tool gives with Accept: application/json), for an hour' },
+  {
+    method: 'POST', path: '/api/v1/auth/login/', handler: 'http/login.ts', auth: false, startsWork: false, access: { table: 'write', secret: true }, summary: 'Exchange email and password for the API key',
+    body: loginBody, responses: { 200: { description: 'The API key', schema: loginAnswer } },
+    errors: ['invalid_request', 'invalid_json', 'payload_too_large', 'invalid_credentials', 'rate_limited', 'internal_error'],
+  },
+  { method: 'GET', path: '/api/v1/me/', handler: 'http/me.ts', auth: true, startsWork: false, access: READ, summary: 'Account and subscription', responses: { 200: { description: 'The account and its subscription', schema: meAnswer } }, errors: KEYED },
+  { method: 'GET', path: '/api/v1/configs/', handler: 'http/configs-list.ts', auth: true, startsWork: false, access: READ, summary: 'List configs', responses: { 200: { description: 'The configs, newest first', schema: configListAnswer } }, errors: KEYED },
+  {
+    method: 'POST', path: '/api/v1/configs/', handler: 'http/configs-create.ts', auth: true, startsWork: false, access: WRITE, summary: 'Create a config',
+    body: configCreateBody, responses: { 201: { description: 'The stored config', schema: configAnswer } }, errors: [...WITH_BODY, 'invalid_config', 'service_busy'],
+  },
+  { method: 'GET', path: '/api/v1/configs/{id}/', handler: 'http/configs-get.ts', auth: true, startsWork: false, access: READ, summary: 'Read one config with its YAML', responses: { 200: { description: 'The config', schema: configAnswer } }, errors: ID_404 },
+  { method: 'DELETE', path: '/api/v1/configs/{id}/', handler: 'http/configs-delete.ts', auth: true, startsWork: false, access: WRITE, summary: 'Delete a config', responses: { 204: { description: 'Deleted' } }, errors: ID_404 },
+  {
+    method: 'POST', path: '/api/v1/generate/', handler: 'http/generate.ts', auth: true, startsWork: true, access: { table: 'write', queues: ['generate'] }, summary: 'Start a generation job',
+    body: generateBody, responses: { 202: { description: 'The pending job; poll its status', schema: jobCreatedAnswer } }, errors: [...METERED, 'queue_unavailable'],
+  },
+  {
+    method: 'POST', path: '/api/v1/run/', handler: 'http/run.ts', auth: true, startsWork: true, access: { table: 'write', queues: ['run'] }, summary: 'Start a run job',
+    body: runBody, responses: { 202: { description: 'The pending job; poll its status', schema: jobCreatedAnswer } },
+    errors: [...METERED, 'not_found', 'invalid_config', 'browser_required', 'service_busy', 'queue_unavailable'],
+  },
+  {
+    method: 'GET', path: '/api/v1/jobs/', handler: 'http/jobs-list.ts', auth: true, startsWork: false, access: READ, summary: 'List jobs',
+    query: [
+      { name: 'limit', description: 'Jobs per page', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+      { name: 'cursor', description: "The previous page's `next_cursor`", schema: { type: 'string' } },
+    ],
+    responses: { 200: { description: 'A page of jobs, newest first; `next_cursor` is null on the last page', schema: jobListAnswer } },
+    errors: [...KEYED, 'invalid_request', 'invalid_cursor'],
+  },
+  { method: 'GET', path: '/api/v1/jobs/{id}/status/', handler: 'http/job-status.ts', auth: true, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'Job status and progress', responses: { 200: { description: 'The job with a preview of its rows', schema: jobStatusAnswer } }, errors: ID_404 },
+  {
+    method: 'GET', path: '/api/v1/jobs/{id}/results/', handler: 'http/job-results.ts', auth: true, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'Scraped rows',
+    query: [{ name: 'format', description: 'Answer the rows as a file (docs/exports.md): `json` (the rows alone), `csv` or `xlsx` (attachments)', schema: { type: 'string', enum: ['json', 'csv', 'xlsx'] } }],
+    responses: {
+      200: {
+        description: 'Without `format`: `[{data, row_count}]` (`[]` for a failed job); with it, the file',
+        schema: { anyOf: [jobResultsAnswer, jobRowsAnswer] },
+        content: { 'text/csv': { type: 'string' }, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { type: 'string', contentMediaType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' } },
+      },
+    },
+    errors: [...ID_404, 'invalid_request', 'job_not_finished'],
+  },
+  tool('seo-analyzer', 'SEO metadata, Open Graph, headings, content metrics, Lighthouse SEO audits and a score'),
+  tool('tech-detector', 'Technologies, frameworks, infrastructure (Wappalyzer-format fingerprints)', { browser: true }),
+  tool('lead-generation', 'Emails, phone numbers, social links'),
+  tool('screenshot', 'Screenshot image', {
+    access: { table: 'write', bucket: 'read-write' }, browser: true,
+    responses: {
+      200: {
+        description: 'The image; with `Accept: application/json`, where the stored image is for an hour',
+        schema: screenshotStoredAnswer,
+        content: { 'image/png': { type: 'string', contentMediaType: 'image/png' }, 'image/jpeg': { type: 'string', contentMediaType: 'image/jpeg' }, 'image/webp': { type: 'string', contentMediaType: 'image/webp' } },
+      },
+    },
+  }),
+  tool('content-extractor', 'Article text, metadata, images'),
+  tool('broken-link-checker', 'The links and resources of a page checked: broken URLs, redirects, time-outs'),
+  tool('dns-whois', 'DNS records, IP addresses and reverse names, nameservers, WHOIS (RDAP) data'),
+  tool('ssl-checker', 'Certificate details and chain, expiry, TLS versions, HSTS and a grade'),
+  {
+    method: 'GET', path: '/api/v1/screenshots/{id}/', handler: 'http/screenshots-get.ts', auth: false, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'A stored screenshot (the URL the screenshot tool gives with Accept: application/json), for an hour',
+    responses: { 200: { description: 'The image', content: { 'image/png': { type: 'string', contentMediaType: 'image/png' }, 'image/jpeg': { type: 'string', contentMediaType: 'image/jpeg' }, 'image/webp': { type: 'string', contentMediaType: 'image/webp' } } } },
+    errors: ['not_found', 'internal_error'],
+  },
+  {
+    method: 'GET', path: '/api/v1/openapi.json', handler: 'http/openapi.ts', auth: false, startsWork: false, access: READ, summary: 'This API as an OpenAPI 3.1 document',
+    responses: { 200: { description: 'docs/openapi.json', schema: { type: 'object', required: ['openapi', 'info', 'paths'] } } }, errors: ['internal_error'],
+  },
 ];
+
+/**
+ * The route of a method and path of {@link routes}, for its handler (`apiHandler(route('POST', '/api/v1/run/'), …)`).
+ * @throws Error when the table has no such route (a programming error, caught by the type-check of every handler's test).
+ */
+export function route(method: HttpMethod, path: string): RouteDef {
+  const r = routes.find((x) => x.method === method && x.path === path);
+  if (!r) throw new Error(`No route ${method} ${path} in lambdas/routes.ts`);
+  return r;
+}
 
 /** A compiled matcher for a route path: `/api/v1/jobs/{id}/status/` -> regex with named groups. */
 export function pathMatcher(path: string): RegExp {

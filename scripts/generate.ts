@@ -1,7 +1,8 @@
 /**
  * Writes the files generated from a source in code, so that they never drift from it:
  * - docs/errors.md from `ERROR_CODES` (lambdas/errors.ts);
- * - lambdas/engine/schema.json, the JSON Schema editors use, from `configSchema` (lambdas/engine/schema.ts).
+ * - lambdas/engine/schema.json, the JSON Schema editors use, from `configSchema` (lambdas/engine/schema.ts);
+ * - docs/openapi.json, the OpenAPI 3.1 document of the HTTP API, from the route table (scripts/openapi.ts).
  *
  * Run `node scripts/generate.ts` after changing a source; test/unit/generated.test.ts fails while a
  * checked-in file differs from what this script writes.
@@ -10,6 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ERROR_CODES, type ErrorCodeSpec } from '../lambdas/errors.ts';
 import { configSchema } from '../lambdas/engine/schema.ts';
+import { openApiDocument } from './openapi.ts';
 
 /** A generated file: its path from the repository root and its whole text. */
 export interface GeneratedFile {
@@ -76,10 +78,16 @@ export function renderConfigSchema(): string {
   return `${readableJson(configSchema)}\n`;
 }
 
+/** The text of docs/openapi.json (served at GET /api/v1/openapi.json). */
+export function renderOpenApi(): string {
+  return `${JSON.stringify(openApiDocument(), null, 2)}\n`;
+}
+
 /** Every generated file of the repository. */
 export const GENERATED_FILES: readonly GeneratedFile[] = [
   { path: 'docs/errors.md', render: renderErrorsDoc },
   { path: 'lambdas/engine/schema.json', render: renderConfigSchema },
+  { path: 'docs/openapi.json', render: renderOpenApi },
 ];
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -186,19 +186,6 @@ export async function probeTarget(svc: Services, call: ToolCall): Promise<void> 
   }
 }
 
-/**
- * The JSON Schema of a tool's request body: `url` plus the tool's own optional parameters (SPEC.md "Tool request").
- * @param extra JSON Schemas of the optional parameters, by name.
- */
-export function toolRequestSchema(extra: Record<string, Record<string, unknown>> = {}): Record<string, unknown> {
-  return {
-    type: 'object',
-    required: ['url'],
-    additionalProperties: false,
-    properties: { url: { type: 'string', minLength: 1, maxLength: 2048 }, ...extra },
-  };
-}
-
 /** Most JavaScript globals read from a rendered page (the fingerprints' `js` paths), and their value's length. */
 const MAX_GLOBALS = 10_000;
 const MAX_GLOBAL_CHARS = 200;

@@ -2,15 +2,6 @@
 import { jobCreatedView } from '../core/jobs.ts';
 import { MAX_PROMPT_CHARS, startGenerate, type GenerateBody } from '../core/generate-jobs.ts';
 import { apiHandler, json } from './middleware.ts';
+import { route } from '../routes.ts';
 
-export const handler = apiHandler<GenerateBody>({
-  body: {
-    type: 'object',
-    required: ['url', 'prompt'],
-    additionalProperties: false,
-    properties: {
-      url: { type: 'string', minLength: 1, maxLength: 2048 },
-      prompt: { type: 'string', minLength: 1, maxLength: MAX_PROMPT_CHARS },
-    },
-  },
-}, async (_event, { svc, account, body }) => json(202, jobCreatedView(await startGenerate(svc, account, body))));
+export const handler = apiHandler<GenerateBody>(route('POST', '/api/v1/generate/'), async (_event, { svc, account, body }) => json(202, jobCreatedView(await startGenerate(svc, account, body))));

@@ -8,8 +8,9 @@ import { CodedError } from '../errors.ts';
 import { rowsJson } from '../core/jobs.ts';
 import { EXPORT_FORMATS, exportRows, isExportFormat } from '../export/rows-export.ts';
 import { apiHandler, binary, json, jsonText, uuidParam } from './middleware.ts';
+import { route } from '../routes.ts';
 
-export const handler = apiHandler({}, async (event, { svc, account }) => {
+export const handler = apiHandler(route('GET', '/api/v1/jobs/{id}/results/'), async (event, { svc, account }) => {
   const id = uuidParam(event, 'Job');
   const format = event.queryStringParameters?.format;
   if (format !== undefined && !isExportFormat(format)) {

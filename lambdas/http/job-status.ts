@@ -2,8 +2,9 @@
 import { CodedError } from '../errors.ts';
 import { jobStatusJson } from '../core/jobs.ts';
 import { apiHandler, jsonText, uuidParam } from './middleware.ts';
+import { route } from '../routes.ts';
 
-export const handler = apiHandler({}, async (event, { svc, account }) => {
+export const handler = apiHandler(route('GET', '/api/v1/jobs/{id}/status/'), async (event, { svc, account }) => {
   const id = uuidParam(event, 'Job');
   const job = await svc.store.getJob(account.id, id);
   if (!job) throw new CodedError('not_found', `Job ${id} not found`);

@@ -6,11 +6,12 @@
 import { CodedError } from '../errors.ts';
 import { jobListItem } from '../core/jobs.ts';
 import { apiHandler, json } from './middleware.ts';
+import { route } from '../routes.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
-export const handler = apiHandler({}, async (event, { svc, account }) => {
+export const handler = apiHandler(route('GET', '/api/v1/jobs/'), async (event, { svc, account }) => {
   const q = event.queryStringParameters ?? {};
   const limit = q.limit === undefined ? DEFAULT_PAGE_SIZE : Number(q.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {

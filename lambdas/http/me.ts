@@ -1,5 +1,6 @@
 /** GET /api/v1/me/ (SPEC.md): the caller's account and subscription. */
 import { accountView } from '../core/accounts.ts';
 import { apiHandler, json } from './middleware.ts';
+import { route } from '../routes.ts';
 
-export const handler = apiHandler({}, async (_event, { svc, account }) => json(200, await accountView(svc, account)));
+export const handler = apiHandler(route('GET', '/api/v1/me/'), async (_event, { svc, account }) => json(200, await accountView(svc, account)));

@@ -8,9 +8,10 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { CodedError, ERROR_CODES, isCodedError, type ErrorCode } from '../errors.ts';
 import type { AccountRecord } from '../core/ports.ts';
+import type { RouteDef } from '../routes.ts';
 import { digestsEqual } from '../core/crypto.ts';
 import { services, type Services } from '../core/services.ts';
 import { logger } from '../logger.ts';
@@ -184,33 +185,25 @@ function jsonBody(validate: ValidateFunction): MiddlewareObj<ApiEvent, ApiResult
   };
 }
 
-/** Options of {@link apiHandler}. */
-export interface HandlerOptions<B> {
-  /** Whether the route needs an API key. @default true */
-  auth?: boolean;
-  /** JSON Schema of the body; routes without one ignore the body. */
-  body?: JSONSchemaType<B> | Record<string, unknown>;
-}
-
 /**
  * Builds a route's Lambda handler: services, error mapping, the caller's account and the body, around
- * a function that does the route's work.
+ * a function that does the route's work. Whether the route needs a key and its body's schema are the route
+ * table's (lambdas/routes.ts), declared there once.
  *
  * **Example usage:**
  * ```ts
- * export const handler = apiHandler({ auth: true }, async (event, { svc, account }) =>
+ * export const handler = apiHandler(route('GET', '/api/v1/me/'), async (event, { svc, account }) =>
  *   json(200, await accountView(svc, account)));
  * ```
  */
 export function apiHandler<B = unknown>(
-  options: HandlerOptions<B>,
+  def: Pick<RouteDef, 'auth' | 'body'>,
   fn: (event: ApiEvent, context: ApiContext & { body: B }) => Promise<ApiResult>,
 ) {
   const h = middy<ApiEvent, ApiResult, Error, ApiContext>().use(injectLambdaContext(logger, { resetKeys: true })).use(withServices()).use(errors());
-  const auth = options.auth ?? true;
-  if (auth) h.use(account());
-  if (auth && options.body) h.use(badRequests());
-  if (options.body) h.use(jsonBody(ajv.compile(options.body)));
+  if (def.auth) h.use(account());
+  if (def.auth && def.body) h.use(badRequests());
+  if (def.body) h.use(jsonBody(ajv.compile(def.body)));
   return h.handler(fn as (event: ApiEvent, context: ApiContext) => Promise<ApiResult>);
 }
 

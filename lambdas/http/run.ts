@@ -2,14 +2,6 @@
 import { jobCreatedView } from '../core/jobs.ts';
 import { startRun, type RunRequest } from '../core/run-jobs.ts';
 import { apiHandler, json } from './middleware.ts';
+import { route } from '../routes.ts';
 
-export const handler = apiHandler<RunRequest>({
-  body: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      config_id: { type: 'string', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' },
-      yaml_content: { type: 'string', minLength: 1 },
-    },
-  },
-}, async (_event, { svc, account, body }) => json(202, jobCreatedView(await startRun(svc, account, body))));
+export const handler = apiHandler<RunRequest>(route('POST', '/api/v1/run/'), async (_event, { svc, account, body }) => json(202, jobCreatedView(await startRun(svc, account, body))));

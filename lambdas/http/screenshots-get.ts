@@ -5,8 +5,9 @@
  */
 import { readScreenshot } from '../tools/screenshot.ts';
 import { apiHandler, binary } from './middleware.ts';
+import { route } from '../routes.ts';
 
-export const handler = apiHandler({ auth: false }, async (event, { svc }) => {
+export const handler = apiHandler(route('GET', '/api/v1/screenshots/{id}/'), async (event, { svc }) => {
   const { body, contentType } = await readScreenshot(svc, event.pathParameters?.id ?? '');
   return binary(200, body, contentType, { 'Cache-Control': 'private, max-age=3600' });
 });

@@ -3,18 +3,14 @@
  * resource of the page checked (HEAD, then GET), with redirects, time-outs and failures; `depth` follows same-site
  * pages, `max_links` caps the links checked.
  */
-import { runPageTool, timeLeftMs, toolRequestSchema } from '../core/tools.ts';
+import { runPageTool, timeLeftMs } from '../core/tools.ts';
 import { checkLinks, LINK_CHECK_DEFAULTS } from '../tools/links.ts';
 import { apiHandler, json } from './middleware.ts';
+import { route } from '../routes.ts';
 
 interface LinksBody { url: string; depth?: number; max_links?: number }
 
-const body = toolRequestSchema({
-  depth: { type: 'integer', minimum: 0, maximum: LINK_CHECK_DEFAULTS.maxDepth },
-  max_links: { type: 'integer', minimum: 1, maximum: LINK_CHECK_DEFAULTS.maxMaxLinks },
-});
-
-export const handler = apiHandler<LinksBody>({ body }, async (_event, { svc, account, body: b }) =>
+export const handler = apiHandler<LinksBody>(route('POST', '/api/v1/tools/broken-link-checker/'), async (_event, { svc, account, body: b }) =>
   json(200, await runPageTool(svc, account, 'broken-link-checker', b.url, (page, _fetch, call) => checkLinks(page, {
     guard: svc.guard, depth: b.depth ?? 0, maxLinks: b.max_links ?? LINK_CHECK_DEFAULTS.maxLinks, signal: call.signal,
     deadlineMs: Math.min(LINK_CHECK_DEFAULTS.maxDeadlineMs, timeLeftMs(call)),

@@ -3,16 +3,15 @@
  * its addresses with their reverse names, and its registration (RDAP, port-43 WHOIS where a registry has no RDAP);
  * `servers` names the DNS servers to ask (each checked by the outbound guard).
  */
-import { startToolCall, timeLeftMs, toolRequestSchema, withRefundOnUnreachable } from '../core/tools.ts';
+import { startToolCall, timeLeftMs, withRefundOnUnreachable } from '../core/tools.ts';
 import { checkDnsServers, lookupDnsWhois } from '../tools/dns-whois.ts';
 import { configuredRdapBootstrap } from '../tools/rdap.ts';
 import { apiHandler, json } from './middleware.ts';
+import { route } from '../routes.ts';
 
 interface DnsBody { url: string; servers?: string[] }
 
-const body = toolRequestSchema({ servers: { type: 'array', minItems: 1, maxItems: 4, items: { type: 'string', minLength: 1, maxLength: 64 } } });
-
-export const handler = apiHandler<DnsBody>({ body }, async (_event, { svc, account, body: b }) => {
+export const handler = apiHandler<DnsBody>(route('POST', '/api/v1/tools/dns-whois/'), async (_event, { svc, account, body: b }) => {
   if (b.servers) checkDnsServers(svc.guard, b.servers); // a refused server is a 400 before anything is spent
   const call = await startToolCall(svc, account, 'dns-whois', b.url);
   return json(200, await withRefundOnUnreachable(svc, account, call, () => lookupDnsWhois(call.url.hostname.replace(/^\[|\]$/g, ''), {

@@ -3,11 +3,12 @@
  * or with `Accept: application/json` the stored image's `{url, width, height, format, bytes, expires_at}`.
  */
 import { storeScreenshot, takeScreenshot } from '../core/screenshots.ts';
-import { screenshotBodySchema, type ScreenshotBody } from '../tools/screenshot.ts';
+import type { ScreenshotBody } from '../tools/screenshot.ts';
 import { workerBrowser } from '../workers/worker-browser.ts';
 import { acceptsJson, apiHandler, binary, json, requestHeader } from './middleware.ts';
+import { route } from '../routes.ts';
 
-export const handler = apiHandler<ScreenshotBody>({ body: screenshotBodySchema }, async (event, { svc, account, body }) => {
+export const handler = apiHandler<ScreenshotBody>(route('POST', '/api/v1/tools/screenshot/'), async (event, { svc, account, body }) => {
   const shot = await takeScreenshot(svc, account, workerBrowser(svc), body);
   if (!acceptsJson(event)) return binary(200, shot.body, shot.contentType, { 'Content-Disposition': `inline; filename="screenshot.${body.format ?? 'png'}"` });
   const origin = `${requestHeader(event, 'x-forwarded-proto') ?? 'http'}://${requestHeader(event, 'host') ?? '127.0.0.1'}`;

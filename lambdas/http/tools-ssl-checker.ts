@@ -2,15 +2,14 @@
  * POST /api/v1/tools/ssl-checker/ (SPEC.md area B; docs/tools.md "ssl-checker"): the certificate and chain of the
  * URL's host (port: `port`, else the URL's, else 443), trust, the TLS versions it accepts, HSTS, and a grade.
  */
-import { startToolCall, timeLeftMs, toolRequestSchema, withRefundOnUnreachable } from '../core/tools.ts';
+import { startToolCall, timeLeftMs, withRefundOnUnreachable } from '../core/tools.ts';
 import { checkSsl } from '../tools/ssl.ts';
 import { apiHandler, json } from './middleware.ts';
+import { route } from '../routes.ts';
 
 interface SslBody { url: string; port?: number }
 
-const body = toolRequestSchema({ port: { type: 'integer', minimum: 1, maximum: 65535 } });
-
-export const handler = apiHandler<SslBody>({ body }, async (_event, { svc, account, body: b }) => {
+export const handler = apiHandler<SslBody>(route('POST', '/api/v1/tools/ssl-checker/'), async (_event, { svc, account, body: b }) => {
   const call = await startToolCall(svc, account, 'ssl-checker', b.url);
   const port = b.port ?? (call.url.port ? Number(call.url.port) : 443);
   return json(200, await withRefundOnUnreachable(svc, account, call, () => checkSsl(call.url.hostname.replace(/^\[|\]$/g, ''), port, {

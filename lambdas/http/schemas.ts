@@ -1,0 +1,253 @@
+/**
+ * JSON Schemas of the API's request bodies and of the plain routes' answers (SPEC.md shapes; the views of
+ * lambdas/core/accounts.ts, configs.ts, jobs.ts and metering.ts). The route table (lambdas/routes.ts) names them
+ * per route; lambdas/http/middleware.ts validates bodies with them and scripts/openapi.ts puts them in
+ * docs/openapi.json. Light on purpose: every handler's bundle holds this module through the route table, so it
+ * imports no tool module (tools' answer schemas are named by reference, see `toolReport` in routes.ts).
+ */
+import { MAX_PROMPT_CHARS } from '../core/generate-jobs.ts';
+import { screenshotBodySchema, screenshotStoredSchema } from '../tools/screenshot.ts';
+
+/** A JSON Schema (draft 2020-12 keywords that ajv 8's default class also compiles in strict mode). */
+export type JSONSchema = Record<string, unknown>;
+
+const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const uuid = { type: 'string', pattern: UUID_PATTERN } as const;
+/** ISO 8601 UTC time, as the store writes it (`Date.toISOString()`). */
+const time = { type: 'string', minLength: 1 } as const;
+const count = { type: 'integer', minimum: 0 } as const;
+
+// ---- request bodies ----
+
+/** POST /api/v1/auth/login/. */
+export const loginBody = {
+  type: 'object',
+  required: ['email', 'password'],
+  properties: { email: { type: 'string', minLength: 1, maxLength: 320 }, password: { type: 'string', minLength: 1, maxLength: 1024 } },
+} as const;
+
+/** POST /api/v1/configs/. */
+export const configCreateBody = {
+  type: 'object',
+  required: ['name', 'target_url', 'yaml_content'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    target_url: { type: 'string', minLength: 1, maxLength: 2048, pattern: '^https?://\\S+$' },
+    yaml_content: { type: 'string', minLength: 1 },
+    prompt: { type: ['string', 'null'], maxLength: 10000 },
+  },
+} as const;
+
+/** POST /api/v1/generate/. */
+export const generateBody = {
+  type: 'object',
+  required: ['url', 'prompt'],
+  additionalProperties: false,
+  properties: {
+    url: { type: 'string', minLength: 1, maxLength: 2048 },
+    prompt: { type: 'string', minLength: 1, maxLength: MAX_PROMPT_CHARS },
+  },
+} as const;
+
+/** POST /api/v1/run/: exactly one of the two (checked by core/run-jobs.ts, `invalid_request` otherwise). */
+export const runBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    config_id: uuid,
+    yaml_content: { type: 'string', minLength: 1 },
+  },
+} as const;
+
+/**
+ * A tool's body: `{url}` and the tool's own optional parameters, by name (SPEC.md "Tool request").
+ * **Example usage:** `toolBody({ render: { type: 'boolean' } })`.
+ */
+export function toolBody(extra: Record<string, JSONSchema> = {}): JSONSchema {
+  return {
+    type: 'object',
+    required: ['url'],
+    additionalProperties: false,
+    properties: { url: { type: 'string', minLength: 1, maxLength: 2048 }, ...extra },
+  };
+}
+
+/**
+ * The broken-link checker's bounds on `depth` and `max_links` (the same numbers as `LINK_CHECK_DEFAULTS` of
+ * lambdas/tools/links.ts, which test/unit/openapi.test.ts checks; repeated here so that the route table does not
+ * import the checker).
+ */
+export const LINK_CHECK_BOUNDS = { maxDepth: 3, maxMaxLinks: 10_000 } as const;
+
+/** The tools' bodies by route path segment. */
+export const toolBodies = {
+  'seo-analyzer': toolBody(),
+  'tech-detector': toolBody({ render: { type: 'boolean' } }),
+  'lead-generation': toolBody({ follow_contact_pages: { type: 'boolean' } }),
+  screenshot: screenshotBodySchema as JSONSchema,
+  'content-extractor': toolBody(),
+  'broken-link-checker': toolBody({
+    depth: { type: 'integer', minimum: 0, maximum: LINK_CHECK_BOUNDS.maxDepth },
+    max_links: { type: 'integer', minimum: 1, maximum: LINK_CHECK_BOUNDS.maxMaxLinks },
+  }),
+  'dns-whois': toolBody({ servers: { type: 'array', minItems: 1, maxItems: 4, items: { type: 'string', minLength: 1, maxLength: 64 } } }),
+  'ssl-checker': toolBody({ port: { type: 'integer', minimum: 1, maximum: 65535 } }),
+} as const satisfies Record<string, JSONSchema>;
+
+// ---- answers ----
+
+/** 200 of POST /api/v1/auth/login/. */
+export const loginAnswer = {
+  type: 'object',
+  required: ['api_key', 'email', 'plan'],
+  additionalProperties: false,
+  properties: { api_key: { type: 'string', pattern: '^sai_' }, email: { type: 'string' }, plan: { type: 'string' } },
+} as const;
+
+/** 200 of GET /api/v1/me/: the user and the subscription (credit plans or scrape plans, docs/plans.md). */
+export const meAnswer = {
+  type: 'object',
+  required: ['user', 'subscription'],
+  additionalProperties: false,
+  properties: {
+    user: {
+      type: 'object',
+      required: ['id', 'email', 'first_name', 'last_name'],
+      additionalProperties: false,
+      properties: { id: { type: 'integer', minimum: 1 }, email: { type: 'string' }, first_name: { type: 'string' }, last_name: { type: 'string' } },
+    },
+    subscription: {
+      type: 'object',
+      required: ['plan', 'has_api_access', 'has_server_execution'],
+      additionalProperties: false,
+      properties: {
+        plan: { type: 'string' },
+        credits_remaining: { type: 'number', minimum: 0 },
+        credits_per_month: { type: 'number', minimum: 0 },
+        yaml_generations_remaining: count,
+        monthly_scrapes_remaining: count,
+        has_api_access: { type: 'boolean' },
+        has_server_execution: { type: 'boolean' },
+      },
+    },
+  },
+} as const;
+
+const configItemProperties = { id: uuid, name: { type: 'string' }, target_url: { type: 'string' }, created_at: time } as const;
+
+/** 200 of GET /api/v1/configs/. */
+export const configListAnswer = {
+  type: 'object',
+  required: ['count', 'results'],
+  additionalProperties: false,
+  properties: {
+    count,
+    results: {
+      type: 'array',
+      items: { type: 'object', required: ['id', 'name', 'target_url', 'created_at'], additionalProperties: false, properties: configItemProperties },
+    },
+  },
+} as const;
+
+/** A config with its YAML: 201 of POST /api/v1/configs/, 200 of GET /api/v1/configs/{id}/. */
+export const configAnswer = {
+  type: 'object',
+  required: ['id', 'name', 'target_url', 'yaml_content', 'prompt', 'created_at'],
+  additionalProperties: false,
+  properties: { ...configItemProperties, yaml_content: { type: 'string' }, prompt: { type: ['string', 'null'] } },
+} as const;
+
+const jobStatus = { type: 'string', enum: ['pending', 'analyzing', 'generating', 'validating', 'running', 'completed', 'failed'] } as const;
+const jobType = { type: 'string', enum: ['run', 'generate'] } as const;
+const progress = { type: 'integer', minimum: 0, maximum: 100 } as const;
+
+/** 202 of POST /api/v1/run/ and /generate/: the pending job (a generate job adds its target and time). */
+export const jobCreatedAnswer = {
+  type: 'object',
+  required: ['id', 'status', 'progress', 'job_type'],
+  additionalProperties: false,
+  properties: { id: uuid, status: jobStatus, progress, job_type: jobType, target_url: { type: 'string' }, created_at: time },
+} as const;
+
+const jobSummaryProperties = {
+  id: uuid,
+  status: jobStatus,
+  progress,
+  job_type: jobType,
+  target_url: { type: 'string' },
+  status_message: { type: 'string' },
+  items_found: count,
+  pages_scraped: count,
+  api_discovered: { type: 'boolean' },
+  created_at: time,
+  completed_at: time,
+} as const;
+const jobSummaryRequired = ['id', 'status', 'progress', 'job_type', 'target_url', 'status_message', 'items_found', 'pages_scraped', 'api_discovered', 'created_at'];
+
+/** A scraped row: the config's fields, whatever they are. */
+const row = { type: 'object' } as const;
+
+/** 200 of GET /api/v1/jobs/: a page of the caller's jobs, newest first. */
+export const jobListAnswer = {
+  type: 'object',
+  required: ['count', 'next_cursor', 'results'],
+  additionalProperties: false,
+  properties: {
+    count,
+    next_cursor: { type: ['string', 'null'] },
+    results: { type: 'array', items: { type: 'object', required: jobSummaryRequired, additionalProperties: false, properties: jobSummaryProperties } },
+  },
+} as const;
+
+/** 200 of GET /api/v1/jobs/{id}/status/: the job, a preview of its rows and the YAML it runs. */
+export const jobStatusAnswer = {
+  type: 'object',
+  required: [...jobSummaryRequired, 'results', 'yaml_config'],
+  additionalProperties: false,
+  properties: {
+    ...jobSummaryProperties,
+    results: {
+      type: 'object',
+      required: ['data', 'row_count'],
+      additionalProperties: false,
+      properties: { data: { type: 'array', items: row }, row_count: count },
+    },
+    yaml_config: {
+      type: 'object',
+      required: ['id', 'yaml_content'],
+      additionalProperties: false,
+      properties: { id: { anyOf: [uuid, { type: 'null' }] }, yaml_content: { type: 'string' } },
+    },
+  },
+} as const;
+
+/** 200 of GET /api/v1/jobs/{id}/results/ without `format`: one entry with every row; `[]` for a failed job. */
+export const jobResultsAnswer = {
+  type: 'array',
+  maxItems: 1,
+  items: {
+    type: 'object',
+    required: ['data', 'row_count'],
+    additionalProperties: false,
+    properties: { data: { type: 'array', items: row }, row_count: count },
+  },
+} as const;
+
+/** 200 of GET /api/v1/jobs/{id}/results/?format=json: the rows alone. */
+export const jobRowsAnswer = { type: 'array', items: row } as const;
+
+/** 200 of POST /api/v1/tools/screenshot/ with `Accept: application/json`. */
+export const screenshotStoredAnswer: JSONSchema = screenshotStoredSchema;
+
+/** The error body of every refusal (ARCHITECTURE.md "Errors", docs/errors.md). */
+export const errorBody = {
+  type: 'object',
+  required: ['error', 'code', 'details'],
+  additionalProperties: false,
+  properties: {
+    error: { type: 'string', description: 'What was wrong, for people' },
+    code: { type: 'string', description: 'The machine code (docs/errors.md)' },
+    details: { type: 'array', description: "The code's structured details (docs/errors.md), often empty" },
+  },
+} as const;
