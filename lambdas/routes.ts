@@ -187,7 +187,7 @@ export const routes: readonly RouteDef[] = [
   },
   {
     method: 'GET', path: '/api/v1/openapi.json', handler: 'http/openapi.ts', auth: false, startsWork: false, access: READ, summary: 'This API as an OpenAPI 3.1 document',
-    responses: { 200: { description: 'docs/openapi.json', schema: { type: 'object', required: ['openapi', 'info', 'paths'] } } }, errors: ['internal_error'],
+    responses: { 200: { description: 'docs/openapi.json', schema: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } } } } }, errors: ['internal_error'],
   },
 ];
 
