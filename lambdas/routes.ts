@@ -15,7 +15,7 @@ import {
 type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
 /** One answer of a route besides its errors: JSON with a schema, or a file of a media type. */
-export interface ResponseDef {
+interface ResponseDef {
   description: string;
   /** JSON Schema of the JSON body (`application/json`). */
   schema?: JSONSchema;
@@ -24,7 +24,7 @@ export interface ResponseDef {
 }
 
 /** A query parameter (OpenAPI `in: query`). */
-export interface QueryParam {
+interface QueryParam {
   name: string;
   description: string;
   schema: JSONSchema;

@@ -16,7 +16,7 @@ import { dnsWhoisReportSchema } from '../lambdas/tools/dns-whois.ts';
 import { sslReportSchema } from '../lambdas/tools/ssl.ts';
 
 /** The tools' answer schemas by their name in `components.schemas` (routes.ts `TOOL_REPORTS`). */
-export const TOOL_REPORT_SCHEMAS: Readonly<Record<(typeof TOOL_REPORTS)[keyof typeof TOOL_REPORTS], JSONSchema>> = {
+const TOOL_REPORT_SCHEMAS: Readonly<Record<(typeof TOOL_REPORTS)[keyof typeof TOOL_REPORTS], JSONSchema>> = {
   SeoReport: seoReportSchema,
   TechReport: techReportSchema,
   LeadsReport: leadsReportSchema,

@@ -64,7 +64,7 @@ export const runBody = {
  * A tool's body: `{url}` and the tool's own optional parameters, by name (SPEC.md "Tool request").
  * **Example usage:** `toolBody({ render: { type: 'boolean' } })`.
  */
-export function toolBody(extra: Record<string, JSONSchema> = {}): JSONSchema {
+function toolBody(extra: Record<string, JSONSchema> = {}): JSONSchema {
   return {
     type: 'object',
     required: ['url'],
