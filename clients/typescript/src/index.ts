@@ -1,0 +1,22 @@
+/**
+ * @scrape-ai/client: the TypeScript client of the scrape-ai API. `new ScrapeAI({apiKey})` or
+ * `await ScrapeAI.login(email, password)`; errors are {@link ScrapeAIError} subclasses (./errors.ts).
+ */
+export { ScrapeAI, DEFAULT_BASE_URL, USER_AGENT, parseRetryAfter } from './client.ts';
+export type { ScrapeAIOptions, WaitForJobOptions } from './client.ts';
+export {
+  ScrapeAIError,
+  AuthenticationError,
+  ForbiddenError,
+  NotFoundError,
+  ConflictError,
+  ValidationError,
+  QuotaExceededError,
+  RateLimitError,
+  ServerError,
+  NetworkError,
+  JobTimeoutError,
+  errorFromResponse,
+} from './errors.ts';
+export type { ScrapeAIErrorOptions } from './errors.ts';
+export type * from './types.ts';

@@ -1,0 +1,137 @@
+/**
+ * Request and response types of the scrape-ai API, written from the OpenAPI 3.1 document
+ * (docs/openapi.json, generated from lambdas/http/schemas.ts). test/clients/typescript-types.test.ts checks
+ * that each response type's required keys equal the schema's `required` list, so the two cannot drift.
+ * Optional keys (`?`) are the ones the schema does not require.
+ */
+
+/** A job's state (`status` enum of the job schemas). `completed` and `failed` are final. */
+export type JobStatus = 'pending' | 'analyzing' | 'generating' | 'validating' | 'running' | 'completed' | 'failed';
+/** `run` (a config scraped) or `generate` (a config written from a URL and a prompt). */
+export type JobType = 'run' | 'generate';
+/** A scraped row: the config's field names (plus `_category`/`_category_url`, `_detail_error`). */
+export type Row = Record<string, unknown>;
+
+/** `POST /api/v1/auth/login/` body. */
+export interface LoginRequest { email: string; password: string }
+/** `POST /api/v1/auth/login/` 200: the account's API key (made at the first login) and plan. */
+export interface LoginResponse { api_key: string; email: string; plan: string }
+
+/** `GET /api/v1/me/` 200: the account and its plan's allowances (credits in credit units). */
+export interface MeResponse {
+  user: { id: number; email: string; first_name: string; last_name: string };
+  subscription: {
+    plan: string;
+    credits_remaining?: number;
+    credits_per_month?: number;
+    yaml_generations_remaining?: number;
+    monthly_scrapes_remaining?: number;
+    has_api_access: boolean;
+    has_server_execution: boolean;
+  };
+}
+
+/** A config as listed (`GET /api/v1/configs/` results); `created_at` is ISO 8601. */
+export interface ConfigSummary { id: string; name: string; target_url: string; created_at: string }
+/** `GET /api/v1/configs/` 200. */
+export interface ConfigList { count: number; results: ConfigSummary[] }
+/** `POST /api/v1/configs/` body. */
+export interface CreateConfigRequest { name: string; target_url: string; yaml_content: string; prompt?: string | null }
+/** `POST /api/v1/configs/` 201 and `GET /api/v1/configs/{id}/` 200: the whole config. */
+export interface Config extends ConfigSummary { yaml_content: string; prompt: string | null }
+
+/** `POST /api/v1/generate/` body: the page and what to extract from it. */
+export interface GenerateRequest { url: string; prompt: string }
+/** `POST /api/v1/run/` body: a saved config or an inline YAML config (exactly one). */
+export type RunRequest = { config_id: string; yaml_content?: never } | { yaml_content: string; config_id?: never };
+/** `POST /api/v1/generate/` and `POST /api/v1/run/` 202: the job that was started. */
+export interface JobStarted { id: string; status: JobStatus; progress: number; job_type: JobType; target_url?: string; created_at?: string }
+
+/** A job as listed (`GET /api/v1/jobs/` results); `progress` is 0–100. */
+export interface JobSummary {
+  id: string;
+  status: JobStatus;
+  progress: number;
+  job_type: JobType;
+  target_url: string;
+  status_message: string;
+  items_found: number;
+  pages_scraped: number;
+  api_discovered: boolean;
+  created_at: string;
+  completed_at?: string;
+}
+/** `GET /api/v1/jobs/` query. `limit` 1–100 (default 20); `cursor` is the previous page's `next_cursor`. */
+export interface ListJobsParams { limit?: number; cursor?: string }
+/** `GET /api/v1/jobs/` 200: one page, newest first. */
+export interface JobList { count: number; next_cursor: string | null; results: JobSummary[] }
+/** `GET /api/v1/jobs/{id}/status/` 200: the job, its results so far and its config. */
+export interface Job extends JobSummary {
+  results: { data: Row[]; row_count: number };
+  yaml_config: { id: string | null; yaml_content: string };
+}
+/** `GET /api/v1/jobs/{id}/results/` 200 (JSON): one entry with every row. */
+export type ResultsResponse = Array<{ data: Row[]; row_count: number }>;
+/** The `format` query of `GET /api/v1/jobs/{id}/results/`. */
+export type ResultsFormat = 'json' | 'csv' | 'xlsx';
+
+/** Every error answer's body (`Error` schema; docs/errors.md). */
+export interface ErrorBody { error: string; code: string; details: unknown[] }
+
+/** The tools of `POST /api/v1/tools/{name}/`. */
+export type ToolName = 'seo-analyzer' | 'tech-detector' | 'lead-generation' | 'screenshot' | 'content-extractor' | 'broken-link-checker' | 'dns-whois' | 'ssl-checker';
+
+/** Each tool's request body (the tool's own options; docs/tools.md). */
+export interface ToolRequests {
+  'seo-analyzer': { url: string };
+  'tech-detector': { url: string; render?: boolean };
+  'lead-generation': { url: string; follow_contact_pages?: boolean };
+  screenshot: { url: string; format?: 'png' | 'jpeg' | 'webp'; full_page?: boolean; width?: number; height?: number; device_scale_factor?: number; delay?: number };
+  'content-extractor': { url: string };
+  'broken-link-checker': { url: string; depth?: number; max_links?: number };
+  'dns-whois': { url: string; servers?: string[] };
+  'ssl-checker': { url: string; port?: number };
+}
+
+type Obj = Record<string, unknown>;
+
+/** `seo-analyzer` 200 (`SeoReport`); nested objects are described in docs/tools.md. */
+export interface SeoReport {
+  url: string; status: number; content_type: string; title: string | null; meta_description: string | null;
+  canonical: string | null; robots: Obj; lang: string | null; viewport: string | null; hreflang: Obj[];
+  open_graph: Obj; twitter_card: Obj; structured_data: Obj; headings: Obj; word_count: number; links: Obj;
+  images: Obj; robots_txt: Obj; audits: Array<Obj & { id: string }>; score: number; warnings: unknown[];
+}
+/** `tech-detector` 200 (`TechReport`). */
+export interface TechReport { url: string; rendered: boolean; partial: boolean; technologies: Obj[] }
+/** `lead-generation` 200 (`LeadsReport`). */
+export interface LeadsReport { url: string; emails: Obj[]; phones: Obj[]; social: Obj[]; defaultCountry: unknown; pages: Obj[] }
+/** `content-extractor` 200 (`ContentReport`). */
+export interface ContentReport {
+  title: string | null; byline: string | null; published_time: string | null; site_name: string | null; lang: string | null;
+  excerpt: string | null; text: string; html: string; word_count: number; reading_time_minutes: number; images: Obj[]; readerable: boolean;
+}
+/** `broken-link-checker` 200 (`LinksReport`). */
+export interface LinksReport { url: string; links: Obj[]; summary: Obj; limits: Obj }
+/** `dns-whois` 200 (`DnsWhoisReport`). */
+export interface DnsWhoisReport { host: string; host_type: string; domain: string | null; dns: Obj; error: unknown; dns_errors: unknown[]; ips: unknown[]; whois: Obj }
+/** `ssl-checker` 200 (`SslReport`). */
+export interface SslReport {
+  host: string; port: number; certificate: Obj; chain: Obj[]; hostname_match: boolean; authorized: boolean;
+  authorization_error: string | null; trust_store: string; protocol: string; cipher: Obj; protocols: Obj; ciphers: Obj;
+  hsts: Obj; ocsp_stapled: boolean; grade: string; grade_ignoring_trust: string; score: Obj; findings: Obj[]; handshakes: number;
+}
+/** `screenshot` 200 with `Accept: application/json`: the stored image (`url` works for an hour without a key). */
+export interface ScreenshotInfo { url: string; width: number; height: number; format: 'png' | 'jpeg' | 'webp'; bytes: number; expires_at: string }
+
+/** Each tool's JSON answer. */
+export interface ToolResponses {
+  'seo-analyzer': SeoReport;
+  'tech-detector': TechReport;
+  'lead-generation': LeadsReport;
+  screenshot: ScreenshotInfo;
+  'content-extractor': ContentReport;
+  'broken-link-checker': LinksReport;
+  'dns-whois': DnsWhoisReport;
+  'ssl-checker': SslReport;
+}
