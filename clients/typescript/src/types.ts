@@ -1,6 +1,6 @@
 /**
  * Request and response types of the scrape-ai API, written from the OpenAPI 3.1 document
- * (docs/openapi.json, generated from lambdas/http/schemas.ts). test/clients/typescript-types.test.ts checks
+ * (docs/openapi.json, generated from lambdas/http/schemas.ts). test/clients/typescript.test.ts checks
  * that each response type's required keys equal the schema's `required` list, so the two cannot drift.
  * Optional keys (`?`) are the ones the schema does not require.
  */
