@@ -1,0 +1,491 @@
+#!/usr/bin/env node
+/**
+ * `sai`: the scrape-ai command line (commander), built on the client of ./client.ts. Commands, options and exit
+ * codes are documented in clients/typescript/README.md ("CLI").
+ *
+ * - The API key comes from `SAI_API_KEY`, else from the credentials file that `sai login` writes
+ *   (`$XDG_CONFIG_HOME/scrape-ai/credentials.json`, default `~/.config/…`, mode 0600). The address from
+ *   `--base-url`, else `SAI_BASE_URL`, else the one saved by `login`, else {@link DEFAULT_BASE_URL}.
+ * - `--json` on every command prints one machine-readable JSON document on stdout (errors: a JSON object on stderr).
+ * - Progress of a job or a local run goes to stderr (stdout stays for data): a bar redrawn with `\r` when stderr
+ *   is a terminal, one plain line per change otherwise.
+ * - `results` writes the service's own export (`GET /jobs/{id}/results/?format=`, made by the service with
+ *   lambdas/export/rows-export.ts); `run --local` exports its rows with that same `exportRows` here.
+ * - `run --local` loads the engine (lambdas/engine) from the repository checkout, so it works from a clone only.
+ *
+ * Exit codes ({@link EXIT}): 0 ok; 1 an error of the service, the network or the run (a failed job included);
+ * 2 bad usage; 3 authentication (no key, a refused key or password); 4 quota spent or rate limited.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline/promises';
+import { Command, CommanderError, Option } from 'commander';
+import { DEFAULT_BASE_URL, ScrapeAI } from './client.ts';
+import { AuthenticationError, QuotaExceededError, RateLimitError, ScrapeAIError } from './errors.ts';
+import type { Job, ResultsFormat, Row } from './types.ts';
+
+/** The exit codes of `sai`. */
+export const EXIT = { ok: 0, error: 1, usage: 2, auth: 3, quota: 4 } as const;
+
+/** An error in the command line's use (a missing option, an unreadable file): exit code 2. */
+export class UsageError extends Error {}
+
+/** A run or job that ended `failed`: exit code 1, the job's reason as message. */
+class RunFailedError extends Error {}
+
+const FORMATS: readonly ResultsFormat[] = ['json', 'csv', 'xlsx'];
+
+/** Options every command understands (program-level, accepted before or after the command name). */
+interface GlobalOptions { json?: boolean; baseUrl?: string }
+
+/** What `sai login` saves. */
+interface Credentials { api_key: string; base_url?: string; email?: string }
+
+/** The credentials file: `$XDG_CONFIG_HOME/scrape-ai/credentials.json`, `~/.config/scrape-ai/credentials.json` without it (XDG Base Directory spec). */
+export function credentialsPath(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(os.homedir(), '.config');
+  return path.join(base, 'scrape-ai', 'credentials.json');
+}
+
+function readCredentials(): Credentials | null {
+  try {
+    const c = JSON.parse(fs.readFileSync(credentialsPath(), 'utf8')) as Partial<Credentials>;
+    return typeof c.api_key === 'string' && c.api_key ? (c as Credentials) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes the credentials file with mode 0600 (its folder 0700), also when it already existed with a wider mode. */
+function writeCredentials(c: Credentials): string {
+  const file = credentialsPath();
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(file, `${JSON.stringify(c, null, 2)}\n`, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+  return file;
+}
+
+function globals(cmd: Command): GlobalOptions {
+  return cmd.optsWithGlobals() as GlobalOptions;
+}
+
+/** The client for a command: key from `SAI_API_KEY` else the credentials file; no key is exit code 3 at the first call. */
+function clientFor(cmd: Command): ScrapeAI {
+  const saved = readCredentials();
+  const g = globals(cmd);
+  const apiKey = process.env.SAI_API_KEY?.trim() || saved?.api_key || '';
+  const baseUrl = g.baseUrl || process.env.SAI_BASE_URL || saved?.base_url || DEFAULT_BASE_URL;
+  try {
+    return new ScrapeAI({ apiKey, baseUrl });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function readInput(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+function writeOutput(file: string, body: Uint8Array | string): void {
+  try {
+    fs.writeFileSync(file, body);
+  } catch (err) {
+    throw new UsageError(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+function parseFormat(value: string): ResultsFormat {
+  if (!(FORMATS as readonly string[]).includes(value)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(value)}`);
+  return value as ResultsFormat;
+}
+
+/**
+ * Progress on stderr: `[#####     ] 50% message` redrawn with `\r` on a terminal; otherwise one line
+ * `50% message` each time the percentage or the message changes. `silent` writes nothing.
+ */
+export class Progress {
+  readonly #tty: boolean;
+  readonly #silent: boolean;
+  #last = '';
+  #drawn = false;
+
+  constructor(opts: { tty?: boolean; silent?: boolean } = {}) {
+    this.#tty = opts.tty ?? process.stderr.isTTY === true;
+    this.#silent = opts.silent ?? false;
+  }
+
+  /** @param percent 0–100 (clamped). */
+  update(percent: number, message: string): void {
+    if (this.#silent) return;
+    const p = Math.max(0, Math.min(100, Math.round(percent)));
+    const key = `${p}\u0000${message}`;
+    if (key === this.#last) return;
+    this.#last = key;
+    if (this.#tty) {
+      const filled = Math.round(p / 10);
+      const width = (process.stderr.columns || 80) - 1;
+      process.stderr.write(`\r${`[${'#'.repeat(filled)}${' '.repeat(10 - filled)}] ${String(p).padStart(3)}% ${message}`.slice(0, width)}\x1b[K`);
+      this.#drawn = true;
+    } else {
+      process.stderr.write(`${p}% ${message}\n`);
+    }
+  }
+
+  /** Ends the bar's line (a terminal only). */
+  done(): void {
+    if (this.#drawn) process.stderr.write('\n');
+    this.#drawn = false;
+  }
+}
+
+/** Polls a job to its end with progress; a failed job throws {@link RunFailedError} after printing it with `--json`. */
+async function waitWithProgress(client: ScrapeAI, id: string, g: GlobalOptions, intervalMs: number): Promise<Job> {
+  const bar = new Progress();
+  let job: Job;
+  try {
+    job = await client.waitForJob(id, { intervalMs, onProgress: (j) => bar.update(j.progress, `${j.status}: ${j.status_message}`) });
+  } finally {
+    bar.done();
+  }
+  if (job.status === 'failed') {
+    if (g.json) printJson(job);
+    throw new RunFailedError(`job ${id} failed: ${job.status_message}`);
+  }
+  return job;
+}
+
+function jobLine(j: { id: string; status: string; progress: number; job_type: string; target_url?: string; status_message?: string }): string {
+  return [j.id, j.job_type, j.status, `${j.progress}%`, j.target_url ?? '', j.status_message ?? ''].join('\t');
+}
+
+/** `--param k=v` values: JSON literals (numbers, booleans, arrays) as such, anything else as a string. */
+function collectParam(value: string, previous: Record<string, unknown>): Record<string, unknown> {
+  const eq = value.indexOf('=');
+  if (eq < 1) throw new UsageError(`--param must be key=value, got ${JSON.stringify(value)}`);
+  const key = value.slice(0, eq);
+  const raw = value.slice(eq + 1);
+  let parsed: unknown = raw;
+  try { parsed = JSON.parse(raw); } catch { /* a plain string */ }
+  return { ...previous, [key]: parsed };
+}
+
+/** Runs a config on this machine with the service's engine (lambdas/engine), the outbound guard from `SAI_OUTBOUND_ALLOW`. */
+async function runLocal(file: string, o: { format?: string; output?: string; concurrency: string; maxPages?: string }, g: GlobalOptions): Promise<void> {
+  const yaml = readInput(file);
+  const format = o.format ? parseFormat(o.format) : 'json';
+  const concurrency = Number(o.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError('--concurrency must be a whole number, 1 or more');
+  const maxPages = o.maxPages === undefined ? undefined : Number(o.maxPages);
+  if (maxPages !== undefined && (!Number.isInteger(maxPages) || maxPages < 1)) throw new UsageError('--max-pages must be a whole number, 1 or more');
+  // Loaded here: the remote commands do not need the engine (nor a repository checkout).
+  const [{ parseConfig }, engines, { chooseEngine }, { OutboundGuard }, { Fetcher }, { exportRows }] = await Promise.all([
+    import('../../../lambdas/engine/config.ts'),
+    import('../../../lambdas/engine/engines.ts'),
+    import('../../../lambdas/engine/choose.ts'),
+    import('../../../lambdas/net/guard.ts'),
+    import('../../../lambdas/net/fetch.ts'),
+    import('../../../lambdas/export/rows-export.ts'),
+  ]);
+  let config;
+  try {
+    config = parseConfig(yaml);
+  } catch (err) {
+    const details = (err as { details?: Array<{ line?: number; column?: number; message?: string }> }).details ?? [];
+    const where = details.map((d) => `\n  ${file}:${d.line ?? '?'}:${d.column ?? '?'}: ${d.message ?? ''}`).join('');
+    throw new RunFailedError(`${(err as Error).message}${where}`);
+  }
+  const guard = OutboundGuard.fromEnv();
+  const controller = new AbortController();
+  const onSignal = () => controller.abort(new RunFailedError('interrupted'));
+  process.once('SIGINT', onSignal);
+  const fetcher = new Fetcher(guard, { perHostConcurrency: concurrency });
+  const bar = new Progress();
+  let host: { close(): Promise<void> } | null = null;
+  try {
+    bar.update(0, 'choosing the engine');
+    const choice = await chooseEngine(config, fetcher, controller.signal);
+    const options = {
+      concurrency, signal: controller.signal, ...(maxPages ? { maxPages } : {}),
+      onProgress: (p: { progress: number; pagesScraped: number; itemsFound: number; message: string }) =>
+        bar.update(p.progress, `${p.message} (${p.pagesScraped} pages, ${p.itemsFound} items; ${choice.engine} engine)`),
+    };
+    let result;
+    if (choice.engine === 'heavy') {
+      const { BrowserHost } = await import('../../../lambdas/engine/browser/host.ts');
+      const browser = new BrowserHost({ guard });
+      host = browser;
+      result = await engines.runHeavy(config, { ...options, host: browser });
+    } else {
+      result = await engines.runLightweight(config, { ...options, fetcher, ...(choice.page ? { preloaded: choice.page } : {}) });
+    }
+    bar.update(100, `Completed: ${result.rows.length} rows from ${result.pagesScraped} pages (${choice.engine} engine; ${choice.reason})`);
+    bar.done();
+    const summary = {
+      status: 'completed', engine: choice.engine, rows: result.rows.length, pages_scraped: result.pagesScraped,
+      items_found: result.itemsFound, warnings: result.warnings, ...(o.output ? { output: path.resolve(o.output), format } : {}),
+    };
+    const exported = await exportRows(result.rows as Row[], format);
+    if (o.output) {
+      writeOutput(o.output, exported.body);
+      if (g.json) printJson(summary);
+      else process.stdout.write(`${result.rows.length} rows written to ${o.output} (${format})\n`);
+    } else if (g.json) {
+      printJson({ ...summary, data: result.rows });
+    } else {
+      if (format === 'xlsx' && process.stdout.isTTY) throw new UsageError('XLSX is binary: give -o FILE or pipe the output');
+      process.stdout.write(exported.body);
+      if (format === 'json') process.stdout.write('\n');
+    }
+    for (const w of result.warnings) if (!g.json) process.stderr.write(`warning: ${w}\n`);
+  } catch (err) {
+    bar.done();
+    if (err instanceof UsageError || err instanceof RunFailedError) throw err;
+    const e = err as { code?: string; message?: string };
+    throw new RunFailedError(`the run failed: ${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}`);
+  } finally {
+    process.off('SIGINT', onSignal);
+    await fetcher.close();
+    await host?.close();
+  }
+}
+
+/** Builds the `sai` program; `parseAsync` it. Commander's own errors throw {@link CommanderError} (exitOverride). */
+export function buildProgram(): Command {
+  const program = new Command('sai')
+    .description('scrape-ai on the command line: configs, runs (on the service or --local), jobs, results, tools')
+    .version('0.1.0')
+    .option('--json', 'print machine-readable JSON on stdout')
+    .option('--base-url <url>', 'the service address (default SAI_BASE_URL, the one saved by login, else http://127.0.0.1:8787)')
+    .exitOverride()
+    .configureOutput({ outputError: (str, write) => write(`sai: ${str.replace(/^error: /, '')}`) })
+    .showSuggestionAfterError(true);
+
+  program.command('login')
+    .description('exchange email and password for the API key and save it (mode 0600)')
+    .option('--email <email>', 'the account email (prompted when missing)')
+    .option('--password <password>', 'the password (prompted when missing, without echo on a terminal)')
+    .action(async (o: { email?: string; password?: string }, cmd: Command) => {
+      const g = globals(cmd);
+      const email = o.email ?? await prompt('Email: ', false);
+      const password = o.password ?? await prompt('Password: ', true);
+      if (!email || !password) throw new UsageError('login needs an email and a password');
+      const saved = readCredentials();
+      const baseUrl = g.baseUrl || process.env.SAI_BASE_URL || saved?.base_url || DEFAULT_BASE_URL;
+      let client: ScrapeAI;
+      try {
+        client = await ScrapeAI.login(email, password, { baseUrl });
+      } catch (err) {
+        if (err instanceof TypeError) throw new UsageError(err.message);
+        throw err;
+      }
+      const file = writeCredentials({ api_key: client.apiKey!, base_url: client.baseUrl, email });
+      if (g.json) printJson({ email: client.account?.email ?? email, plan: client.account?.plan ?? null, credentials_file: file });
+      else process.stdout.write(`Logged in as ${client.account?.email ?? email} (${client.account?.plan ?? 'unknown'} plan); key saved to ${file}\n`);
+    });
+
+  program.command('me')
+    .description('the account and its plan\'s allowances')
+    .action(async (_o: unknown, cmd: Command) => {
+      const me = await clientFor(cmd).me();
+      if (globals(cmd).json) return printJson(me);
+      const s = me.subscription;
+      process.stdout.write(`${me.user.email}\nplan: ${s.plan}\n`
+        + (s.credits_remaining !== undefined ? `credits remaining: ${s.credits_remaining} of ${s.credits_per_month}\n` : '')
+        + `server-side runs: ${s.has_server_execution ? 'yes' : 'no (use sai run --local)'}\n`);
+    });
+
+  const configs = program.command('configs').description('saved configs');
+  configs.command('list').description('list the saved configs').action(async (_o: unknown, cmd: Command) => {
+    const list = await clientFor(cmd).listConfigs();
+    if (globals(cmd).json) return printJson(list);
+    for (const c of list.results) process.stdout.write(`${c.id}\t${c.name}\t${c.target_url}\t${c.created_at}\n`);
+  });
+  configs.command('get').description('one config with its YAML').argument('<id>').action(async (id: string, _o: unknown, cmd: Command) => {
+    const c = await clientFor(cmd).getConfig(id);
+    if (globals(cmd).json) return printJson(c);
+    process.stdout.write(`# ${c.id} ${c.name} (${c.target_url})\n${c.yaml_content}${c.yaml_content.endsWith('\n') ? '' : '\n'}`);
+  });
+  configs.command('create').description('save a YAML config')
+    .requiredOption('--name <name>', 'the config\'s name')
+    .requiredOption('--url <url>', 'the target URL')
+    .requiredOption('--file <file>', 'the YAML file')
+    .option('--prompt <text>', 'what the config extracts (kept with it)')
+    .action(async (o: { name: string; url: string; file: string; prompt?: string }, cmd: Command) => {
+      const yaml = readInput(o.file);
+      const c = await clientFor(cmd).createConfig({ name: o.name, target_url: o.url, yaml_content: yaml, ...(o.prompt ? { prompt: o.prompt } : {}) });
+      if (globals(cmd).json) return printJson(c);
+      process.stdout.write(`${c.id}\n`);
+    });
+  configs.command('delete').description('delete a config').argument('<id>').action(async (id: string, _o: unknown, cmd: Command) => {
+    await clientFor(cmd).deleteConfig(id);
+    if (globals(cmd).json) return printJson({ id, deleted: true });
+    process.stdout.write(`deleted ${id}\n`);
+  });
+
+  program.command('generate').description('generate a YAML config for a page from a description')
+    .argument('<url>')
+    .requiredOption('--prompt <text>', 'what to extract')
+    .option('--no-wait', 'print the started job and return at once')
+    .option('-o, --output <file>', 'write the generated YAML to this file')
+    .option('--interval <ms>', 'time between status polls', '1000')
+    .action(async (url: string, o: { prompt: string; wait: boolean; output?: string; interval: string }, cmd: Command) => {
+      const g = globals(cmd);
+      const client = clientFor(cmd);
+      const started = await client.generate({ url, prompt: o.prompt });
+      if (!o.wait) return g.json ? printJson(started) : void process.stdout.write(`${started.id}\n`);
+      const job = await waitWithProgress(client, started.id, g, Number(o.interval) || 1000);
+      if (o.output) writeOutput(o.output, job.yaml_config.yaml_content);
+      if (g.json) return printJson(job);
+      if (o.output) process.stdout.write(`config written to ${o.output} (job ${job.id})\n`);
+      else process.stdout.write(job.yaml_config.yaml_content);
+    });
+
+  program.command('run').description('run a config: on the service (--config, --file) or on this machine (--local)')
+    .addOption(new Option('--config <id>', 'a saved config').conflicts(['file', 'local']))
+    .addOption(new Option('--file <file>', 'a YAML config file, run on the service').conflicts(['local']))
+    .option('--local <file>', 'run this YAML config on this machine with the same engine (Free and Starter plans)')
+    .option('--no-wait', 'print the started job and return at once (service runs)')
+    .option('--format <format>', 'export format of -o (json, csv, xlsx); --local prints it on stdout without -o')
+    .option('-o, --output <file>', 'write the rows to this file when the run is done')
+    .option('--interval <ms>', 'time between status polls', '1000')
+    .option('--concurrency <n>', 'pages loaded at once (--local)', '4')
+    .option('--max-pages <n>', 'most pages to load (--local; default 1000)')
+    .action(async (o: { config?: string; file?: string; local?: string; wait: boolean; format?: string; output?: string; interval: string; concurrency: string; maxPages?: string }, cmd: Command) => {
+      const g = globals(cmd);
+      if (o.format) parseFormat(o.format);
+      if (o.local) return runLocal(o.local, o, g);
+      if (!o.config && !o.file) throw new UsageError('run needs --config ID, --file F.yaml or --local F.yaml');
+      const client = clientFor(cmd);
+      const started = await client.run(o.config ? { config_id: o.config } : { yaml_content: readInput(o.file!) });
+      if (!o.wait) return g.json ? printJson(started) : void process.stdout.write(`${started.id}\n`);
+      const job = await waitWithProgress(client, started.id, g, Number(o.interval) || 1000);
+      if (o.output) writeOutput(o.output, await client.getResultsFile(job.id, o.format ? parseFormat(o.format) : 'json'));
+      if (g.json) return printJson(job);
+      process.stdout.write(`${job.id}\t${job.status}\t${job.status_message}\n`);
+    });
+
+  program.command('jobs').description('the account\'s jobs, newest first')
+    .option('--limit <n>', 'how many (1-100)', '20')
+    .option('--cursor <cursor>', 'the next_cursor of the previous page')
+    .action(async (o: { limit: string; cursor?: string }, cmd: Command) => {
+      const limit = Number(o.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new UsageError('--limit must be a whole number from 1 to 100');
+      const page = await clientFor(cmd).listJobs({ limit, ...(o.cursor ? { cursor: o.cursor } : {}) });
+      if (globals(cmd).json) return printJson(page);
+      for (const j of page.results) process.stdout.write(`${jobLine(j)}\n`);
+      if (page.next_cursor) process.stdout.write(`more: sai jobs --cursor ${page.next_cursor}\n`);
+    });
+
+  program.command('status').description('one job\'s status').argument('<id>').action(async (id: string, _o: unknown, cmd: Command) => {
+    const job = await clientFor(cmd).getJob(id);
+    if (globals(cmd).json) return printJson(job);
+    process.stdout.write(`${jobLine(job)}\npages: ${job.pages_scraped}, items: ${job.items_found}, rows: ${job.results?.row_count ?? 0}\n`);
+  });
+
+  program.command('results').description('a finished job\'s rows as JSON, CSV (UTF-8 with a BOM) or XLSX, exported by the service')
+    .argument('<id>')
+    .option('--format <format>', 'json, csv or xlsx', 'json')
+    .option('-o, --output <file>', 'write to this file instead of stdout')
+    .action(async (id: string, o: { format: string; output?: string }, cmd: Command) => {
+      const format = parseFormat(o.format);
+      const g = globals(cmd);
+      if (!o.output && format === 'xlsx' && process.stdout.isTTY) throw new UsageError('XLSX is binary: give -o FILE or pipe the output');
+      const body = await clientFor(cmd).getResultsFile(id, format);
+      if (o.output) {
+        writeOutput(o.output, body);
+        if (g.json) printJson({ id, format, output: path.resolve(o.output), bytes: body.byteLength });
+        else process.stdout.write(`${o.output} (${format}, ${body.byteLength} bytes)\n`);
+      } else {
+        process.stdout.write(body);
+      }
+    });
+
+  program.command('tools').description('run a website-analysis tool (seo-analyzer, tech-detector, lead-generation, screenshot, content-extractor, broken-link-checker, dns-whois, ssl-checker)')
+    .argument('<name>').argument('<url>')
+    .option('--param <key=value>', 'a tool option (repeatable); JSON values (numbers, true) are parsed', collectParam, {} as Record<string, unknown>)
+    .option('-o, --output <file>', 'write the report (or the screenshot image) to this file')
+    .action(async (name: string, url: string, o: { param: Record<string, unknown>; output?: string }, cmd: Command) => {
+      const g = globals(cmd);
+      if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new UsageError(`not a tool name: ${JSON.stringify(name)}`);
+      const client = clientFor(cmd);
+      const body = { ...o.param, url };
+      if (name === 'screenshot' && !g.json) {
+        if (!o.output) throw new UsageError('screenshot writes an image: give -o FILE (or --json for its metadata)');
+        const image = await client.tool('screenshot', body as { url: string }) as Uint8Array;
+        writeOutput(o.output, image);
+        process.stdout.write(`${o.output} (${image.byteLength} bytes)\n`);
+        return;
+      }
+      const report = name === 'screenshot' ? await client.tool('screenshot', body as { url: string }, { accept: 'json' }) : await client.tool(name, body);
+      if (o.output) writeOutput(o.output, `${JSON.stringify(report, null, 2)}\n`);
+      printJson(report);
+    });
+
+  return program;
+}
+
+/** Reads one answer from the terminal (without echo for a password) or one line of piped stdin. */
+async function prompt(question: string, secret: boolean): Promise<string> {
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: process.stdin.isTTY === true });
+  if (secret && process.stdin.isTTY) {
+    // readline echoes through _writeToOutput; after the question, write nothing (RFC-free, Node's documented-by-use hook).
+    const r = rl as unknown as { _writeToOutput: (s: string) => void; output: NodeJS.WritableStream };
+    let asked = false;
+    r._writeToOutput = (s: string) => { if (!asked) { r.output.write(s); asked = s.includes(question); } else if (s.includes('\n') || s.includes('\r')) r.output.write('\n'); };
+  }
+  try {
+    return (await rl.question(question)).trim();
+  } finally {
+    rl.close();
+  }
+}
+
+/** The exit code of an error (see {@link EXIT}). */
+export function exitCodeOf(err: unknown): number {
+  if (err instanceof UsageError) return EXIT.usage;
+  if (err instanceof AuthenticationError) return EXIT.auth;
+  if (err instanceof QuotaExceededError || err instanceof RateLimitError) return EXIT.quota;
+  return EXIT.error;
+}
+
+/** Runs `sai` with `argv` (as `process.argv`) and resolves with the exit code; errors are printed on stderr. */
+export async function main(argv: string[] = process.argv): Promise<number> {
+  const program = buildProgram();
+  const json = argv.includes('--json');
+  try {
+    await program.parseAsync(argv);
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version end with 0; every other commander error is a usage error (already printed).
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    const code = exitCodeOf(err);
+    let message = err instanceof Error ? err.message : String(err);
+    if (err instanceof AuthenticationError) {
+      message = `authentication failed: ${message}. Run "sai login" or set SAI_API_KEY.`;
+    } else if (err instanceof ScrapeAIError && err.retryAfterSeconds !== null) {
+      message = `${message} (retry after ${Math.ceil(err.retryAfterSeconds)} s)`;
+    }
+    if (json) {
+      const e = err instanceof ScrapeAIError ? { status: err.status, code: err.code, details: err.details, retry_after: err.retryAfterSeconds } : {};
+      process.stderr.write(`${JSON.stringify({ error: message, exit_code: code, ...e })}\n`);
+    } else {
+      process.stderr.write(`sai: ${message}\n`);
+    }
+    return code;
+  }
+}
+
+if (import.meta.main) {
+  process.exitCode = await main();
+}

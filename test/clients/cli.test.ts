@@ -1,0 +1,194 @@
+/**
+ * The `sai` CLI (clients/typescript/src/cli.ts) as a child process (stdout and stderr are pipes, not terminals)
+ * against the real local service over HTTP and the fixture site: login and the credentials file (mode 0600),
+ * configs, a service run waited for and its CSV export, a local run exported as XLSX, the exit codes.
+ * Expected rows come from the fixture site's own data (allQuotes()), not from a scrape.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readXlsxFile from 'read-excel-file/node';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
+import { allQuotes } from '../fixtures/site/quotes.ts';
+import { createAccount, startService, tempDataDir, type TestService } from '../helpers/service.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const CLI = path.join(ROOT, 'clients/typescript/src/cli.ts');
+
+interface Result { code: number; stdout: string; stderr: string }
+
+/** Runs the CLI with a clean environment: no SAI_* variable but those given. */
+function sai(args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SAI_') && k !== 'XDG_CONFIG_HOME'));
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env: { ...base, ...env }, cwd: ROOT, timeout: 60_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function quotesYaml(url: string, maxPages: number): string {
+  return `version: "2.0"
+name: Quotes
+target:
+  url: ${url}
+  engine: lightweight
+extract:
+  container: div.quote
+  type: list
+  fields:
+    - { name: text, selector: span.text, transform: [strip] }
+    - { name: author, selector: small.author, transform: [strip] }
+pagination:
+  type: click
+  selector: li.next a
+  max_pages: ${maxPages}
+`;
+}
+
+describe('sai CLI against the local service', () => {
+  let site: FixtureSite;
+  let svc: TestService;
+  const dataDir = tempDataDir();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sai-cli-'));
+  const xdg = path.join(work, 'config');
+  let pro: Awaited<ReturnType<typeof createAccount>>;
+  let yamlFile: string;
+
+  before(async () => {
+    site = await startFixtureSite();
+    svc = await startService({ DATA_DIR: dataDir });
+    pro = await createAccount(dataDir, { plan: 'pro' });
+    yamlFile = path.join(work, 'quotes.yaml');
+    fs.writeFileSync(yamlFile, quotesYaml(`${site.url}/quotes/`, 2));
+  });
+  after(async () => {
+    await svc?.stop();
+    await site?.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  it('login writes the credentials file with mode 0600 under XDG_CONFIG_HOME; me --json uses it', async () => {
+    const env = { SAI_BASE_URL: svc.url, XDG_CONFIG_HOME: xdg };
+    const login = await sai(['login', '--email', pro.email, '--password', pro.password, '--json'], env);
+    assert.equal(login.code, 0, login.stderr);
+    const file = path.join(xdg, 'scrape-ai', 'credentials.json');
+    assert.equal(JSON.parse(login.stdout).credentials_file, file);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).api_key, pro.api_key);
+    // No SAI_BASE_URL either: the address saved by login is used.
+    const me = await sai(['me', '--json'], { XDG_CONFIG_HOME: xdg });
+    assert.equal(me.code, 0, me.stderr);
+    const body = JSON.parse(me.stdout);
+    assert.equal(body.user.email, pro.email);
+    assert.equal(body.subscription.plan, 'pro');
+    // A wrong password: authentication exit code, nothing overwritten.
+    const bad = await sai(['login', '--email', pro.email, '--password', 'wrong password'], env);
+    assert.equal(bad.code, 3, bad.stderr);
+    assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).api_key, pro.api_key);
+  });
+
+  it('configs create, list, get, delete with --json; get after delete is exit 1', async () => {
+    const env = { SAI_BASE_URL: svc.url, SAI_API_KEY: pro.api_key, XDG_CONFIG_HOME: path.join(work, 'empty') };
+    const created = await sai(['configs', 'create', '--name', 'Quotes CLI', '--url', `${site.url}/quotes/`, '--file', yamlFile, '--json'], env);
+    assert.equal(created.code, 0, created.stderr);
+    const config = JSON.parse(created.stdout);
+    assert.equal(config.name, 'Quotes CLI');
+    assert.equal(config.yaml_content, fs.readFileSync(yamlFile, 'utf8'));
+    const list = await sai(['configs', 'list', '--json'], env);
+    assert.equal(list.code, 0, list.stderr);
+    assert.ok(JSON.parse(list.stdout).results.some((c: { id: string }) => c.id === config.id));
+    const got = await sai(['--json', 'configs', 'get', config.id], env);
+    assert.deepEqual(JSON.parse(got.stdout), config);
+    const del = await sai(['configs', 'delete', config.id, '--json'], env);
+    assert.equal(del.code, 0, del.stderr);
+    assert.deepEqual(JSON.parse(del.stdout), { id: config.id, deleted: true });
+    const gone = await sai(['configs', 'get', config.id, '--json'], env);
+    assert.equal(gone.code, 1);
+    assert.equal(JSON.parse(gone.stderr).code, 'not_found');
+    const missing = await sai(['configs', 'create', '--name', 'x', '--url', site.url, '--file', path.join(work, 'nope.yaml')], env);
+    assert.equal(missing.code, 2, missing.stderr);
+  });
+
+  it('run --file waits with plain progress lines; results --format csv -o writes a CSV with a BOM', async () => {
+    const env = { SAI_BASE_URL: svc.url, SAI_API_KEY: pro.api_key, XDG_CONFIG_HOME: path.join(work, 'empty') };
+    const run = await sai(['run', '--file', yamlFile, '--json', '--interval', '100'], env);
+    assert.equal(run.code, 0, run.stderr);
+    const job = JSON.parse(run.stdout);
+    assert.equal(job.status, 'completed');
+    assert.equal(job.progress, 100);
+    // stderr is not a terminal: plain "N% message" lines, no carriage returns, ending at 100%.
+    assert.ok(!run.stderr.includes('\r'));
+    const percents = run.stderr.split('\n').filter(Boolean).map((l) => Number(/^(\d+)% /.exec(l)?.[1]));
+    assert.ok(percents.length >= 1 && percents.every((p) => Number.isInteger(p)), run.stderr);
+    assert.equal(percents.at(-1), 100);
+
+    const out = path.join(work, 'out.csv');
+    const res = await sai(['results', job.id, '--format', 'csv', '-o', out], env);
+    assert.equal(res.code, 0, res.stderr);
+    const bytes = fs.readFileSync(out);
+    assert.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
+    const lines = bytes.subarray(3).toString('utf8').split('\r\n').filter(Boolean);
+    assert.equal(lines[0], 'text,author');
+    assert.equal(lines.length, 1 + 20, 'header and the 20 quotes of two pages');
+
+    const jobs = await sai(['jobs', '--json', '--limit', '1'], env);
+    assert.equal(JSON.parse(jobs.stdout).results[0].id, job.id);
+    const status = await sai(['status', job.id, '--json'], env);
+    assert.equal(JSON.parse(status.stdout).results.row_count, 20);
+    const noWait = await sai(['run', '--file', yamlFile, '--no-wait', '--json'], env);
+    assert.equal(noWait.code, 0, noWait.stderr);
+    assert.ok(['pending', 'running'].includes(JSON.parse(noWait.stdout).status), noWait.stdout);
+  });
+
+  it('run --local F.yaml --format xlsx -o out.xlsx runs on this machine and writes an XLSX', async () => {
+    const out = path.join(work, 'out.xlsx');
+    // No key and no service address: a local run needs neither. Loopback is allowed as the service allows it.
+    const env = { SAI_OUTBOUND_ALLOW: '127.0.0.0/8', XDG_CONFIG_HOME: path.join(work, 'empty'), SAI_BASE_URL: 'http://127.0.0.1:1' };
+    const r = await sai(['run', '--local', yamlFile, '--format', 'xlsx', '-o', out, '--json'], env);
+    assert.equal(r.code, 0, r.stderr);
+    const summary = JSON.parse(r.stdout);
+    assert.equal(summary.rows, 20);
+    assert.equal(summary.engine, 'lightweight');
+    const bytes = fs.readFileSync(out);
+    assert.equal(bytes.subarray(0, 2).toString('latin1'), 'PK');
+    const sheets = await readXlsxFile(bytes, { trim: false });
+    const expected = allQuotes().slice(0, 20).map((q) => [q.text, q.author]);
+    assert.deepEqual(sheets[0]!.data, [['text', 'author'], ...expected]);
+
+    // Without the allowance the guard refuses loopback: the run fails with exit code 1 and says why.
+    const refused = await sai(['run', '--local', yamlFile, '--format', 'csv', '-o', path.join(work, 'x.csv')], { XDG_CONFIG_HOME: path.join(work, 'empty') });
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /target_forbidden|private|loopback/i);
+    // A broken config: exit 1 with the line of the problem.
+    const broken = path.join(work, 'broken.yaml');
+    fs.writeFileSync(broken, 'version: "2.0"\ntarget:\n  url: https://example.com/\nextract:\n  contianer: div\n  fields: []\n');
+    const bad = await sai(['run', '--local', broken], { XDG_CONFIG_HOME: path.join(work, 'empty') });
+    assert.equal(bad.code, 1, bad.stderr);
+    assert.match(bad.stderr, /broken\.yaml:5:/);
+  });
+
+  it('exit codes: a bad key is 3 with a clear message, an unknown command and a bad option are 2, no key is 3', async () => {
+    const bad = await sai(['me'], { SAI_BASE_URL: svc.url, SAI_API_KEY: 'sai_not_a_real_key', XDG_CONFIG_HOME: path.join(work, 'empty') });
+    assert.equal(bad.code, 3);
+    assert.match(bad.stderr, /authentication failed/);
+    assert.match(bad.stderr, /sai login|SAI_API_KEY/);
+    assert.equal(bad.stdout, '');
+    const badJson = await sai(['me', '--json'], { SAI_BASE_URL: svc.url, SAI_API_KEY: 'sai_not_a_real_key', XDG_CONFIG_HOME: path.join(work, 'empty') });
+    assert.equal(badJson.code, 3);
+    assert.equal(JSON.parse(badJson.stderr).status, 401);
+    const none = await sai(['jobs'], { SAI_BASE_URL: svc.url, XDG_CONFIG_HOME: path.join(work, 'empty') });
+    assert.equal(none.code, 3, none.stderr);
+    const unknown = await sai(['frobnicate'], {});
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown command/);
+    const format = await sai(['results', 'x', '--format', 'pdf'], { SAI_API_KEY: pro.api_key, SAI_BASE_URL: svc.url });
+    assert.equal(format.code, 2);
+    const both = await sai(['run', '--config', 'a', '--file', yamlFile], { SAI_API_KEY: pro.api_key, SAI_BASE_URL: svc.url });
+    assert.equal(both.code, 2, both.stderr);
+  });
+});
