@@ -21,13 +21,14 @@ const CLI = path.join(ROOT, 'clients/typescript/src/cli.ts');
 interface Result { code: number; stdout: string; stderr: string }
 
 /** Runs the CLI with a clean environment: no SAI_* variable but those given. */
-function sai(args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
+function sai(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<Result> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SAI_') && k !== 'XDG_CONFIG_HOME'));
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { ...base, ...env }, cwd: ROOT, timeout: 60_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+    const child = execFile(process.execPath, [CLI, ...args], { env: { ...base, ...env }, cwd: ROOT, timeout: 60_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
       resolve({ code, stdout, stderr });
     });
+    child.stdin!.end(input);
   });
 }
 
@@ -90,6 +91,14 @@ describe('sai CLI against the local service', () => {
     const bad = await sai(['login', '--email', pro.email, '--password', 'wrong password'], env);
     assert.equal(bad.code, 3, bad.stderr);
     assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).api_key, pro.api_key);
+    // Email and password asked for on piped stdin (not a terminal): both lines are read; an existing
+    // file with a wider mode is narrowed to 0600 again.
+    fs.chmodSync(file, 0o644);
+    const piped = await sai(['login', '--json'], env, `${pro.email}\n${pro.password}\n`);
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.match(piped.stderr, /Email: Password: /);
+    assert.equal(JSON.parse(piped.stdout).plan, 'pro');
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
   });
 
   it('configs create, list, get, delete with --json; get after delete is exit 1', async () => {

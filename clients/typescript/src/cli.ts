@@ -275,8 +275,7 @@ export function buildProgram(): Command {
     .option('--password <password>', 'the password (prompted when missing, without echo on a terminal)')
     .action(async (o: { email?: string; password?: string }, cmd: Command) => {
       const g = globals(cmd);
-      const email = o.email ?? await prompt('Email: ', false);
-      const password = o.password ?? await prompt('Password: ', true);
+      const { email, password } = await askLogin(o.email, o.password);
       if (!email || !password) throw new UsageError('login needs an email and a password');
       const saved = readCredentials();
       const baseUrl = g.baseUrl || process.env.SAI_BASE_URL || saved?.base_url || DEFAULT_BASE_URL;
@@ -433,20 +432,61 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Reads one answer from the terminal (without echo for a password) or one line of piped stdin. */
-async function prompt(question: string, secret: boolean): Promise<string> {
-  const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: process.stdin.isTTY === true });
-  if (secret && process.stdin.isTTY) {
-    // readline echoes through _writeToOutput; after the question, write nothing (RFC-free, Node's documented-by-use hook).
-    const r = rl as unknown as { _writeToOutput: (s: string) => void; output: NodeJS.WritableStream };
-    let asked = false;
-    r._writeToOutput = (s: string) => { if (!asked) { r.output.write(s); asked = s.includes(question); } else if (s.includes('\n') || s.includes('\r')) r.output.write('\n'); };
-  }
-  try {
-    return (await rl.question(question)).trim();
-  } finally {
+/**
+ * Asks the missing login fields on stderr, with one readline interface for all of them (a second interface
+ * would miss lines the first had already buffered from piped stdin). On a terminal the password is not echoed.
+ */
+async function askLogin(email: string | undefined, password: string | undefined): Promise<{ email: string; password: string }> {
+  if (email !== undefined && password !== undefined) return { email, password };
+  const tty = process.stdin.isTTY === true;
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: tty });
+  // Piped stdin: lines are taken from one iterator, in order.
+  const lines = tty ? null : rl[Symbol.asyncIterator]();
+  let closed = false;
+  const ask = async (question: string, secret: boolean): Promise<string> => {
+    if (lines) {
+      process.stderr.write(question);
+      const next = await lines.next();
+      return next.done ? '' : String(next.value).trim();
+    }
+    if (!secret) return (await rl.question(question)).trim();
+    // readline would echo the keys it still listens to: close it first.
+    closed = true;
     rl.close();
+    return readSecret(question);
+  };
+  try {
+    return { email: email ?? await ask('Email: ', false), password: password ?? await ask('Password: ', true) };
+  } finally {
+    if (!closed) rl.close();
   }
+}
+
+/** Reads a line from the terminal in raw mode without echoing it (backspace edits, Ctrl-C ends with exit code 130). */
+function readSecret(question: string): Promise<string> {
+  const stdin = process.stdin;
+  process.stderr.write(question);
+  return new Promise((resolve) => {
+    let value = '';
+    const finish = () => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write('\n');
+      resolve(value.trim());
+    };
+    const onData = (chunk: Buffer) => {
+      for (const ch of chunk.toString('utf8')) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') return finish();
+        if (ch === '\u0003') { stdin.setRawMode(false); process.stderr.write('\n'); process.exit(130); }
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        else if (ch >= ' ') value += ch;
+      }
+    };
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.on('data', onData);
+  });
 }
 
 /** The exit code of an error (see {@link EXIT}). */
