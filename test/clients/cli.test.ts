@@ -181,6 +181,20 @@ describe('sai CLI against the local service', () => {
     assert.match(bad.stderr, /broken\.yaml:5:/);
   });
 
+  it('tools NAME URL --param k=v --json prints the tool\'s report', async () => {
+    const env = { SAI_BASE_URL: svc.url, SAI_API_KEY: pro.api_key, XDG_CONFIG_HOME: path.join(work, 'empty') };
+    const seo = await sai(['tools', 'seo-analyzer', `${site.url}/quotes/`, '--json'], env);
+    assert.equal(seo.code, 0, seo.stderr);
+    const report = JSON.parse(seo.stdout);
+    assert.ok(report.url.startsWith(site.url), report.url);
+    assert.ok(Array.isArray(report.audits) && report.audits.length > 0);
+    const links = await sai(['tools', 'broken-link-checker', `${site.url}/quotes/`, '--param', 'max_links=3', '--param', 'depth=0', '--json'], env);
+    assert.equal(links.code, 0, links.stderr);
+    assert.ok(JSON.parse(links.stdout).links.length <= 3, links.stdout);
+    const badParam = await sai(['tools', 'seo-analyzer', site.url, '--param', 'novalue'], env);
+    assert.equal(badParam.code, 2, badParam.stderr);
+  });
+
   it('exit codes: a bad key is 3 with a clear message, an unknown command and a bad option are 2, no key is 3', async () => {
     const bad = await sai(['me'], { SAI_BASE_URL: svc.url, SAI_API_KEY: 'sai_not_a_real_key', XDG_CONFIG_HOME: path.join(work, 'empty') });
     assert.equal(bad.code, 3);
