@@ -8,11 +8,11 @@
 
 import type { ErrorCode } from './errors.ts';
 import {
-  configAnswer, configCreateBody, configListAnswer, generateBody, jobCreatedAnswer, jobListAnswer, jobResultsAnswer, jobRowsAnswer,
+  configAnswer, configCreateBody, configListAnswer, configValidAnswer, configYamlBody, generateBody, jobCreatedAnswer, jobListAnswer, jobResultsAnswer, jobRowsAnswer,
   jobStatusAnswer, loginAnswer, loginBody, meAnswer, runBody, screenshotStoredAnswer, toolBodies, type JSONSchema,
 } from './http/schemas.ts';
 
-type HttpMethod = 'GET' | 'POST' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** One answer of a route besides its errors: JSON with a schema, or a file of a media type. */
 interface ResponseDef {
@@ -131,6 +131,14 @@ export const routes: readonly RouteDef[] = [
     body: configCreateBody, responses: { 201: { description: 'The stored config', schema: configAnswer } }, errors: [...WITH_BODY, 'invalid_config', 'service_busy'],
   },
   { method: 'GET', path: '/api/v1/configs/{id}/', handler: 'http/configs-get.ts', auth: true, startsWork: false, access: READ, summary: 'Read one config with its YAML', responses: { 200: { description: 'The config', schema: configAnswer } }, errors: ID_404 },
+  {
+    method: 'PUT', path: '/api/v1/configs/{id}/', handler: 'http/configs-update.ts', auth: true, startsWork: false, access: WRITE, summary: "Replace a config's YAML (not in SPEC.md)",
+    body: configYamlBody, responses: { 200: { description: 'The updated config', schema: configAnswer } }, errors: [...WITH_BODY, 'not_found', 'invalid_config', 'service_busy'],
+  },
+  {
+    method: 'POST', path: '/api/v1/configs/validate/', handler: 'http/configs-validate.ts', auth: true, startsWork: false, access: READ, summary: 'Validate config YAML without storing it (not in SPEC.md)',
+    body: configYamlBody, responses: { 200: { description: 'The config is valid', schema: configValidAnswer } }, errors: [...WITH_BODY, 'invalid_config', 'service_busy'],
+  },
   { method: 'DELETE', path: '/api/v1/configs/{id}/', handler: 'http/configs-delete.ts', auth: true, startsWork: false, access: WRITE, summary: 'Delete a config', responses: { 204: { description: 'Deleted' } }, errors: ID_404 },
   {
     method: 'POST', path: '/api/v1/generate/', handler: 'http/generate.ts', auth: true, startsWork: true, access: { table: 'write', queues: ['generate'] }, summary: 'Start a generation job',

@@ -70,7 +70,7 @@ export class Api extends Construct {
         accessLogDestination: new LogGroupLogDestination(accessLogs),
         accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
       },
-      defaultCorsPreflightOptions: { allowOrigins: Cors.ALL_ORIGINS, allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'], allowHeaders: ['Authorization', 'Content-Type'], maxAge: Duration.minutes(10) },
+      defaultCorsPreflightOptions: { allowOrigins: Cors.ALL_ORIGINS, allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'], allowHeaders: ['Authorization', 'Content-Type'], maxAge: Duration.minutes(10) },
     });
 
     // API Gateway's own refusals in the service's error shape (docs/errors.md).

@@ -60,6 +60,28 @@ export async function getConfig(svc: Services, accountId: number, id: string): P
   return c;
 }
 
+/**
+ * Replaces a config's YAML after validating it (`PUT /api/v1/configs/{id}/`, docs/api.md: not in SPEC.md; the
+ * dashboard's and the extension's "save"). Name, target URL, prompt and creation time stay.
+ * @throws ConfigError `invalid_config` (nothing changed); CodedError `not_found` (404) when absent or another account's.
+ */
+export async function updateConfig(svc: Services, accountId: number, id: string, yamlContent: string): Promise<ConfigRecord> {
+  await parseConfigText(svc, yamlContent);
+  const updated = await svc.store.updateConfigYaml(accountId, id, yamlContent);
+  if (!updated) throw new CodedError('not_found', `Config ${id} not found`);
+  return updated;
+}
+
+/**
+ * Validates config text without storing it (`POST /api/v1/configs/validate/`, docs/api.md): the names of the
+ * fields it extracts, in order, when it is valid.
+ * @throws ConfigError `invalid_config` with details `[{path, line, column, message}]`.
+ */
+export async function validateConfigText(svc: Services, yamlContent: string): Promise<{ valid: true; fields: string[] }> {
+  const config = await parseConfigText(svc, yamlContent);
+  return { valid: true, fields: config.extract.fields.map((f) => f.name) };
+}
+
 /** @throws CodedError `not_found` (404) when absent or another account's. */
 export async function deleteConfig(svc: Services, accountId: number, id: string): Promise<void> {
   if (!(await svc.store.deleteConfig(accountId, id))) throw new CodedError('not_found', `Config ${id} not found`);

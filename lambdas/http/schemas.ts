@@ -39,6 +39,22 @@ export const configCreateBody = {
   },
 } as const;
 
+/** PUT /api/v1/configs/{id}/ and POST /api/v1/configs/validate/: the YAML only. */
+export const configYamlBody = {
+  type: 'object',
+  required: ['yaml_content'],
+  additionalProperties: false,
+  properties: { yaml_content: { type: 'string', minLength: 1 } },
+} as const;
+
+/** 200 of POST /api/v1/configs/validate/: the config is valid; its fields' names in order. */
+export const configValidAnswer = {
+  type: 'object',
+  required: ['valid', 'fields'],
+  additionalProperties: false,
+  properties: { valid: { const: true }, fields: { type: 'array', items: { type: 'string' } } },
+} as const;
+
 /** POST /api/v1/generate/. */
 export const generateBody = {
   type: 'object',

@@ -91,6 +91,15 @@ describe('the service answers as docs/openapi.json says', () => {
     conforms('GET', '/api/v1/configs/', await api.get('/api/v1/configs/'));
     conforms('GET', '/api/v1/configs/{id}/', await api.get(`/api/v1/configs/${created.body.id}/`));
     conforms('GET', '/api/v1/configs/{id}/', await api.get('/api/v1/configs/00000000-0000-4000-8000-000000000000/'));
+    const valid = await api.post('/api/v1/configs/validate/', { yaml_content: yaml(site.url) });
+    assert.equal(valid.status, 200, JSON.stringify(valid.body));
+    conforms('POST', '/api/v1/configs/validate/', valid);
+    conforms('POST', '/api/v1/configs/validate/', await api.post('/api/v1/configs/validate/', { yaml_content: 'version: "2.0"\nname: x\n' }));
+    const put = await api.put(`/api/v1/configs/${created.body.id}/`, { yaml_content: yaml(site.url) });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    conforms('PUT', '/api/v1/configs/{id}/', put);
+    conforms('PUT', '/api/v1/configs/{id}/', await api.put(`/api/v1/configs/${created.body.id}/`, { yaml_content: 'version: "2.0"\nname: x\n' }));
+    conforms('PUT', '/api/v1/configs/{id}/', await api.put('/api/v1/configs/00000000-0000-4000-8000-000000000000/', { yaml_content: yaml(site.url) }));
 
     const run = await api.post('/api/v1/run/', { config_id: created.body.id });
     assert.equal(run.status, 202, JSON.stringify(run.body));

@@ -122,6 +122,7 @@ export function client(baseUrl: string, key?: string) {
   return {
     get: (p: string, h?: Record<string, string>) => call('GET', p, undefined, h),
     post: (p: string, b?: unknown, h?: Record<string, string>) => call('POST', p, b, h),
+    put: (p: string, b?: unknown, h?: Record<string, string>) => call('PUT', p, b, h),
     delete: (p: string) => call('DELETE', p),
     call,
     /** Polls a job until it is completed or failed; records every progress value seen. */

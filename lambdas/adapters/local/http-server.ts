@@ -3,6 +3,7 @@
  * is matched against the route table (lambdas/routes.ts), CORS preflights are answered, the request
  * becomes a proxy event (api-gateway-event.ts), routes with `auth` go through the authorizer
  * (authorize.ts), and the route's middy handler (the same module the route's Lambda runs) answers.
+ * `/` and `/assets/…` are the web dashboard's built files (lambdas/dashboard/static.ts), with its CSP.
  * One access-log line per request (Powertools Logger, `SAI_ACCESS_LOG=0` turns it off), with the values
  * of credential-like query parameters redacted.
  *
@@ -20,6 +21,7 @@ import type { ErrorCode } from '../../errors.ts';
 import { logger } from '../../logger.ts';
 import { lambdaContext, toProxyEvent, writeProxyResult } from './api-gateway-event.ts';
 import { authorizeRequest } from './authorize.ts';
+import { dashboardAnswer, isDashboardPath } from '../../dashboard/static.ts';
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<ApiResult>;
 
@@ -40,7 +42,7 @@ export interface HttpServer {
 /** Answer to a CORS preflight on any route (the API is called from browsers and the extension). */
 const CORS_PREFLIGHT = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
+  'Access-Control-Allow-Methods': 'GET, POST, PUT, DELETE, OPTIONS',
   'Access-Control-Allow-Headers': 'Authorization, Content-Type',
   'Access-Control-Max-Age': '600',
 };
@@ -114,6 +116,8 @@ function redactTarget(target: string | undefined): string {
 async function answer(loaded: LoadedRoute[], req: http.IncomingMessage, requestId: string): Promise<ApiResult | 'preflight'> {
   const url = requestUrl(req.url);
   if (!url) return errorResult('not_found', 'No such resource: the request target is not a path under /api/v1/');
+  // The web dashboard's files (`/`, `/assets/…`): not routes of the API (lambdas/dashboard/static.ts).
+  if (isDashboardPath(url.pathname)) return dashboardAnswer(url.pathname, req.method ?? 'GET');
   const candidates = loaded.map((r) => ({ r, m: r.matcher.exec(url.pathname) })).filter((x) => x.m);
   if (req.method === 'OPTIONS' && candidates.length) return 'preflight';
   const hit = candidates.find((x) => x.r.def.method === req.method);
@@ -196,7 +200,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
       writeRaw(socket, 'headers_too_large', `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes`);
       return;
     case 'HPE_INVALID_METHOD':
-      writeRaw(socket, 'method_not_implemented', 'Unknown method; the API answers GET, POST, DELETE and OPTIONS');
+      writeRaw(socket, 'method_not_implemented', 'Unknown method; the API answers GET, POST, PUT, DELETE and OPTIONS');
       return;
     case 'ERR_HTTP_REQUEST_TIMEOUT':
     case 'HPE_HEADERS_TIMEOUT':
