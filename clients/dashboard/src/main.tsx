@@ -43,13 +43,13 @@ function Page({ route }: { route: Route }) {
     case 'profile':
       return <Profile />;
     case 'configs':
-      return route.param ? <ConfigEdit id={route.param === 'new' ? null : route.param} /> : <ConfigList />;
+      return route.param ? <ConfigEdit key={route.param} id={route.param === 'new' ? null : route.param} /> : <ConfigList />;
     case 'generate':
       return <Generate />;
     case 'jobs':
-      return route.param ? <JobPage id={route.param} /> : <JobList />;
+      return route.param ? <JobPage key={route.param} id={route.param} /> : <JobList />;
     case 'tools':
-      return route.param ? <ToolPage name={route.param} /> : <ToolList />;
+      return route.param ? <ToolPage key={route.param} name={route.param} /> : <ToolList />;
     default:
       return (
         <section>

@@ -41,12 +41,6 @@ export function JobPage({ id }: { id: string }) {
   const [error, setError] = useState<string | null>(null);
   const [downloadStatus, setDownloadStatus] = useState('');
 
-  useEffect(() => {
-    setJob(null);
-    setRows(null);
-    setPage(0);
-  }, [id]);
-
   usePoll(
     async () => {
       try {

@@ -107,11 +107,6 @@ export function ToolPage({ name }: { name: string }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  useEffect(() => {
-    setAnswer(null);
-    setError(null);
-    setValues({});
-  }, [name]);
   // A screenshot's blob URL lives while it is shown.
   useEffect(() => () => {
     if (answer?.kind === 'image') URL.revokeObjectURL(answer.src);

@@ -1,0 +1,436 @@
+/**
+ * The web dashboard (clients/dashboard, issue 14) in real Chromium (Debian's /usr/bin/chromium through
+ * puppeteer-core) against the real local service and the fixture site: sign in with the first-start
+ * credentials and find the same key on the profile; a config with a YAML error shows the line the API
+ * reports; a run's progress rises to 100 and its rows appear, paged; each export downloaded through the UI and
+ * read back; a generation watched to its end; two tools' results; sign out. Across the whole run: the CSP
+ * header on `/`, no CSP violation, no console error, and no horizontal scroll at 375 px on any page.
+ *
+ * Expected values come from the fixture site's data (allQuotes()) or from the API's own answer to the same
+ * request, fetched here, never from the dashboard itself. Each page is screenshotted into a temporary folder
+ * (and into docs/screenshots/dashboard-<page>.png with SAI_UPDATE_SCREENSHOTS=1).
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
+import readXlsxFile from 'read-excel-file/node';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
+import { allQuotes } from '../fixtures/site/quotes.ts';
+import { client, firstStartCredentials, startService, type TestService } from '../helpers/service.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const CHROMIUM = process.env.SAI_CHROMIUM ?? '/usr/bin/chromium';
+const STEP_MS = 30_000;
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 375, height: 800 };
+const KEY_ITEM = 'sai.api_key';
+
+/** The quotes config of the client tests: `maxPages` pages of 10 quotes, through the pagination link. */
+function quotesYaml(url: string, maxPages: number, name = 'Quotes'): string {
+  return `version: "2.0"
+name: ${name}
+target:
+  url: ${url}
+  engine: lightweight
+extract:
+  container: div.quote
+  type: list
+  fields:
+    - { name: text, selector: span.text, transform: [strip] }
+    - { name: author, selector: small.author, transform: [strip] }
+pagination:
+  type: click
+  selector: li.next a
+  max_pages: ${maxPages}
+`;
+}
+
+/** Waits until `check` returns a value that is not undefined, polling every 50 ms (no fixed sleeps). */
+async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = STEP_MS): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
+  let site: FixtureSite;
+  let svc: TestService;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let cred: ReturnType<typeof firstStartCredentials>;
+  let api: ReturnType<typeof client>;
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sai-dashboard-'));
+  const shotsDir = path.join(work, 'screenshots');
+  const downloads = path.join(work, 'downloads');
+  const consoleErrors: string[] = [];
+  const cspViolations: string[] = [];
+  const shots: string[] = [];
+  let configId = '';
+  let jobId = '';
+
+  /** The page's visible text. */
+  const text = () => page.evaluate(() => document.body.innerText);
+  /** Goes to a hash route and waits for its heading. */
+  const go = async (hash: string, heading: string | RegExp) => {
+    await page.evaluate((h) => { location.hash = h; }, hash);
+    await page.waitForFunction((src: string, flags: string) => new RegExp(src, flags).test(document.querySelector('main h1')?.textContent ?? ''), { timeout: STEP_MS }, typeof heading === 'string' ? `^${heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$` : heading.source, typeof heading === 'string' ? '' : heading.flags);
+  };
+  /** Sets a text field's value as typing would (one input event). */
+  const fill = async (selector: string, value: string) => {
+    await page.$eval(selector, (el, v) => {
+      const input = el as HTMLInputElement | HTMLTextAreaElement;
+      input.value = v;
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    }, value);
+  };
+  /** Clicks the button (or link) whose accessible text is `label`. */
+  const clickText = async (label: string) => {
+    const handle = await page.waitForFunction((l: string) => {
+      const named = (el: Element) => (el.getAttribute('aria-label') ?? el.textContent ?? '').trim() === l;
+      return Array.from(document.querySelectorAll('button:not([disabled])')).find(named) ?? Array.from(document.querySelectorAll('a')).find(named);
+    }, { timeout: STEP_MS }, label);
+    await (handle as unknown as import('puppeteer-core').ElementHandle<Element>).click();
+  };
+  /** Screenshot of the page as it is (desktop width), then the same page at 375 px: no horizontal scroll. */
+  const capture = async (name: string) => {
+    const file = path.join(shotsDir, `dashboard-${name}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    const png = fs.readFileSync(file);
+    assert.ok(png.length > 1000, `${name}: screenshot of ${png.length} bytes`);
+    assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${name}: not a PNG`);
+    shots.push(file);
+    await page.setViewport(PHONE);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= PHONE.width, `${name}: the page is ${width} px wide at ${PHONE.width} px`);
+    await page.setViewport(DESKTOP);
+  };
+
+  before(async () => {
+    fs.mkdirSync(shotsDir);
+    fs.mkdirSync(downloads);
+    site = await startFixtureSite();
+    svc = await startService();
+    cred = firstStartCredentials(svc);
+    api = client(svc.url, cred.apiKey);
+    browser = await puppeteer.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      userDataDir: path.join(work, 'profile'),
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    });
+    context = await browser.createBrowserContext({ downloadBehavior: { policy: 'allow', downloadPath: downloads } });
+    page = await context.newPage();
+    page.setDefaultTimeout(STEP_MS);
+    await page.setViewport(DESKTOP);
+    page.on('console', (m) => {
+      if (m.type() !== 'error') return;
+      const where = m.location().url ?? '';
+      // The API's deliberate 4xx answers (a config with an error, a revoked key) are logged by Chromium as
+      // failed resources; they are the behaviour under test, not errors of the page.
+      if (/^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text()) && new URL(where, svc.url).pathname.startsWith('/api/v1/')) return;
+      consoleErrors.push(`${m.text()} (${where})`);
+    });
+    page.on('pageerror', (err) => consoleErrors.push(`page error: ${(err as Error).message}`));
+    await page.exposeFunction('__saiCspViolation', (s: string) => { cspViolations.push(s); });
+    await page.evaluateOnNewDocument(() => {
+      document.addEventListener('securitypolicyviolation', (e) => {
+        (window as unknown as { __saiCspViolation(s: string): void }).__saiCspViolation(`${e.violatedDirective} blocked ${e.blockedURI}`);
+      });
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await svc?.stop();
+    await site?.close();
+    if (process.env.SAI_UPDATE_SCREENSHOTS === '1') {
+      const dest = path.join(ROOT, 'docs/screenshots');
+      fs.mkdirSync(dest, { recursive: true });
+      for (const f of shots) fs.copyFileSync(f, path.join(dest, path.basename(f)));
+    }
+    fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  it('serves / with the CSP; signs in with the first-start credentials; the profile shows the same key, masked until revealed', async () => {
+    const res = await page.goto(`${svc.url}/`, { waitUntil: 'load' });
+    assert.equal(res?.status(), 200);
+    const csp = res!.headers()['content-security-policy'] ?? '';
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.match(csp, /style-src 'self'(;|$)/);
+    await page.waitForSelector('#signin-email');
+    await capture('signin');
+
+    // A wrong password: the API's message in the alert, still signed out.
+    await page.type('#signin-email', cred.email);
+    await page.type('#signin-password', 'not the password');
+    await page.click('[data-testid=signin-form] button[type=submit]');
+    const wrong = await api.post('/api/v1/auth/login/', { email: cred.email, password: 'not the password' });
+    assert.equal(wrong.status, 401);
+    await page.waitForFunction((msg: string) => document.querySelector('[role=alert]')?.textContent === msg, {}, wrong.body.error);
+    assert.equal(await page.evaluate((k) => sessionStorage.getItem(k), KEY_ITEM), null);
+
+    await fill('#signin-password', cred.password);
+    await page.click('[data-testid=signin-form] button[type=submit]');
+    await page.waitForSelector('[data-testid=api-key]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=email]')?.textContent !== '');
+    assert.equal(await page.evaluate((k) => sessionStorage.getItem(k), KEY_ITEM), cred.apiKey);
+    assert.equal(await page.evaluate((k) => localStorage.getItem(k), KEY_ITEM), null);
+    assert.equal(await page.evaluate(() => document.cookie), '');
+
+    // Masked by default: the key is nowhere in the page's text or markup.
+    assert.ok(!(await text()).includes(cred.apiKey));
+    assert.ok(!(await page.content()).includes(cred.apiKey));
+    const masked = await page.$eval('[data-testid=api-key]', (el) => el.textContent ?? '');
+    assert.ok(masked.startsWith('sai_') && masked.endsWith(cred.apiKey.slice(-4)) && masked.includes('•'), masked);
+
+    const me = (await api.get('/api/v1/me/')).body;
+    assert.equal(await page.$eval('[data-testid=email]', (el) => el.textContent), me.user.email);
+    assert.equal(await page.$eval('[data-testid=plan]', (el) => el.textContent), me.subscription.plan);
+    const quota = await page.$eval('[data-testid=quota]', (el) => (el as HTMLElement).innerText);
+    if (me.subscription.credits_remaining !== undefined) assert.match(quota, new RegExp(`Credits left\\s+${me.subscription.credits_remaining}\\b`));
+    else assert.match(quota, new RegExp(`Scrapes left this month\\s+${me.subscription.monthly_scrapes_remaining}\\b`));
+    assert.match(quota, /Resets\s+.+00:00 UTC/);
+    await capture('profile');
+
+    await clickText('Reveal');
+    await page.waitForFunction((k: string) => document.querySelector('[data-testid=api-key]')?.textContent === k, {}, cred.apiKey);
+    assert.equal(await page.$eval('[data-testid=api-key]', (el) => el.textContent), cred.apiKey);
+    await clickText('Hide');
+    await page.waitForFunction((k: string) => document.querySelector('[data-testid=api-key]')?.textContent !== k, {}, cred.apiKey);
+  });
+
+  it('a config with a YAML error shows the line the API reports; fixed, created, listed; edited with PUT and reloaded', async () => {
+    const url = `${site.url}/slow/150/quotes/`;
+    const good = quotesYaml(url, 5);
+    // Line 5 indented one space too far: a YAML syntax error.
+    const bad = good.replace('\n  engine: lightweight', '\n   engine: lightweight');
+    assert.equal(bad.split('\n')[4], '   engine: lightweight');
+    const expected = await api.post('/api/v1/configs/validate/', { yaml_content: bad });
+    assert.equal(expected.status, 400);
+    assert.equal(expected.body.code, 'invalid_config');
+    const first = expected.body.details[0] as { line: number; column: number; message: string };
+    assert.ok(first.line >= 1, JSON.stringify(expected.body));
+
+    await go('#/configs/new', 'New config');
+    await fill('#config-name', 'Quotes (dashboard test)');
+    await fill('#config-url', url);
+    await fill('#config-yaml', bad);
+    // The debounced check after typing stops lists the API's errors, each with its line and column.
+    await page.waitForSelector('[data-testid=yaml-errors] li');
+    const listed = await page.$$eval('[data-testid=yaml-errors] li', (lis) => lis.map((li) => li.textContent ?? ''));
+    assert.deepEqual(listed, expected.body.details.map((d: { line: number; column: number; message: string }) => `line ${d.line}, column ${d.column}: ${d.message}`));
+    const marked = await page.$$eval('[data-testid=gutter] .gutter-error', (els) => els.map((e) => Number(e.textContent!.replace(/\D/g, ''))));
+    assert.deepEqual(marked, [...new Set(expected.body.details.map((d: { line: number }) => d.line))]);
+    // Activating an error puts the caret on its line and column.
+    await page.click('[data-testid=yaml-errors] li button');
+    const caret = await page.$eval('#config-yaml', (el) => {
+      const t = el as HTMLTextAreaElement;
+      const before = t.value.slice(0, t.selectionStart);
+      return { focused: document.activeElement === t, line: before.split('\n').length, column: before.length - before.lastIndexOf('\n') };
+    });
+    assert.deepEqual(caret, { focused: true, line: first.line, column: first.column });
+
+    // Create anyway: the API's error text in the alert, nothing created.
+    await clickText('Create');
+    await page.waitForFunction((msg: string) => document.querySelector('[role=alert]')?.textContent === msg, {}, expected.body.error);
+    await capture('config-error');
+    assert.equal((await api.get('/api/v1/configs/')).body.count, 0);
+
+    await fill('#config-yaml', good);
+    await page.waitForFunction(() => !document.querySelector('[data-testid=yaml-errors]'));
+    await clickText('Create');
+    await page.waitForFunction(() => /^#\/configs\/[0-9a-f-]{36}$/.test(location.hash));
+    configId = await page.evaluate(() => location.hash.split('/')[2]!);
+    await page.waitForFunction((y: string) => (document.querySelector('#config-yaml') as HTMLTextAreaElement | null)?.value === y, {}, good);
+
+    await go('#/configs', 'Configs');
+    await page.waitForSelector(`[data-config-id="${configId}"]`);
+    assert.match(await page.$eval(`[data-config-id="${configId}"]`, (el) => el.textContent ?? ''), /Quotes \(dashboard test\)/);
+    await capture('configs');
+
+    // Edit: the YAML's name changes; Save is a PUT; a reload shows the saved text.
+    await page.click(`[data-config-id="${configId}"] a`);
+    await page.waitForFunction((y: string) => (document.querySelector('#config-yaml') as HTMLTextAreaElement | null)?.value === y, {}, good);
+    const edited = good.replace('name: Quotes\n', 'name: Quotes edited\n');
+    assert.notEqual(edited, good);
+    await fill('#config-yaml', edited);
+    await clickText('Save');
+    await page.waitForFunction(() => /Saved/.test(document.querySelector('.status')?.textContent ?? ''));
+    await page.reload({ waitUntil: 'load' });
+    await page.waitForFunction((y: string) => (document.querySelector('#config-yaml') as HTMLTextAreaElement | null)?.value === y, {}, edited);
+    assert.equal((await api.get(`/api/v1/configs/${configId}/`)).body.yaml_content, edited);
+    await capture('config-editor');
+  });
+
+  it('runs the config against the fixture site: progress rises to 100, the rows appear in field order and page by 25', async () => {
+    await go('#/configs', 'Configs');
+    await clickText('Run Quotes (dashboard test)');
+    await page.waitForFunction(() => /^#\/jobs\/[0-9a-f-]{36}$/.test(location.hash));
+    jobId = await page.evaluate(() => location.hash.split('/')[2]!);
+
+    // Sample the progress bar the page shows until the job is completed.
+    const seen: number[] = [];
+    await until('the job page to show completed', async () => {
+      const s = await page.evaluate(() => ({
+        value: (document.querySelector('[data-testid=job] progress') as HTMLProgressElement | null)?.value,
+        status: document.querySelector('[data-testid=job-status]')?.textContent ?? '',
+      }));
+      if (s.value !== undefined && seen.at(-1) !== s.value) seen.push(s.value);
+      assert.notEqual(s.status, 'failed', await text());
+      return s.status === 'completed' ? true : undefined;
+    });
+    assert.equal(seen.at(-1), 100, `progress seen: ${seen}`);
+    assert.ok(seen.length >= 2 && seen[0]! < 100, `progress seen: ${seen}`);
+    for (let i = 1; i < seen.length; i++) assert.ok(seen[i]! >= seen[i - 1]!, `progress went down: ${seen}`);
+    const job = (await api.get(`/api/v1/jobs/${jobId}/status/`)).body;
+    assert.equal(await page.$eval('[data-testid=status-message]', (el) => el.textContent), job.status_message);
+
+    const quotes = allQuotes();
+    await page.waitForSelector('[data-testid=rows] tbody tr');
+    const header = await page.$$eval('[data-testid=rows] thead th', (ths) => ths.map((th) => th.textContent));
+    assert.deepEqual(header, ['#', 'text', 'author']);
+    const readRows = () => page.$$eval('[data-testid=rows] tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent ?? '')));
+    const firstPage = await readRows();
+    assert.deepEqual(firstPage, quotes.slice(0, 25).map((q, i) => [String(i + 1), q.text, q.author]));
+    assert.equal(await page.$eval('[data-testid=rows-range]', (el) => el.textContent), 'Rows 1–25 of 50');
+    await capture('job');
+    await clickText('Next');
+    await page.waitForFunction(() => document.querySelector('[data-testid=rows-range]')?.textContent === 'Rows 26–50 of 50');
+    assert.deepEqual(await readRows(), quotes.slice(25, 50).map((q, i) => [String(i + 26), q.text, q.author]));
+    await clickText('Previous');
+    await page.waitForFunction(() => document.querySelector('[data-testid=rows-range]')?.textContent === 'Rows 1–25 of 50');
+
+    await go('#/jobs', 'Jobs');
+    await page.waitForSelector('[data-testid=jobs] tbody tr');
+    const listed = await page.$$eval('[data-testid=jobs] tbody tr', (trs) => trs.map((tr) => (tr as HTMLElement).innerText));
+    assert.equal(listed.length, (await api.get('/api/v1/jobs/')).body.count);
+    assert.match(listed[0]!, new RegExp(`^${jobId.slice(0, 8)}\\s+completed\\s+run`));
+    await capture('jobs');
+  });
+
+  it('downloads JSON, CSV and XLSX through the page and reads each back', async () => {
+    await go(`#/jobs/${jobId}`, `Job ${jobId.slice(0, 8)}`);
+    await page.waitForSelector('[data-testid=rows] tbody tr');
+    const rows = ((await api.get(`/api/v1/jobs/${jobId}/results/`)).body as { data: Record<string, unknown>[] }[])[0]!.data;
+    assert.equal(rows.length, 50);
+    const quotes = allQuotes().slice(0, 50);
+    const fetched: Record<string, Buffer> = {};
+    for (const ext of ['json', 'csv', 'xlsx']) {
+      await page.click(`button[data-format=${ext}]`);
+      const name = await until(`the ${ext} download`, () => fs.readdirSync(downloads).find((f) => f.endsWith(`.${ext}`)));
+      assert.match(name, new RegExp(`^quotes-edited-\\d{4}-\\d{2}-\\d{2}\\.${ext}$`));
+      fetched[ext] = fs.readFileSync(path.join(downloads, name));
+    }
+    assert.deepEqual(JSON.parse(fetched.json!.toString('utf8')), rows);
+    assert.deepEqual(JSON.parse(fetched.json!.toString('utf8')), quotes.map((q) => ({ text: q.text, author: q.author })));
+    const csv = fetched.csv!;
+    assert.deepEqual([...csv.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
+    const lines = csv.subarray(3).toString('utf8').split('\r\n').filter(Boolean);
+    assert.equal(lines[0], 'text,author');
+    assert.equal(lines.length, 51);
+    const sheets = await readXlsxFile(fetched.xlsx!, { trim: false });
+    assert.deepEqual(sheets[0]!.data, [['text', 'author'], ...quotes.map((q) => [q.text, q.author])]);
+  });
+
+  it('generates a config from a URL and a prompt and watches its states to the end', async () => {
+    await go('#/generate', 'Generate a config');
+    await fill('#gen-url', `${site.url}/quotes/`);
+    await fill('#gen-prompt', 'Every quote with its author');
+    await capture('generate');
+    await clickText('Generate');
+    await page.waitForSelector('[data-testid=generate-job]');
+    await page.waitForFunction(() => /completed|failed/.test(document.querySelector('.states [aria-current=step]')?.textContent ?? ''), { timeout: 60_000 });
+    const genId = await page.$eval('[data-testid=generate-job] h2 a', (a) => a.getAttribute('href')!.split('/')[2]!);
+    const job = (await api.get('/api/v1/jobs/')).body.results.find((j: { id: string }) => j.id.startsWith(genId));
+    assert.ok(job, `generate job ${genId} not listed`);
+    const status = (await api.get(`/api/v1/jobs/${job.id}/status/`)).body;
+    assert.equal(await page.$eval('.states [aria-current=step]', (el) => el.textContent), status.status);
+    assert.equal(await page.$eval('[data-testid=generate-job] progress', (el) => (el as HTMLProgressElement).value), status.progress);
+    if (status.status === 'completed') {
+      await clickText('Open the generated config');
+      await page.waitForFunction((y: string) => (document.querySelector('#config-yaml') as HTMLTextAreaElement | null)?.value === y, {}, status.yaml_config.yaml_content);
+    }
+    await go('#/generate', 'Generate a config');
+  });
+
+  it('runs the content extractor and the SEO analyzer through their forms and shows their results', async () => {
+    const quote = allQuotes()[0]!;
+    const articleUrl = `${site.url}/quotes/author/${quote.authorSlug}/`;
+    await go('#/tools', 'Tools');
+    await capture('tools');
+    await page.click('a[href="#/tools/content-extractor"]');
+    await page.waitForSelector('#tool-url');
+    await fill('#tool-url', articleUrl);
+    await clickText('Run');
+    await page.waitForSelector('[data-testid=article-title]');
+    const content = (await api.post('/api/v1/tools/content-extractor/', { url: articleUrl })).body;
+    assert.equal(await page.$eval('[data-testid=article-title]', (el) => el.textContent), content.title ?? '(no title)');
+    assert.ok((await page.$eval('.article-text', (el) => el.textContent ?? '')).startsWith(content.text.slice(0, 200)));
+    assert.ok(await page.$('details.raw'));
+    await capture('tool-content-extractor');
+
+    const seoUrl = `${site.url}/quotes/`;
+    await go('#/tools/seo-analyzer', 'SEO analyzer');
+    await fill('#tool-url', seoUrl);
+    await clickText('Run');
+    await page.waitForSelector('[data-testid=seo-score]');
+    const seo = (await api.post('/api/v1/tools/seo-analyzer/', { url: seoUrl })).body as { score: number; audits: { id: string; passed: boolean; applicable: boolean }[] };
+    assert.equal(await page.$eval('[data-testid=seo-score] .score-value', (el) => el.textContent), String(seo.score));
+    const failedIds = seo.audits.filter((a) => a.applicable && !a.passed).map((a) => a.id);
+    const shownIds = await page.$$eval('[data-testid=failed-audits] li code', (els) => els.map((e) => e.textContent));
+    assert.deepEqual(shownIds, failedIds);
+    await capture('tool-seo-analyzer');
+
+    const linksUrl = `${site.url}/quotes/`;
+    await go('#/tools/broken-link-checker', 'Broken link checker');
+    await fill('#tool-url', linksUrl);
+    await fill('#tool-max_links', '15');
+    await clickText('Run');
+    await page.waitForSelector('[data-testid=links] tbody tr');
+    const links = (await api.post('/api/v1/tools/broken-link-checker/', { url: linksUrl, max_links: 15 })).body as { links: { url: string; state: string }[] };
+    const shown = await page.$$eval('[data-testid=links] tbody tr td:first-child', (tds) => tds.map((td) => td.textContent));
+    assert.deepEqual(shown, links.links.map((l) => l.url));
+    await page.select('#link-state', 'ok');
+    const okCount = links.links.filter((l) => l.state === 'ok').length;
+    await page.waitForFunction((n: number) => document.querySelectorAll('[data-testid=links] tbody tr').length === n, {}, okCount);
+    await capture('tool-broken-link-checker');
+  });
+
+  it('signs out: the key leaves sessionStorage, the sign-in form shows, Back shows no data; a revoked key returns to sign in', async () => {
+    await go(`#/jobs/${jobId}`, `Job ${jobId.slice(0, 8)}`);
+    await page.waitForSelector('[data-testid=rows] tbody tr');
+    await clickText('Sign out');
+    await page.waitForSelector('#signin-email');
+    assert.equal(await page.evaluate((k) => sessionStorage.getItem(k), KEY_ITEM), null);
+    assert.match(await text(), /You have signed out/);
+    await page.goBack();
+    await page.waitForFunction(() => location.hash !== '' );
+    await page.waitForSelector('#signin-email');
+    const after = await text();
+    assert.ok(!after.includes(allQuotes()[0]!.text), 'a quote is still on the page');
+    assert.ok(!after.includes(cred.apiKey));
+    assert.equal(await page.$('[data-testid=rows]'), null);
+
+    // A key the service does not know: the first call answers 401 and the page returns to the sign-in form.
+    await page.evaluate((k) => sessionStorage.setItem(k, 'sai_not_a_real_key_000000000000'), KEY_ITEM);
+    await page.evaluate(() => { location.hash = '#/profile'; });
+    await page.reload({ waitUntil: 'load' });
+    await page.waitForFunction(() => /Signed out:/.test(document.body.innerText));
+    assert.equal(await page.evaluate((k) => sessionStorage.getItem(k), KEY_ITEM), null);
+    assert.ok(await page.$('#signin-email'));
+  });
+
+  it('logged no console error and no CSP violation across the run', () => {
+    assert.deepEqual(cspViolations, []);
+    assert.deepEqual(consoleErrors, []);
+  });
+});
