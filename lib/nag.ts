@@ -3,7 +3,7 @@
  * (`Validations.of(…).acknowledge`, cdk-nag v3). Anything not acknowledged here fails the synth and the
  * CDK tests (test/cdk/stack.test.ts).
  */
-import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Stack, Token, Validations, type CfnElement } from 'aws-cdk-lib';
 import type { ScrapeAiStack } from './stack.ts';
 
 function logicalId(element: CfnElement): string {
@@ -27,10 +27,24 @@ export function suppressNagFindings(stack: ScrapeAiStack): void {
   for (const action of ['s3:List*', 's3:GetObject*', 's3:GetBucket*', 's3:Abort*']) {
     ack(`AwsSolutions-IAM5[Action::${action}]`, `CDK's bucket grant (grantRead/grantPut) of the one results bucket; ${action} is scoped to that bucket.`);
   }
-  ack('AwsSolutions-S1', 'The bucket holds job results and screenshots that expire in days; server access logs would cost more than the objects.');
+  ack('AwsSolutions-S1', 'The results bucket holds job results and screenshots that expire in days, and the dashboard bucket holds only the dashboard\'s public build (read through CloudFront); server access logs would cost more than they tell.');
   ack('AwsSolutions-SMG4', 'The sealing secret cannot rotate automatically: sealed API keys would stop opening (a new key is issued at the next login). Rotation is an operator procedure (docs/security.md).');
   ack('AwsSolutions-APIG2', 'Request bodies are validated in each handler (JSON Schema with ajv), which answers the service error shape with field paths.');
   ack('AwsSolutions-APIG3', 'AWS WAF is an optional, per-account add-on; throttling per account (usage plans) and per stage is configured.');
   ack('AwsSolutions-APIG4', 'POST /auth/login/ exchanges a password for the key and must work without one; every other method uses the Lambda authorizer.');
+  const dashboardBucket = logicalId(stack.dashboard.bucket.node.defaultChild as CfnElement);
+  ack('AwsSolutions-CFR1', 'The dashboard is for every country the service is sold in; no geo restriction.');
+  ack('AwsSolutions-CFR2', 'AWS WAF is an optional, per-account add-on (as for the API); the dashboard is static files and the API keeps its own throttling.');
+  ack('AwsSolutions-CFR3', 'The dashboard is static files; API requests through it are logged by API Gateway and the Lambdas. CloudFront logs would need a log bucket with ACLs for no added insight.');
+  ack('AwsSolutions-CFR4', 'The CloudFront default certificate (*.cloudfront.net) fixes the policy at TLSv1; a deployment with its own domain sets a certificate and TLSv1.2_2021 (README, "Dashboard").');
+  ack('AwsSolutions-L1', "CDK's BucketDeployment custom resource (the dashboard's files to S3) runs on the runtime CDK picks for it; it runs only at deploy time.");
+  ack('AwsSolutions-IAM5[Action::s3:DeleteObject*]', "CDK's BucketDeployment replaces the dashboard's files (prune): deletes scoped to the dashboard bucket.");
+  ack(`AwsSolutions-IAM5[Resource::<${dashboardBucket}.Arn>/*]`, "CDK's BucketDeployment writes the dashboard's files: objects of the dashboard bucket only.");
+  // The bootstrap asset bucket's ARN as cdk-nag prints it: literal partition and region for a stack with an
+  // environment, CloudFormation pseudo parameters for an environment-agnostic one (the tests').
+  const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+  for (const partition of ['aws', '<AWS::Partition>']) {
+    ack(`AwsSolutions-IAM5[Resource::arn:${partition}:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-${region}/*]`, "CDK's BucketDeployment reads the dashboard's asset zip from the CDK bootstrap asset bucket.");
+  }
   ack('AwsSolutions-COG4', 'Callers authenticate with service API keys (Bearer sai_…) through a Lambda TOKEN authorizer, not Cognito (SPEC.md, Authentication).');
 }

@@ -8,6 +8,7 @@ import type { Construct } from 'constructs';
 import type { Billing } from '../lambdas/core/plans.ts';
 import { Alarms } from './alarms.ts';
 import { Api } from './api.ts';
+import { Dashboard } from './dashboard.ts';
 import { Data } from './data.ts';
 import { Queues } from './queues.ts';
 import type { StageConfig } from './stage.ts';
@@ -29,6 +30,7 @@ export class ScrapeAiStack extends Stack {
   readonly queues: Queues;
   readonly api: Api;
   readonly workers: Workers;
+  readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: ScrapeAiStackProps) {
     super(scope, id, props);
@@ -54,6 +56,8 @@ export class ScrapeAiStack extends Stack {
       new Alarms(this, 'Alarms', { stage, queues: this.queues, api: this.api.restApi, functions: [this.api.authorizerFunction, ...this.api.functions.values(), this.workers.run, this.workers.generate, this.workers.deadLetters] });
     }
 
+    this.dashboard = new Dashboard(this, 'Dashboard', { stage, api: this.api.restApi });
+    new CfnOutput(this, 'DashboardUrl', { value: `https://${this.dashboard.distribution.distributionDomainName}/`, description: 'The web dashboard (its API calls go to /api/v1/ on the same host)' });
     new CfnOutput(this, 'ApiUrl', { value: `${this.api.restApi.url}api/v1/`, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
     new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
