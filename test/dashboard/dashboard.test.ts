@@ -100,16 +100,24 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
     await (handle as unknown as import('puppeteer-core').ElementHandle<Element>).click();
   };
   /** Screenshot of the page as it is (desktop width), then the same page at 375 px: no horizontal scroll. */
-  const capture = async (name: string) => {
+  const shoot = async (name: string) => {
     const file = path.join(shotsDir, `dashboard-${name}.png`);
     await page.screenshot({ path: file, fullPage: true });
     const png = fs.readFileSync(file);
     assert.ok(png.length > 1000, `${name}: screenshot of ${png.length} bytes`);
     assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${name}: not a PNG`);
     shots.push(file);
+  };
+  /**
+   * Screenshot of the page as it is (desktop width); then the same page at 375 px must have no horizontal
+   * scroll (screenshotted too when `phone`).
+   */
+  const capture = async (name: string, phone = false) => {
+    await shoot(name);
     await page.setViewport(PHONE);
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(width <= PHONE.width, `${name}: the page is ${width} px wide at ${PHONE.width} px`);
+    if (phone) await shoot(`${name}-phone`);
     await page.setViewport(DESKTOP);
   };
 
@@ -199,7 +207,7 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
     if (me.subscription.credits_remaining !== undefined) assert.match(quota, new RegExp(`Credits left\\s+${me.subscription.credits_remaining}\\b`));
     else assert.match(quota, new RegExp(`Scrapes left this month\\s+${me.subscription.monthly_scrapes_remaining}\\b`));
     assert.match(quota, /Resets\s+.+00:00 UTC/);
-    await capture('profile');
+    await capture('profile', true);
 
     await clickText('Reveal');
     await page.waitForFunction((k: string) => document.querySelector('[data-testid=api-key]')?.textContent === k, {}, cred.apiKey);
@@ -209,16 +217,16 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
   });
 
   it('a config with a YAML error shows the line the API reports; fixed, created, listed; edited with PUT and reloaded', async () => {
-    const url = `${site.url}/slow/150/quotes/`;
+    const url = `${site.url}/slow/300/quotes/`;
     const good = quotesYaml(url, 5);
-    // Line 5 indented one space too far: a YAML syntax error.
-    const bad = good.replace('\n  engine: lightweight', '\n   engine: lightweight');
-    assert.equal(bad.split('\n')[4], '   engine: lightweight');
+    // Line 5 misspells a key of `target`: the API reports an unknown key there.
+    const bad = good.replace('\n  engine: lightweight', '\n  engin: lightweight');
+    assert.equal(bad.split('\n')[4], '  engin: lightweight');
     const expected = await api.post('/api/v1/configs/validate/', { yaml_content: bad });
     assert.equal(expected.status, 400);
     assert.equal(expected.body.code, 'invalid_config');
     const first = expected.body.details[0] as { line: number; column: number; message: string };
-    assert.ok(first.line >= 1, JSON.stringify(expected.body));
+    assert.equal(first.line, 5, JSON.stringify(expected.body));
 
     await go('#/configs/new', 'New config');
     await fill('#config-name', 'Quotes (dashboard test)');
@@ -290,6 +298,7 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
     });
     assert.equal(seen.at(-1), 100, `progress seen: ${seen}`);
     assert.ok(seen.length >= 2 && seen[0]! < 100, `progress seen: ${seen}`);
+    if (process.env.SAI_DASHBOARD_DEBUG) console.log(`progress values the page showed: ${seen.join(', ')}`);
     for (let i = 1; i < seen.length; i++) assert.ok(seen[i]! >= seen[i - 1]!, `progress went down: ${seen}`);
     const job = (await api.get(`/api/v1/jobs/${jobId}/status/`)).body;
     assert.equal(await page.$eval('[data-testid=status-message]', (el) => el.textContent), job.status_message);
@@ -302,7 +311,7 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
     const firstPage = await readRows();
     assert.deepEqual(firstPage, quotes.slice(0, 25).map((q, i) => [String(i + 1), q.text, q.author]));
     assert.equal(await page.$eval('[data-testid=rows-range]', (el) => el.textContent), 'Rows 1–25 of 50');
-    await capture('job');
+    await capture('job', true);
     await clickText('Next');
     await page.waitForFunction(() => document.querySelector('[data-testid=rows-range]')?.textContent === 'Rows 26–50 of 50');
     assert.deepEqual(await readRows(), quotes.slice(25, 50).map((q, i) => [String(i + 26), q.text, q.author]));
@@ -345,7 +354,6 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
     await go('#/generate', 'Generate a config');
     await fill('#gen-url', `${site.url}/quotes/`);
     await fill('#gen-prompt', 'Every quote with its author');
-    await capture('generate');
     await clickText('Generate');
     await page.waitForSelector('[data-testid=generate-job]');
     await page.waitForFunction(() => /completed|failed/.test(document.querySelector('.states [aria-current=step]')?.textContent ?? ''), { timeout: 60_000 });
@@ -355,11 +363,13 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
     const status = (await api.get(`/api/v1/jobs/${job.id}/status/`)).body;
     assert.equal(await page.$eval('.states [aria-current=step]', (el) => el.textContent), status.status);
     assert.equal(await page.$eval('[data-testid=generate-job] progress', (el) => (el as HTMLProgressElement).value), status.progress);
-    if (status.status === 'completed') {
+    assert.equal(status.status, 'completed', status.status_message);
+    assert.equal(await page.$eval('[data-testid=generate-job] .status', (el) => el.textContent), status.status_message);
+    await capture('generate');
+    {
       await clickText('Open the generated config');
       await page.waitForFunction((y: string) => (document.querySelector('#config-yaml') as HTMLTextAreaElement | null)?.value === y, {}, status.yaml_config.yaml_content);
     }
-    await go('#/generate', 'Generate a config');
   });
 
   it('runs the content extractor and the SEO analyzer through their forms and shows their results', async () => {
