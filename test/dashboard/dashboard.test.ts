@@ -20,6 +20,7 @@ import readXlsxFile from 'read-excel-file/node';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes } from '../fixtures/site/quotes.ts';
 import { client, firstStartCredentials, startService, type TestService } from '../helpers/service.ts';
+import { buildDashboard } from '../../scripts/build-dashboard.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const CHROMIUM = process.env.SAI_CHROMIUM ?? '/usr/bin/chromium';
@@ -113,6 +114,13 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
    * scroll (screenshotted too when `phone`).
    */
   const capture = async (name: string, phone = false) => {
+    // Every form control has a label (a <label> or aria-label) and every button a name.
+    const unlabelled = await page.evaluate(() => [
+      ...Array.from(document.querySelectorAll('input, select, textarea')).filter((el) => (el as HTMLInputElement).labels?.length === 0 && !el.getAttribute('aria-label')).map((el) => el.outerHTML.slice(0, 80)),
+      ...Array.from(document.querySelectorAll('button')).filter((b) => !(b.getAttribute('aria-label') ?? b.textContent ?? '').trim()).map((b) => b.outerHTML.slice(0, 80)),
+    ]);
+    assert.deepEqual(unlabelled, [], `${name}: controls without a label`);
+    assert.ok(await page.$('header') && await page.$('main'), `${name}: landmarks`);
     await shoot(name);
     await page.setViewport(PHONE);
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
@@ -122,6 +130,8 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
   };
 
   before(async () => {
+    // `npm test` builds the dashboard first; a run of this file alone builds it when it never was.
+    if (!fs.existsSync(path.join(ROOT, 'clients/dashboard/dist/index.html'))) await buildDashboard();
     fs.mkdirSync(shotsDir);
     fs.mkdirSync(downloads);
     site = await startFixtureSite();
@@ -186,8 +196,17 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
     await page.waitForFunction((msg: string) => document.querySelector('[role=alert]')?.textContent === msg, {}, wrong.body.error);
     assert.equal(await page.evaluate((k) => sessionStorage.getItem(k), KEY_ITEM), null);
 
-    await fill('#signin-password', cred.password);
-    await page.click('[data-testid=signin-form] button[type=submit]');
+    // The keyboard alone: Tab to the email field, type, Tab, type the password, Enter.
+    await fill('#signin-email', '');
+    await fill('#signin-password', '');
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    for (let i = 0; i < 5 && (await page.evaluate(() => document.activeElement?.id)) !== 'signin-email'; i++) await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'signin-email');
+    await page.keyboard.type(cred.email);
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'signin-password');
+    await page.keyboard.type(cred.password);
+    await page.keyboard.press('Enter');
     await page.waitForSelector('[data-testid=api-key]');
     await page.waitForFunction(() => document.querySelector('[data-testid=email]')?.textContent !== '');
     assert.equal(await page.evaluate((k) => sessionStorage.getItem(k), KEY_ITEM), cred.apiKey);
