@@ -391,7 +391,7 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
     }
   });
 
-  it('runs the content extractor and the SEO analyzer through their forms and shows their results', async () => {
+  it('runs the content extractor, SEO analyzer, broken-link checker and screenshot tools through their forms and shows their results', async () => {
     const quote = allQuotes()[0]!;
     const articleUrl = `${site.url}/quotes/author/${quote.authorSlug}/`;
     await go('#/tools', 'Tools');
@@ -432,6 +432,21 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
     const okCount = links.links.filter((l) => l.state === 'ok').length;
     await page.waitForFunction((n: number) => document.querySelectorAll('[data-testid=links] tbody tr').length === n, {}, okCount);
     await capture('tool-broken-link-checker');
+
+    // The screenshot tool answers image bytes: shown from a blob: URL, which the CSP's img-src allows.
+    await go('#/tools/screenshot', 'Screenshot');
+    await fill('#tool-url', `${site.url}/quotes/`);
+    await fill('#tool-width', '800');
+    await fill('#tool-height', '600');
+    await clickText('Run');
+    await page.waitForFunction(() => {
+      const img = document.querySelector('[data-testid=screenshot]') as HTMLImageElement | null;
+      return img !== null && img.complete && img.naturalWidth > 0;
+    }, { timeout: 60_000 });
+    const img = await page.$eval('[data-testid=screenshot]', (el) => ({ src: (el as HTMLImageElement).src, w: (el as HTMLImageElement).naturalWidth, h: (el as HTMLImageElement).naturalHeight }));
+    assert.match(img.src, /^blob:/);
+    assert.deepEqual([img.w, img.h], [800, 600]);
+    await capture('tool-screenshot');
   });
 
   it('signs out: the key leaves sessionStorage, the sign-in form shows, Back shows no data; a revoked key returns to sign in', async () => {
