@@ -228,6 +228,12 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
     assert.match(quota, /Resets\s+.+00:00 UTC/);
     await capture('profile', true);
 
+    // Copy puts the whole key on the clipboard.
+    await context.overridePermissions(svc.url, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
+    await clickText('Copy');
+    await page.waitForFunction(() => /copied/.test(document.body.innerText));
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), cred.apiKey);
+
     await clickText('Reveal');
     await page.waitForFunction((k: string) => document.querySelector('[data-testid=api-key]')?.textContent === k, {}, cred.apiKey);
     assert.equal(await page.$eval('[data-testid=api-key]', (el) => el.textContent), cred.apiKey);
@@ -389,6 +395,31 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
       await clickText('Open the generated config');
       await page.waitForFunction((y: string) => (document.querySelector('#config-yaml') as HTMLTextAreaElement | null)?.value === y, {}, status.yaml_config.yaml_content);
     }
+
+    // Delete the generated config from the list: a confirm step first, then the row and the config are gone.
+    const generated = (await api.get(`/api/v1/configs/${status.yaml_config.id}/`)).body as { id: string; name: string };
+    await go('#/configs', 'Configs');
+    await page.waitForSelector(`[data-config-id="${generated.id}"]`);
+    await clickText(`Delete ${generated.name}`);
+    assert.equal((await api.get(`/api/v1/configs/${generated.id}/`)).status, 200, 'deleted before the confirm step');
+    await clickText(`Confirm: delete ${generated.name}`);
+    await page.waitForFunction((id: string) => !document.querySelector(`[data-config-id="${id}"]`), {}, generated.id);
+    assert.equal((await api.get(`/api/v1/configs/${generated.id}/`)).status, 404);
+    assert.ok(await page.$(`[data-config-id="${configId}"]`), 'the other config is still listed');
+  });
+
+  it('the jobs list refreshes itself while a job runs, until it ends', async () => {
+    await go('#/profile', 'Profile');
+    const started = await api.post('/api/v1/run/', { yaml_content: quotesYaml(`${site.url}/slow/300/quotes/`, 5) });
+    assert.equal(started.status, 202);
+    await go('#/jobs', 'Jobs');
+    const row = `a[href="#/jobs/${started.body.id}"]`;
+    const statusOf = () => page.$eval(row, (a) => a.closest('tr')!.querySelector('.badge')!.textContent);
+    await page.waitForSelector(row);
+    const first = await statusOf();
+    assert.ok(first === 'pending' || first === 'running', `listed as ${first}`);
+    await page.waitForFunction((sel: string) => document.querySelector(sel)?.closest('tr')?.querySelector('.badge')?.textContent === 'completed', {}, row);
+    assert.equal((await api.get(`/api/v1/jobs/${started.body.id}/status/`)).body.status, 'completed');
   });
 
   it('runs the content extractor, SEO analyzer, broken-link checker and screenshot tools through their forms and shows their results', async () => {
