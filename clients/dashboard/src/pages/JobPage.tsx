@@ -6,7 +6,7 @@
  * downloads of the server's exports (`?format=json|csv|xlsx`, docs/exports.md).
  */
 import { useEffect, useState } from 'preact/hooks';
-import { errorText, isFinished, request, requestBlob, saveBlob, type Job, type Row } from '../api.ts';
+import { ApiError, errorText, isFinished, request, requestBlob, saveBlob, type Job, type Row } from '../api.ts';
 import { usePoll } from '../poll.ts';
 import { cellText, DateTime, ErrorAlert, JobProgress, Status, StatusBadge, TableBox } from '../components/ui.tsx';
 
@@ -40,6 +40,8 @@ export function JobPage({ id }: { id: string }) {
   const [page, setPage] = useState(0);
   const [error, setError] = useState<string | null>(null);
   const [downloadStatus, setDownloadStatus] = useState('');
+  /** The job does not exist (or is another account's): polling stops. */
+  const [gone, setGone] = useState(false);
 
   usePoll(
     async () => {
@@ -49,11 +51,12 @@ export function JobPage({ id }: { id: string }) {
         setError(null);
       } catch (err) {
         setError(errorText(err));
+        if (err instanceof ApiError && err.status === 404) setGone(true);
         throw err;
       }
     },
     1000,
-    job === null || !isFinished(job.status),
+    !gone && (job === null || !isFinished(job.status)),
     [id],
   );
 
