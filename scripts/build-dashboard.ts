@@ -18,7 +18,7 @@ const APP = path.join(ROOT, 'clients/dashboard');
 const DIST = path.join(APP, 'dist');
 
 /** What a build wrote: the asset paths as index.html names them (`/assets/app-….js`). */
-export interface DashboardBuild {
+interface DashboardBuild {
   js: string;
   css: string;
   /** Milliseconds the build took. */
