@@ -14,6 +14,7 @@ import readXlsxFile from 'read-excel-file/node';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes } from '../fixtures/site/quotes.ts';
 import { createAccount, startService, tempDataDir, type TestService } from '../helpers/service.ts';
+import { quotesConfigYaml } from '../fixtures/site/quotes-config.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const CLI = path.join(ROOT, 'clients/typescript/src/cli.ts');
@@ -32,24 +33,6 @@ function sai(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<Result
   });
 }
 
-function quotesYaml(url: string, maxPages: number): string {
-  return `version: "2.0"
-name: Quotes
-target:
-  url: ${url}
-  engine: lightweight
-extract:
-  container: div.quote
-  type: list
-  fields:
-    - { name: text, selector: span.text, transform: [strip] }
-    - { name: author, selector: small.author, transform: [strip] }
-pagination:
-  type: click
-  selector: li.next a
-  max_pages: ${maxPages}
-`;
-}
 
 describe('sai CLI against the local service', () => {
   let site: FixtureSite;
@@ -65,7 +48,7 @@ describe('sai CLI against the local service', () => {
     svc = await startService({ DATA_DIR: dataDir });
     pro = await createAccount(dataDir, { plan: 'pro' });
     yamlFile = path.join(work, 'quotes.yaml');
-    fs.writeFileSync(yamlFile, quotesYaml(`${site.url}/quotes/`, 2));
+    fs.writeFileSync(yamlFile, quotesConfigYaml(`${site.url}/quotes/`, 2));
   });
   after(async () => {
     await svc?.stop();

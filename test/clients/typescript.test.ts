@@ -35,6 +35,7 @@ import type {
   JobList, JobStarted, JobSummary, LeadsReport, LinksReport, LoginRequest, LoginResponse, MeResponse, ScreenshotInfo,
   SeoReport, SslReport, TechReport, ToolRequests,
 } from '../../clients/typescript/src/index.ts';
+import { quotesConfigYaml } from '../fixtures/site/quotes-config.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -128,24 +129,6 @@ describe('TypeScript client types against docs/openapi.json', () => {
 
 // ----------------------------------------------------------------------------------------- live service
 
-function quotesYaml(url: string, maxPages = 3): string {
-  return `version: "2.0"
-name: Quotes
-target:
-  url: ${url}
-  engine: lightweight
-extract:
-  container: div.quote
-  type: list
-  fields:
-    - { name: text, selector: span.text, transform: [strip] }
-    - { name: author, selector: small.author, transform: [strip] }
-pagination:
-  type: click
-  selector: li.next a
-  max_pages: ${maxPages}
-`;
-}
 
 describe('TypeScript client against the local service', () => {
   let site: FixtureSite;
@@ -193,7 +176,7 @@ describe('TypeScript client against the local service', () => {
   });
 
   it('configs: create, list, get, delete, then NotFoundError', async () => {
-    const yaml = quotesYaml(`${site.url}/quotes/`);
+    const yaml = quotesConfigYaml(`${site.url}/quotes/`);
     const created = await client.createConfig({ name: 'Quotes TS', target_url: `${site.url}/quotes/`, yaml_content: yaml, prompt: 'quotes' });
     assert.equal(created.name, 'Quotes TS');
     assert.equal(created.yaml_content, yaml);
@@ -222,7 +205,7 @@ describe('TypeScript client against the local service', () => {
   });
 
   it('run an inline config, waitForJob with increasing progress, rows, CSV with a BOM, XLSX, job list', async () => {
-    const started = await client.run({ yaml_content: quotesYaml(`${site.url}/quotes/`) });
+    const started = await client.run({ yaml_content: quotesConfigYaml(`${site.url}/quotes/`) });
     assert.equal(started.job_type, 'run');
     const seen: number[] = [];
     const job = await client.waitForJob(started.id, { intervalMs: 100, timeoutMs: 120_000, onProgress: (j) => { seen.push(j.progress); } });
@@ -268,7 +251,7 @@ describe('TypeScript client against the local service', () => {
 
   it('a Free account: run is plan_required; the 11th tool call of the hour is RateLimitError with retryAfterSeconds', async () => {
     const f = new ScrapeAI({ apiKey: free.api_key, baseUrl: svc.url });
-    const err = await f.run({ yaml_content: quotesYaml(`${site.url}/quotes/`) }).then(() => null, (e: unknown) => e);
+    const err = await f.run({ yaml_content: quotesConfigYaml(`${site.url}/quotes/`) }).then(() => null, (e: unknown) => e);
     assert.ok(err instanceof ForbiddenError && err instanceof ScrapeAIError, String(err));
     assert.equal(err.status, 403);
     assert.equal(err.code, 'plan_required');

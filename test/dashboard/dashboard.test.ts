@@ -21,6 +21,7 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes } from '../fixtures/site/quotes.ts';
 import { client, firstStartCredentials, startService, type TestService } from '../helpers/service.ts';
 import { buildDashboard } from '../../scripts/build-dashboard.ts';
+import { quotesConfigYaml } from '../fixtures/site/quotes-config.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const CHROMIUM = process.env.SAI_CHROMIUM ?? '/usr/bin/chromium';
@@ -29,25 +30,6 @@ const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 375, height: 800 };
 const KEY_ITEM = 'sai.api_key';
 
-/** The quotes config of the client tests: `maxPages` pages of 10 quotes, through the pagination link. */
-function quotesYaml(url: string, maxPages: number, name = 'Quotes'): string {
-  return `version: "2.0"
-name: ${name}
-target:
-  url: ${url}
-  engine: lightweight
-extract:
-  container: div.quote
-  type: list
-  fields:
-    - { name: text, selector: span.text, transform: [strip] }
-    - { name: author, selector: small.author, transform: [strip] }
-pagination:
-  type: click
-  selector: li.next a
-  max_pages: ${maxPages}
-`;
-}
 
 /** Waits until `check` returns a value that is not undefined, polling every 50 ms (no fixed sleeps). */
 async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = STEP_MS): Promise<T> {
@@ -243,7 +225,7 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
 
   it('a config with a YAML error shows the line the API reports; fixed, created, listed; edited with PUT and reloaded', async () => {
     const url = `${site.url}/slow/300/quotes/`;
-    const good = quotesYaml(url, 5);
+    const good = quotesConfigYaml(url, 5);
     // Line 5 misspells a key of `target`: the API reports an unknown key there.
     const bad = good.replace('\n  engine: lightweight', '\n  engin: lightweight');
     assert.equal(bad.split('\n')[4], '  engin: lightweight');
@@ -410,7 +392,7 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
 
   it('the jobs list refreshes itself while a job runs, until it ends', async () => {
     await go('#/profile', 'Profile');
-    const started = await api.post('/api/v1/run/', { yaml_content: quotesYaml(`${site.url}/slow/300/quotes/`, 5) });
+    const started = await api.post('/api/v1/run/', { yaml_content: quotesConfigYaml(`${site.url}/slow/300/quotes/`, 5) });
     assert.equal(started.status, 202);
     await go('#/jobs', 'Jobs');
     const row = `a[href="#/jobs/${started.body.id}"]`;
