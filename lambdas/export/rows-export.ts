@@ -5,8 +5,8 @@
  * Columns are in field order; nested values (arrays, objects) become their JSON text in CSV and XLSX, the
  * same rule in both ({@link flattenValue}); JSON keeps the values as they are.
  */
-import writeXlsxFile from 'write-excel-file/node';
-import type { Cell } from 'write-excel-file/node';
+import writeXlsxFile from 'write-excel-file/universal';
+import type { Cell } from 'write-excel-file/universal';
 
 /** The export formats, in the order docs/exports.md lists them. */
 export const EXPORT_FORMATS = ['json', 'csv', 'xlsx'] as const;
@@ -24,7 +24,8 @@ export interface ExportOptions {
 
 /** An export file: its bytes, its media type and the file-name extension (without a dot). */
 export interface ExportFile {
-  body: Buffer;
+  /** The file's bytes (a Uint8Array, so the same code runs in Node and in the browser extension). */
+  body: Uint8Array;
   contentType: string;
   extension: string;
 }
@@ -121,13 +122,14 @@ function xlsxCell(value: FlatValue): Cell {
  * The XLSX workbook of `rows`: one worksheet, a bold header row of the columns (frozen), a row per row; cells
  * typed as {@link xlsxCell} says. Strings are never written as formulas.
  */
-async function rowsXlsx(rows: readonly Record<string, unknown>[], columns: readonly string[] = exportColumns(rows), name?: string): Promise<Buffer> {
+async function rowsXlsx(rows: readonly Record<string, unknown>[], columns: readonly string[] = exportColumns(rows), name?: string): Promise<Uint8Array> {
   const data: Cell[][] = [];
   if (columns.length) {
     data.push(columns.map((c) => ({ value: xlsxText(c), type: String, fontWeight: 'bold' as const })));
     for (const row of rows) data.push(columns.map((c) => xlsxCell(flattenValue(Object.hasOwn(row, c) ? row[c] : null))));
   }
-  return writeXlsxFile(data, { sheet: sheetName(name), ...(columns.length ? { stickyRowsCount: 1 } : {}) }).toBuffer();
+  const blob = await writeXlsxFile(data, { sheet: sheetName(name), ...(columns.length ? { stickyRowsCount: 1 } : {}) }).toBlob();
+  return new Uint8Array(await blob.arrayBuffer());
 }
 
 /**
@@ -138,12 +140,13 @@ async function rowsXlsx(rows: readonly Record<string, unknown>[], columns: reado
  * @throws TypeError for a format that is not one of {@link EXPORT_FORMATS}.
  */
 export async function exportRows(rows: readonly Record<string, unknown>[], format: ExportFormat, options: ExportOptions = {}): Promise<ExportFile> {
-  const file = (body: Buffer): ExportFile => ({ body, contentType: EXPORT_CONTENT_TYPES[format], extension: format });
+  const utf8 = (text: string) => new TextEncoder().encode(text);
+  const file = (body: Uint8Array): ExportFile => ({ body, contentType: EXPORT_CONTENT_TYPES[format], extension: format });
   switch (format) {
     case 'json':
-      return file(Buffer.from(JSON.stringify(rows, null, 2), 'utf8'));
+      return file(utf8(JSON.stringify(rows, null, 2)));
     case 'csv':
-      return file(Buffer.from(rowsCsv(rows, options.columns ?? exportColumns(rows)), 'utf8'));
+      return file(utf8(rowsCsv(rows, options.columns ?? exportColumns(rows))));
     case 'xlsx':
       return file(await rowsXlsx(rows, options.columns ?? exportColumns(rows), options.sheetName));
     default:

@@ -26,6 +26,6 @@ export const handler = apiHandler(route('GET', '/api/v1/jobs/{id}/results/'), as
   const rows = (await rowsJson(svc, job)) ?? '[]';
   if (format === undefined) return { ...json(200, []), body: `[{"data":${rows},"row_count":${job.row_count}}]` };
   const file = await exportRows(JSON.parse(rows) as Array<Record<string, unknown>>, format);
-  if (format === 'json') return jsonText(200, file.body.toString('utf8'));
-  return binary(200, file.body, file.contentType, { 'Content-Disposition': `attachment; filename="${id}.${file.extension}"` });
+  if (format === 'json') return jsonText(200, new TextDecoder().decode(file.body));
+  return binary(200, Buffer.from(file.body), file.contentType, { 'Content-Disposition': `attachment; filename="${id}.${file.extension}"` });
 });

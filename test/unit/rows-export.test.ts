@@ -94,8 +94,8 @@ describe('CSV', () => {
     const file = await exportRows(rows, 'csv');
     assert.equal(file.contentType, 'text/csv; charset=utf-8');
     assert.equal(file.extension, 'csv');
-    assert.deepEqual(file.body.subarray(0, 3), BOM);
-    const text = file.body.subarray(3).toString('utf8');
+    assert.deepEqual(Buffer.from(file.body).subarray(0, 3), BOM);
+    const text = Buffer.from(file.body).subarray(3).toString('utf8');
     assert.ok(text.startsWith('text,author,tags,n,extra\r\n'));
     assert.equal(text.split('\r\n').length - 1, 1 + rows.length + 1, 'one CRLF per record plus the one inside a value');
     assert.ok(!/[^\r]\n/.test(text.replace('multi\nline', '')), 'no bare LF outside quoted values');
@@ -119,9 +119,9 @@ describe('CSV', () => {
 
   it('no rows: the BOM alone, or a header line when columns are given', async () => {
     const file = await exportRows([], 'csv');
-    assert.deepEqual(file.body, BOM);
+    assert.deepEqual(Buffer.from(file.body), BOM);
     const header = await exportRows([], 'csv', { columns: ['title', 'price'] });
-    assert.equal(header.body.toString('utf8'), '\uFEFFtitle,price\r\n');
+    assert.equal(Buffer.from(header.body).toString('utf8'), '\uFEFFtitle,price\r\n');
   });
 
   it('does not take an inherited property for a missing field', () => {
@@ -139,8 +139,8 @@ describe('XLSX', () => {
     const file = await exportRows(rows, 'xlsx');
     assert.equal(file.contentType, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
     assert.equal(file.extension, 'xlsx');
-    assert.deepEqual(file.body.subarray(0, 2), Buffer.from('PK'), 'a ZIP package');
-    const sheet = await readXlsx(file.body);
+    assert.deepEqual(Buffer.from(file.body).subarray(0, 2), Buffer.from('PK'), 'a ZIP package');
+    const sheet = await readXlsx(Buffer.from(file.body));
     assert.equal(sheet.sheet, 'Rows');
     assert.deepEqual(sheet.data, [
       ['title', 'price', 'in_stock', 'tags', 'meta', 'rating'],
@@ -154,19 +154,19 @@ describe('XLSX', () => {
 
   it('flattens nested values exactly as the CSV does', async () => {
     const rows = [{ list: ['a', 'b; c', 1], obj: { k: [null, { z: '"' }] }, n: 3, s: 'text' }];
-    const csv = parseCsv((await exportRows(rows, 'csv')).body.subarray(3).toString('utf8'));
-    const xlsx = await readXlsx((await exportRows(rows, 'xlsx')).body);
+    const csv = parseCsv(Buffer.from((await exportRows(rows, 'csv')).body).subarray(3).toString('utf8'));
+    const xlsx = await readXlsx(Buffer.from((await exportRows(rows, 'xlsx')).body));
     assert.deepEqual(xlsx.data[1]!.map((v) => String(v)), csv[1]);
     assert.equal(xlsx.data[1]![0], '["a","b; c",1]');
   });
 
   it('keeps a literal _xHHHH_ and leading or trailing spaces', async () => {
-    const sheet = await readXlsx((await exportRows([{ s: 'id_x0041_end', t: '  padded  ' }], 'xlsx')).body);
+    const sheet = await readXlsx(Buffer.from((await exportRows([{ s: 'id_x0041_end', t: '  padded  ' }], 'xlsx')).body));
     assert.deepEqual(sheet.data[1], ['id_x0041_end', '  padded  ']);
   });
 
   it('names the sheet as asked, cleaned to Excel rules', async () => {
-    const sheet = await readXlsx((await exportRows([{ a: 1 }], 'xlsx', { sheetName: 'Quotes: 2026/11' })).body);
+    const sheet = await readXlsx(Buffer.from((await exportRows([{ a: 1 }], 'xlsx', { sheetName: 'Quotes: 2026/11' })).body));
     assert.equal(sheet.sheet, 'Quotes_ 2026_11');
     assert.equal(sheetName('x'.repeat(40)).length, 31);
     assert.equal(sheetName(''), 'Rows');
@@ -174,13 +174,13 @@ describe('XLSX', () => {
   });
 
   it('no rows: a header-only sheet with columns, an empty sheet without', async () => {
-    assert.deepEqual((await readXlsx((await exportRows([], 'xlsx', { columns: ['a', 'b'] })).body)).data, [['a', 'b']]);
-    assert.deepEqual((await readXlsx((await exportRows([], 'xlsx')).body)).data, []);
+    assert.deepEqual((await readXlsx(Buffer.from((await exportRows([], 'xlsx', { columns: ['a', 'b'] })).body))).data, [['a', 'b']]);
+    assert.deepEqual((await readXlsx(Buffer.from((await exportRows([], 'xlsx')).body))).data, []);
   });
 
   it('writes a thousand rows', async () => {
     const rows = Array.from({ length: 1000 }, (_, i) => ({ i, s: `row ${i}` }));
-    const sheet = await readXlsx((await exportRows(rows, 'xlsx')).body);
+    const sheet = await readXlsx(Buffer.from((await exportRows(rows, 'xlsx')).body));
     assert.equal(sheet.data.length, 1001);
     assert.deepEqual(sheet.data[1000], [999, 'row 999']);
   });
@@ -192,10 +192,10 @@ describe('JSON', () => {
     const file = await exportRows(rows, 'json');
     assert.equal(file.contentType, 'application/json; charset=utf-8');
     assert.equal(file.extension, 'json');
-    const text = file.body.toString('utf8');
+    const text = Buffer.from(file.body).toString('utf8');
     assert.deepEqual(JSON.parse(text), rows);
     assert.ok(text.startsWith('[\n  {\n    "a": "é 日本 😀",\n    "tags": [\n      "x"\n    ]'), text.slice(0, 60));
-    assert.equal((await exportRows([], 'json')).body.toString('utf8'), '[]');
+    assert.equal(Buffer.from((await exportRows([], 'json')).body).toString('utf8'), '[]');
   });
 });
 
