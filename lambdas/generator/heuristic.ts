@@ -13,7 +13,6 @@
  * console.log(result.yaml);
  * ```
  */
-import { Document, isMap, isSeq } from 'yaml';
 import { parseConfig } from '../engine/config.ts';
 import type { FieldSpec } from '../engine/config.ts';
 import type { Row } from '../engine/extract.ts';
@@ -23,6 +22,7 @@ import { findColumns, nameColumns } from './fields.ts';
 import type { GenerateProgress, GenerateRequest, GenerationResult, TrialRun } from './generator.ts';
 import { findCategories, findDetailFields, findLoadMore, findPager } from './navigation.ts';
 import { readPrompt, type PromptIntent } from './prompt.ts';
+import { filledShare as filled, writeConfigYaml } from './suggest.ts';
 import { Workbench, type LoadedPage, type WorkbenchOptions } from './workbench.ts';
 
 /** Options of {@link generateHeuristic}: the workbench's (guard, fetcher, browser, trial bounds) and progress. */
@@ -47,24 +47,6 @@ interface Draft {
   detail_fields?: { fields: FieldSpec[] };
   pagination?: Record<string, unknown>;
   categories?: Record<string, unknown>;
-}
-
-/**
- * Writes a config as YAML in the order of docs/config-language.md, one line per field.
- */
-function writeConfigYaml(draft: object): string {
-  const doc = new Document(draft);
-  const flowFields = (path: string[]) => {
-    const seq = doc.getIn(path, true);
-    if (isSeq(seq)) for (const item of seq.items) if (isMap(item)) item.flow = true;
-  };
-  flowFields(['extract', 'fields']);
-  flowFields(['detail_fields', 'fields']);
-  for (const key of ['pagination', 'categories', 'target']) {
-    const node = doc.get(key, true);
-    if (isMap(node) && key !== 'target') node.flow = false;
-  }
-  return doc.toString({ lineWidth: 0, flowCollectionPadding: true });
 }
 
 /** Whether the served HTML looks like an empty shell that scripts fill in. */
@@ -95,12 +77,6 @@ function configName(request: GenerateRequest): string {
   const words = request.prompt.replace(/\s+/g, ' ').trim();
   const short = words.length > 60 ? `${words.slice(0, 57).replace(/\s+\S*$/, '')}…` : words;
   return (short ? `${short[0]!.toUpperCase()}${short.slice(1)}` : 'Generated config') + (host ? ` (${host})` : '');
-}
-
-/** Share of rows where a field has a value. */
-function filled(rows: Row[], name: string): number {
-  if (!rows.length) return 0;
-  return rows.filter((r) => r[name] !== null && r[name] !== undefined && r[name] !== '' && !(Array.isArray(r[name]) && !(r[name] as unknown[]).length)).length / rows.length;
 }
 
 /**
