@@ -42,6 +42,12 @@ export interface CrawlOptions {
   signal?: AbortSignal;
   /** Called after each page; cheap to call often (the caller throttles writes). */
   onProgress?: (p: RunProgress) => void;
+  /**
+   * Ends the run early and gracefully (the extension's stop button): once it fires no page starts, the pages
+   * in flight finish, detail pages not loaded give their fields' defaults, and the run resolves with the rows
+   * read so far and the warning "stopped by the user after N pages". Unlike `signal`, nothing is thrown.
+   */
+  stopSignal?: AbortSignal;
 }
 
 /** What a run produced. */
@@ -117,7 +123,10 @@ class Crawler {
   private readonly linkField: string | undefined;
   private readonly query: ItemQuery;
   private readonly concurrency: number;
-  private readonly maxPages: number;
+  /** The page budget; lowered to the pages started when the run is stopped (stopSignal). */
+  private maxPages: number;
+  private stoppedByUser = false;
+  private readonly stopSignal: AbortSignal | undefined;
   private readonly perListingPages: number;
   /** Without deduplication, output.limit is reached as soon as that many items are kept. */
   private readonly totalItemCap: number | undefined;
@@ -172,6 +181,7 @@ class Crawler {
     this.totalItemCap = config.output.deduplicate ? undefined : config.output.limit;
     this.onProgress = o.onProgress;
     this.signal = o.signal ? AbortSignal.any([o.signal, this.controller.signal]) : this.controller.signal;
+    this.stopSignal = o.stopSignal;
     this.listingPlanned = this.perListingPages;
   }
 
@@ -183,6 +193,13 @@ class Crawler {
     } else {
       this.startListing({}, c.target.url);
     }
+    const onStop = () => {
+      this.stoppedByUser = true;
+      this.maxPages = Math.min(this.maxPages, this.pagesStarted);
+      this.changed.notify();
+    };
+    if (this.stopSignal?.aborted) onStop();
+    else this.stopSignal?.addEventListener('abort', onStop, { once: true });
     const workers = Array.from({ length: this.concurrency }, (_, i) => this.worker(i));
     const onAbort = () => this.fail(this.signal.reason);
     this.signal.addEventListener('abort', onAbort, { once: true });
@@ -191,6 +208,7 @@ class Crawler {
       await Promise.race([Promise.all(workers), this.failed()]);
     } finally {
       this.signal.removeEventListener('abort', onAbort);
+      this.stopSignal?.removeEventListener('abort', onStop);
       void Promise.allSettled(workers).then(() => this.closeSessions());
     }
     return this.result();
@@ -303,6 +321,7 @@ class Crawler {
   }
 
   private warnPageLimit(): void {
+    if (this.stoppedByUser) return this.warn(`stopped by the user after ${this.pagesStarted} page(s)`);
     this.warn(`stopped at the page limit of ${this.maxPages} pages per run`);
   }
 

@@ -48,6 +48,29 @@ describe('quotes site', () => {
     assert.equal(PAGES, 10);
   });
 
+  describe('stopSignal (the extension\'s stop button)', () => {
+    it('ends a 10-page run after the pages started when it fires: their rows are kept, nothing more is loaded, and a warning says so', async () => {
+      const stop = new AbortController();
+      const r = await runYaml(`target: { url: "${site.url}/quotes/" }\n${QUOTE_FIELDS}pagination:\n  type: click\n  selector: li.next a\n  max_pages: 50\n`, {
+        concurrency: 1,
+        stopSignal: stop.signal,
+        onProgress: (p) => { if (p.pagesScraped >= 2) stop.abort(); },
+      });
+      assert.ok(r.rows.length >= 20 && r.rows.length <= 30, `rows of 2 or 3 pages, got ${r.rows.length}`);
+      assert.deepEqual(r.rows, expectedRows().slice(0, r.rows.length));
+      assert.equal(listingHits().length, r.pagesScraped, 'no page loaded after the stop beyond those read');
+      assert.ok(r.pagesScraped < PAGES);
+      assert.deepEqual(r.warnings, [`stopped by the user after ${r.pagesScraped} page(s)`]);
+    });
+
+    it('a signal stopped before the run starts gives no rows and the warning, without throwing', async () => {
+      const r = await runYaml(`target: { url: "${site.url}/quotes/" }\n${QUOTE_FIELDS}`, { stopSignal: AbortSignal.abort() });
+      assert.deepEqual(r.rows, []);
+      assert.equal(r.pagesScraped, 0);
+      assert.deepEqual(r.warnings, ['stopped by the user after 0 page(s)']);
+    });
+  });
+
   describe('click pagination', () => {
     it('follows li.next a over all 10 pages: 100 rows with text, author and tags in corpus order', async () => {
       const r = await runYaml(`target: { url: "${site.url}/quotes/" }\n${QUOTE_FIELDS}pagination:\n  type: click\n  selector: li.next a\n  max_pages: 50\n`);

@@ -23,6 +23,7 @@ import type {
   Config,
   ConfigList,
   CreateConfigRequest,
+  ConfigValidation,
   GenerateRequest,
   Job,
   JobList,
@@ -137,9 +138,11 @@ export class ScrapeAI {
 
   /** @throws TypeError for a base URL that is not http(s), or a negative `maxRetries`. */
   constructor(options: ScrapeAIOptions = {}) {
-    const key = options.apiKey ?? process.env.SAI_API_KEY;
+    // `process` exists in Node only: in a browser (the extension) the options are the only source.
+    const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+    const key = options.apiKey ?? env.SAI_API_KEY;
     this.apiKey = key && key.trim() ? key.trim() : null;
-    this.baseUrl = normaliseBaseUrl(options.baseUrl ?? (process.env.SAI_BASE_URL || DEFAULT_BASE_URL));
+    this.baseUrl = normaliseBaseUrl(options.baseUrl ?? (env.SAI_BASE_URL || DEFAULT_BASE_URL));
     this.maxRetries = options.maxRetries ?? 3;
     if (!Number.isInteger(this.maxRetries) || this.maxRetries < 0) throw new TypeError('maxRetries must be an integer, 0 or more');
     this.timeoutMs = options.timeoutMs ?? 60_000;
@@ -176,6 +179,15 @@ export class ScrapeAI {
 
   /** Saves a config (`POST /api/v1/configs/`). @throws ValidationError invalid YAML (`details` `[{line, column, message}]`). */
   createConfig(config: CreateConfigRequest): Promise<Config> { return this.#request('POST', 'configs/', { body: config }); }
+
+  /**
+   * Replaces a saved config's YAML (`PUT /api/v1/configs/{id}/`; docs/api.md): validated first, nothing changes on error.
+   * @throws ValidationError invalid YAML (`details` `[{path, line, column, message}]`). @throws NotFoundError
+   */
+  updateConfig(id: string, yamlContent: string): Promise<Config> { return this.#request('PUT', `configs/${segment(id)}/`, { body: { yaml_content: yamlContent } }); }
+
+  /** Checks a YAML config without saving it (`POST /api/v1/configs/validate/`). @throws ValidationError with line and column. */
+  validateConfig(yamlContent: string): Promise<ConfigValidation> { return this.#request('POST', 'configs/validate/', { body: { yaml_content: yamlContent } }); }
 
   /** Deletes a config (`DELETE /api/v1/configs/{id}/`, 204). @throws NotFoundError */
   async deleteConfig(id: string): Promise<void> { await this.#request('DELETE', `configs/${segment(id)}/`); }

@@ -40,6 +40,12 @@ export interface CreateConfigRequest { name: string; target_url: string; yaml_co
 /** `POST /api/v1/configs/` 201 and `GET /api/v1/configs/{id}/` 200: the whole config. */
 export interface Config extends ConfigSummary { yaml_content: string; prompt: string | null }
 
+/** `PUT /api/v1/configs/{id}/` body: the new YAML; name and target URL follow it. */
+export interface UpdateConfigRequest { yaml_content: string }
+
+/** `POST /api/v1/configs/validate/` answer for a valid config: its field names in order. */
+export interface ConfigValidation { valid: true; fields: string[] }
+
 /** `POST /api/v1/generate/` body: the page and what to extract from it. */
 export interface GenerateRequest { url: string; prompt: string }
 /** `POST /api/v1/run/` body: a saved config or an inline YAML config (exactly one). */
