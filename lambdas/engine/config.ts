@@ -7,14 +7,19 @@
  * problem, the path in the config (`extract.fields[2].type`), the 1-based line and column in the YAML
  * text and the reason. Schema problems and the checks a schema cannot express (selectors, transforms,
  * regular expressions, URLs, names, cross references) are reported together, in document order.
+ *
+ * The schema's validator is ./schema-validator.js: Ajv's standalone code, compiled from the schema at build
+ * time by `node scripts/generate.ts`. Nothing compiles code at run time (no `new Function`, which a Manifest V3
+ * extension forbids; no compile on a cold start), and this module needs ajv for types only.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import type { LineCounter } from 'yaml';
 import { load, type CheerioAPI } from 'cheerio/slim';
 import { CodedError } from '../errors.ts';
-import { configSchema, type FieldSpec, type ScrapeConfig, type ValidatedConfig } from './schema.ts';
+import type { FieldSpec, ScrapeConfig, ValidatedConfig } from './schema.ts';
 import { compilePattern, compileTransform } from './transforms.ts';
 import { formatPath, indexDocument, locate, parseYaml, scanYaml, type PathIndex, type Segment } from './config-source.ts';
+import { validate } from './schema-validator.js';
 
 export type { ActionSpec, FieldSpec, FieldType, ScrapeConfig } from './schema.ts';
 
@@ -47,17 +52,6 @@ export class ConfigError extends CodedError {
 
 /** Largest YAML text accepted, in bytes (docs/limits.md). */
 export const MAX_CONFIG_BYTES = 256 * 1024;
-
-/**
- * The schema validator, compiled on first use (no work at import: modules that only list configs stay
- * light). `useDefaults` writes the schema's defaults into the data it validates.
- */
-let compiled: ValidateFunction<ValidatedConfig> | null = null;
-function validator(): ValidateFunction<ValidatedConfig> {
-  compiled ??= new Ajv({ allErrors: true, useDefaults: true, strict: true, strictTypes: false, strictRequired: false, allowUnionTypes: true })
-    .compile<ValidatedConfig>(configSchema);
-  return compiled;
-}
 
 /** A problem before it is placed in the text: the config path and the reason. */
 type Problem = [Segment[], string];
@@ -362,7 +356,6 @@ export function parseConfig(yamlText: string): ScrapeConfig {
   }
   // Read before Ajv fills in `deduplicate: false`.
   const deduplicateGiven = isMapping(data.output) && Object.hasOwn(data.output, 'deduplicate');
-  const validate = validator();
   if (validate(data)) {
     const problems = semanticProblems(data);
     if (problems.length) throw new ConfigError(placed(problems, index, lc));
