@@ -18,5 +18,5 @@ export interface ConfigValidateFunction {
   errors?: ErrorObject[] | null;
 }
 
+/** The validator. The module's default export is the same function (ajv writes both); only this name is typed. */
 export declare const validate: ConfigValidateFunction;
-export default validate;
