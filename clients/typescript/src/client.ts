@@ -149,7 +149,8 @@ export class ScrapeAI {
     this.backoffBaseMs = options.backoffBaseMs ?? 500;
     this.backoffMaxMs = options.backoffMaxMs ?? 30_000;
     this.maxRetryWaitMs = options.maxRetryWaitMs ?? 60_000;
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    // Called as a plain function: a browser's fetch throws "Illegal invocation" when called as a method of another object.
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.#options = options;
   }
 

@@ -1,0 +1,331 @@
+/**
+ * The extension's page loader: the crawler's PageLoader port (lambdas/engine/loaders/page-loader.ts) over the
+ * user's own browser tabs, so that a config runs in the extension with the same crawler, request queue and
+ * cheerio extraction as the service's engines (ARCHITECTURE.md, ideas 4 and 5). The rendered DOM is read
+ * with `browser.scripting.executeScript` and extracted by the crawler, as the browser loader reads
+ * puppeteer's `page.content()`; only actions, in-page pagination steps and `eval` fields run inside the page,
+ * with the same in-page functions (lambdas/engine/browser/in-page.ts).
+ *
+ * Sessions (one per crawler slot):
+ * - the first is the **current tab**: its first load adopts the document already shown when the URL is the
+ *   tab's (no reload: the run starts on the page as the user sees it); later loads navigate the tab
+ *   (listing pages: same-origin navigations keep the `activeTab` grant);
+ * - the others are **background tabs** (detail pages), opened inactive beside the current tab and closed
+ *   at the end; reading them needs host access to their site (docs/extension.md, "Permissions").
+ *
+ * Differences from the service's browser loader (docs/extension.md): no outbound guard (the pages are the
+ * user's own browsing, with the user's network and cookies); clicks, typing and hovering are DOM events
+ * (`el.click()`, input events), not trusted input; `keyboard` actions dispatch key events to the focused
+ * element; `eval` fields and `script` actions run in the page's world and fail on pages whose CSP forbids eval.
+ */
+import { browser, type Browser } from 'wxt/browser';
+import { CodedError } from '../../../../lambdas/errors.ts';
+import type { ActionSpec } from '../../../../lambdas/engine/config.ts';
+import {
+  controlState, countItemsInPage, documentMarker, evalFieldsInPage, markDocument, runScriptInPage, scrollPage,
+  type EvalField, type EvalOutcome, type ItemQuery,
+} from '../../../../lambdas/engine/browser/in-page.ts';
+import type {
+  BrowserSessionFeatures, CapturedResponse, LoadedDocument, LoadOptions, PageLoader, PageSession, ReadyCondition, StepOutcome,
+} from '../../../../lambdas/engine/loaders/page-loader.ts';
+import { sleep } from '../../../../lambdas/sleep.ts';
+import { actionInPage, snapshotInPage, waitingSelectorInPage, type PageSnapshot } from './in-tab.ts';
+
+/** Options of a {@link TabPageLoader}. */
+export interface TabLoaderOptions {
+  /** The tab the run starts in (the user's current tab). */
+  tabId: number;
+  /** Longest wait for a navigation to complete, ms. @default 30000 */
+  navigationTimeoutMs?: number;
+  /** Largest document accepted, characters of HTML. @default 10485760 */
+  maxBytes?: number;
+  /** Stops waits and loads at once. */
+  signal?: AbortSignal;
+}
+
+/** Longest implicit wait (no wait_selector) for content after a page completed, ms. */
+const IMPLICIT_WAIT_CAP_MS = 1500;
+/** Poll interval of in-page waits, ms. */
+const POLL_MS = 100;
+
+/** A browser.scripting failure as the crawler's codes. */
+function scriptingError(err: unknown, url: string): CodedError {
+  const msg = (err as Error)?.message ?? String(err);
+  if (/error page/i.test(msg)) return new CodedError('fetch_failed', `${url} could not be loaded in the tab (the browser shows its error page)`, [{ url }]);
+  if (/permission|Cannot access/i.test(msg)) {
+    return new CodedError('target_forbidden', `The extension may not read ${url}: open the page and click the scrape-ai button (it grants access to the current tab), or allow the site for detail pages`, [{ url }]);
+  }
+  if (/No tab with id|tab was closed/i.test(msg)) return new CodedError('page_crashed', `The tab of the run was closed (${msg})`, [{ url }]);
+  return new CodedError('fetch_failed', `${url}: ${msg}`, [{ url }]);
+}
+
+/** Whether two URLs name the same document (the fragment aside). */
+function sameDocument(a: string, b: string | undefined): boolean {
+  if (!b) return false;
+  return a.split('#')[0] === b.split('#')[0];
+}
+
+/** Loads pages in the user's tabs: the current one and background ones. Close it when the run ends. */
+export class TabPageLoader implements PageLoader {
+  /** A browser: the heavy engine's rules hold (rendered DOM, actions, in-page steps, eval fields). */
+  readonly engine = 'heavy' as const;
+  readonly options: Required<Omit<TabLoaderOptions, 'signal'>> & { signal?: AbortSignal };
+  private sessions = 0;
+  private readonly opened: TabSession[] = [];
+
+  constructor(o: TabLoaderOptions) {
+    this.options = { navigationTimeoutMs: 30_000, maxBytes: 10 * 1024 * 1024, ...o };
+  }
+
+  async openSession(): Promise<PageSession> {
+    const first = this.sessions++ === 0;
+    let tabId = this.options.tabId;
+    if (!first) {
+      const current = await browser.tabs.get(this.options.tabId);
+      const tab = await browser.tabs.create({ url: 'about:blank', active: false, index: current.index + 1, ...(current.windowId !== undefined ? { windowId: current.windowId } : {}) });
+      tabId = tab.id!;
+    }
+    const session = new TabSession(this, tabId, first);
+    this.opened.push(session);
+    return session;
+  }
+
+  warnings(): string[] {
+    return [];
+  }
+
+  apiCapture(): { responses: CapturedResponse[]; values: ReadonlySet<string> } {
+    return { responses: [], values: new Set() };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.opened.map((s) => s.close()));
+  }
+}
+
+/** Runs a function of in-page.ts / in-tab.ts in a tab's page and returns its result. */
+async function inTab<A extends unknown[], R>(tabId: number, func: (...args: A) => R, args: A, world: 'ISOLATED' | 'MAIN' = 'ISOLATED'): Promise<Awaited<R>> {
+  const [result] = await browser.scripting.executeScript({ target: { tabId }, func: func as (...a: unknown[]) => unknown, args: args as unknown[], world });
+  if (!result) throw new Error('the page gave no result');
+  const withError = result as { result?: unknown; error?: unknown };
+  if (withError.error !== undefined) throw new Error(String((withError.error as { message?: string })?.message ?? withError.error));
+  return result.result as Awaited<R>;
+}
+
+/** One tab of a {@link TabPageLoader}: the current tab (kept open at the end) or a background tab (closed). */
+class TabSession implements PageSession, BrowserSessionFeatures {
+  readonly browser: BrowserSessionFeatures = this;
+  private readonly loader: TabPageLoader;
+  private readonly tabId: number;
+  private readonly isCurrentTab: boolean;
+  /** The current tab's first load may adopt the document it shows. */
+  private mayAdopt: boolean;
+  private lastStatus = 200;
+  private closed = false;
+
+  constructor(loader: TabPageLoader, tabId: number, isCurrentTab: boolean) {
+    this.loader = loader;
+    this.tabId = tabId;
+    this.isCurrentTab = isCurrentTab;
+    this.mayAdopt = isCurrentTab;
+  }
+
+  private get signal(): AbortSignal | undefined {
+    return this.loader.options.signal;
+  }
+
+  private alive(): void {
+    if (this.signal?.aborted) throw this.signal.reason;
+  }
+
+  /**
+   * Loads a URL in this tab; the current tab's first load of the URL it already shows reads that document.
+   * @throws CodedError `fetch_failed` (the browser's error page, a time-out), `target_forbidden` (no access to
+   *   the site), `response_too_large`, `page_crashed` (the tab was closed), or the abort's reason.
+   */
+  async load(url: string, o: LoadOptions = {}): Promise<LoadedDocument> {
+    this.alive();
+    const adopt = this.mayAdopt && sameDocument(url, (await browser.tabs.get(this.tabId)).url);
+    this.mayAdopt = false;
+    if (!adopt) await this.navigate(url, o.signal);
+    const doc = await this.current(o.ready, url);
+    this.lastStatus = doc.status;
+    if (doc.status >= 400) return { ...doc, html: '' };
+    return doc;
+  }
+
+  /** Navigates the tab and waits until it has completed loading (browser.tabs.onUpdated `complete`). */
+  private async navigate(url: string, signal?: AbortSignal): Promise<void> {
+    const timeoutMs = this.loader.options.navigationTimeoutMs;
+    await new Promise<void>((resolve, reject) => {
+      let started = false;
+      const done = (err?: unknown) => {
+        browser.tabs.onUpdated.removeListener(onUpdated);
+        browser.tabs.onRemoved.removeListener(onRemoved);
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.signal?.removeEventListener('abort', onAbort);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onUpdated = (tabId: number, change: Browser.tabs.OnUpdatedInfo) => {
+        if (tabId !== this.tabId) return;
+        if (change.status === 'loading') started = true;
+        else if (change.status === 'complete' && started) done();
+      };
+      const onRemoved = (tabId: number) => { if (tabId === this.tabId) done(new CodedError('page_crashed', `The tab of the run was closed while loading ${url}`, [{ url }])); };
+      const onAbort = () => done((signal?.aborted ? signal.reason : this.signal?.reason) as unknown);
+      const timer = setTimeout(() => done(new CodedError('fetch_failed', `${url} did not finish loading within ${timeoutMs} ms`, [{ url }])), timeoutMs);
+      browser.tabs.onUpdated.addListener(onUpdated);
+      browser.tabs.onRemoved.addListener(onRemoved);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.signal?.addEventListener('abort', onAbort, { once: true });
+      browser.tabs.update(this.tabId, { url }).catch((err: unknown) => done(scriptingError(err, url)));
+    });
+  }
+
+  /** Polls for the ready condition's selector; returns the time-out of an explicit wait that did not appear. */
+  private async waitReady(ready: ReadyCondition | undefined, url: string): Promise<LoadedDocument['waitTimedOut']> {
+    if (!ready) return undefined;
+    const limit = ready.explicit ? ready.timeoutMs : Math.min(ready.timeoutMs, IMPLICIT_WAIT_CAP_MS);
+    const end = Date.now() + limit;
+    for (;;) {
+      this.alive();
+      let found: boolean;
+      try {
+        found = await inTab(this.tabId, waitingSelectorInPage, [ready.selector]);
+      } catch (err) {
+        throw scriptingError(err, url);
+      }
+      if (found) return undefined;
+      if (Date.now() >= end) return ready.explicit ? { selector: ready.selector, timeoutMs: ready.timeoutMs } : undefined;
+      await sleep(POLL_MS, this.signal);
+    }
+  }
+
+  async current(ready?: ReadyCondition, requestedUrl?: string): Promise<LoadedDocument> {
+    this.alive();
+    const tab = await browser.tabs.get(this.tabId);
+    const url = tab.url || requestedUrl || '';
+    if (url.startsWith('chrome-error:')) throw new CodedError('fetch_failed', `${requestedUrl ?? url} could not be loaded in the tab (the browser shows its error page)`, [{ url: requestedUrl ?? url }]);
+    const waitTimedOut = await this.waitReady(ready, url);
+    let snap: PageSnapshot;
+    try {
+      snap = await inTab(this.tabId, snapshotInPage, []);
+    } catch (err) {
+      throw scriptingError(err, requestedUrl ?? url);
+    }
+    if (snap.html.length > this.loader.options.maxBytes) {
+      throw new CodedError('response_too_large', `The page ${snap.url} is larger than ${this.loader.options.maxBytes} characters of HTML`, [{ url: snap.url }]);
+    }
+    return {
+      requestedUrl: requestedUrl ?? snap.url, url: snap.url, status: snap.status || this.lastStatus, contentType: snap.contentType, html: snap.html,
+      ...(waitTimedOut ? { waitTimedOut } : {}),
+    };
+  }
+
+  async runActions(actions: readonly ActionSpec[]): Promise<void> {
+    for (let i = 0; i < actions.length; i++) {
+      this.alive();
+      const a = actions[i]!;
+      const where = `actions[${i}] (${a.type}${a.selector ? ` "${a.selector}"` : ''})`;
+      let outcome: string;
+      try {
+        if (a.type === 'script') {
+          await inTab(this.tabId, runScriptInPage, [a.script!], 'MAIN');
+          outcome = 'ok';
+        } else if (a.type === 'scroll') {
+          await inTab(this.tabId, scrollPage, [a.direction ?? 'down', a.amount ?? 'full']);
+          outcome = 'ok';
+        } else {
+          outcome = await this.actionWhenPresent(a);
+        }
+      } catch (err) {
+        if (this.signal?.aborted) throw this.signal.reason;
+        throw new CodedError('action_failed', `${where}: ${(err as Error).message.split('\n')[0]}`, [{ path: `actions[${i}]` }]);
+      }
+      if (outcome === 'missing') throw new CodedError('action_failed', `${where}: no element matches the selector "${a.selector}"`, [{ path: `actions[${i}].selector`, selector: a.selector }]);
+      if (outcome === 'no_option') throw new CodedError('action_failed', `${where}: no option with the value "${a.value}"`, [{ path: `actions[${i}].value` }]);
+      await this.settle(a.wait_after);
+    }
+  }
+
+  /** Runs a click, type, select, hover or keyboard action, waiting up to 5 s for its element. */
+  private async actionWhenPresent(a: ActionSpec): Promise<string> {
+    const end = Date.now() + 5000;
+    for (;;) {
+      const outcome = await inTab(this.tabId, actionInPage, [{ type: a.type, selector: a.selector ?? null, value: a.value ?? null, key: a.key ?? null }]);
+      if (outcome !== 'missing' || Date.now() >= end) return outcome;
+      await sleep(POLL_MS, this.signal);
+    }
+  }
+
+  /** Waits `ms`, then for a navigation the last action started to complete. */
+  private async settle(ms: number): Promise<void> {
+    await sleep(ms, this.signal);
+    const end = Date.now() + this.loader.options.navigationTimeoutMs;
+    while ((await browser.tabs.get(this.tabId)).status === 'loading' && Date.now() < end) await sleep(POLL_MS, this.signal);
+  }
+
+  async step(kind: 'click' | 'scroll', selector: string | undefined, query: ItemQuery, waitMs: number, ready?: ReadyCondition): Promise<StepOutcome> {
+    this.alive();
+    const url = (await browser.tabs.get(this.tabId)).url ?? '';
+    try {
+      const before = await inTab(this.tabId, countItemsInPage, [query]);
+      if (kind === 'scroll') {
+        await inTab(this.tabId, scrollPage, ['down', 'full']);
+        return { outcome: (await this.waitForChange(query, before, null, waitMs)) === 'more' ? 'more' : 'end', before };
+      }
+      const state = await inTab(this.tabId, controlState, [selector!]);
+      if (state !== 'ready') return { outcome: 'end', before: 0 };
+      const marker = `m${Date.now()}-${Math.random()}`;
+      await inTab(this.tabId, markDocument, [marker]);
+      await inTab(this.tabId, actionInPage, [{ type: 'click', selector: selector!, value: null, key: null }]);
+      const change = await this.waitForChange(query, before, marker, waitMs);
+      if (change === 'navigated') {
+        await this.settle(0);
+        await this.waitReady(ready, url);
+      }
+      return { outcome: change === 'none' ? 'end' : change, before };
+    } catch (err) {
+      if (err instanceof CodedError || this.signal?.aborted) throw err;
+      throw scriptingError(err, url);
+    }
+  }
+
+  /** After a click or a scroll: did the document change (navigation), grow (more items), or neither within `ms`? */
+  private async waitForChange(query: ItemQuery, before: number, marker: string | null, ms: number): Promise<'navigated' | 'more' | 'none'> {
+    const end = Date.now() + ms;
+    for (;;) {
+      this.alive();
+      try {
+        const tab = await browser.tabs.get(this.tabId);
+        if (marker !== null && tab.status === 'loading') return 'navigated';
+        if (marker !== null && (await inTab(this.tabId, documentMarker, [])) !== marker) return 'navigated';
+        if ((await inTab(this.tabId, countItemsInPage, [query])) > before) {
+          await sleep(150, this.signal);
+          return 'more';
+        }
+      } catch {
+        if (marker !== null) return 'navigated';
+      }
+      if (Date.now() >= end) return 'none';
+      await sleep(POLL_MS, this.signal);
+    }
+  }
+
+  async evalFields(query: ItemQuery, fields: EvalField[], start: number): Promise<EvalOutcome[][]> {
+    this.alive();
+    try {
+      return await inTab(this.tabId, evalFieldsInPage, [query, fields, start], 'MAIN');
+    } catch (err) {
+      throw scriptingError(err, (await browser.tabs.get(this.tabId)).url ?? '');
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed || this.isCurrentTab) return;
+    this.closed = true;
+    await browser.tabs.remove(this.tabId).catch(() => undefined);
+  }
+}
