@@ -472,12 +472,15 @@ detail_fields:
   it('takes the popup screenshot for the README, and no popup logged an error', async () => {
     const tab = await openTab(`${site.url}/quotes/`);
     const popup = await openPopup(tab);
+    await view(popup, 'configs');
+    await popup.click('[data-testid="new"]');
     await editYaml(popup, quotesConfigYaml(`${site.url}/quotes/`, 3, 'Quotes'));
     await view(popup, 'run');
     await popup.click('[data-testid="quick-test"]');
     assert.equal(await ended(popup), 'completed');
     const file = path.join(shotsDir, 'extension-popup.png');
-    await popup.screenshot({ path: file, fullPage: true });
+    assert.equal(await popup.$eval('#pick', (s) => (s as HTMLSelectElement).selectedOptions[0]?.textContent ?? ''), 'Quotes (editor)', 'the picker names the YAML in the editor');
+    await popup.screenshot({ path: file });
     const png = fs.readFileSync(file);
     assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     if (process.env.SAI_UPDATE_SCREENSHOTS === '1') fs.copyFileSync(file, path.join(ROOT, 'docs/screenshots/extension-popup.png'));

@@ -220,6 +220,14 @@ function Popup() {
   });
 
   const running = run?.status === 'running';
+  /** The editor's config as the picker names it: its YAML's name (the YAML may have been edited or pasted). */
+  const editorName = useMemo(() => {
+    try {
+      return parseConfig(editing.yaml).name || 'Unsaved config';
+    } catch {
+      return editing.name || 'Unsaved config';
+    }
+  }, [editing.yaml]);
   return (
     <div class="popup" data-ready={ready ? 'true' : undefined} aria-busy={!ready}>
       <header class="popup-head">
@@ -243,7 +251,7 @@ function Popup() {
             const c = synced?.configs.find((x) => x.id === e.currentTarget.value);
             if (c) setEditing({ id: c.id, name: c.name, yaml: c.yaml_content });
           }}>
-            <option value="" selected={!editing.id}>{editing.id ? '—' : editing.yaml ? `${editing.name || 'Unsaved config'} (editor)` : 'Pick a config, or suggest one'}</option>
+            <option value="" selected={!editing.id}>{editing.id ? '—' : editing.yaml ? `${editorName} (editor)` : 'Pick a config, or suggest one'}</option>
             {synced?.configs.map((c) => <option key={c.id} value={c.id} selected={editing.id === c.id}>{c.name}</option>)}
           </select>
           {problems.length > 0 && <p class="notice error" data-testid="config-problems">The config has {problems.length} error(s): see Configs</p>}
@@ -283,7 +291,7 @@ function Popup() {
         <main>
           <div class="actions">
             <button type="button" onClick={sync} disabled={!account || busy !== null} data-testid="sync">Sync</button>
-            <button type="button" class="secondary" onClick={() => setEditing({ id: null, name: '', yaml: '' })}>New</button>
+            <button type="button" class="secondary" onClick={() => setEditing({ id: null, name: '', yaml: '' })} data-testid="new">New</button>
             <span class="muted" data-testid="synced-at">{synced ? `Last synced ${new Date(synced.syncedAt).toLocaleString()}` : 'Never synced'}</span>
           </div>
           <ul class="config-list" data-testid="config-list">
