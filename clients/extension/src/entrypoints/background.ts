@@ -32,6 +32,9 @@ async function startRun(tabId: number, yaml: string): Promise<Answers['run']> {
   const started: RunState = { mode: 'full', status: 'running', configName: '', startUrl: tab.url, progress: 0, pagesScraped: 0, itemsFound: 0, message: 'Starting', warnings: [], rows: [], startedAt: Date.now() };
   publish(started);
   let last = 0;
+  // A service worker is stopped after 30 s without extension events; a page's long wait_after could be that
+  // long. An extension API call every 20 s keeps it alive while the run goes on (Chrome 110+).
+  const keepAlive = setInterval(() => { void browser.runtime.getPlatformInfo(); }, 20_000);
   void runOnTab(yaml, tab, 'full', {
     stopSignal: stopper.signal,
     onProgress: (p) => {
@@ -40,6 +43,7 @@ async function startRun(tabId: number, yaml: string): Promise<Answers['run']> {
       publish({ ...started, progress, pagesScraped: p.pagesScraped, itemsFound: p.itemsFound, message: p.message });
     },
   }).then(async (ended) => {
+    clearInterval(keepAlive);
     publish(ended);
     await browser.storage.local.set({ [STORAGE.lastRun]: ended });
   });

@@ -53,6 +53,24 @@ function validate(yaml: string): ConfigProblem[] {
   }
 }
 
+/**
+ * Whether the extension may read other tabs of `pageUrl`'s site (for detail pages in a background tab): a
+ * host permission it holds, else one asked for now (optional_host_permissions; Chrome shows its prompt, which
+ * closes the popup: the answer is kept, and the next Run finds it).
+ */
+async function siteAccess(pageUrl: string): Promise<boolean> {
+  let origins: string[];
+  try {
+    const u = new URL(pageUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
+    origins = [`${u.protocol}//${u.hostname}/*`];
+  } catch {
+    return false;
+  }
+  if (await browser.permissions.contains({ origins })) return true;
+  return browser.permissions.request({ origins });
+}
+
 function download(bytes: Uint8Array, type: string, name: string): void {
   const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type }));
   const a = document.createElement('a');
@@ -198,6 +216,10 @@ function Popup() {
     if (local.length) {
       setProblems(local);
       throw new Error('The config has errors: fix them in Configs');
+    }
+    const config = parseConfig(editing.yaml);
+    if (config.detail_fields && !(await siteAccess(tab.url))) {
+      throw new Error(`Detail pages open in a background tab, which needs access to ${new URL(tab.url).origin}: allow it when Chrome asks, then press Run again`);
     }
     const answer = await ask({ type: 'run', tabId: tab.id, yaml: editing.yaml });
     if (!answer.started) throw new Error(answer.reason);
