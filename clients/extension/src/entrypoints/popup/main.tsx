@@ -71,6 +71,11 @@ async function siteAccess(pageUrl: string): Promise<boolean> {
   return browser.permissions.request({ origins });
 }
 
+/** What the popup shows from the click until the service worker reports: a new run, not the last one's rows. */
+function startingRun(mode: RunState['mode'], startUrl: string): RunState {
+  return { mode, status: 'running', configName: '', startUrl, progress: 0, pagesScraped: 0, itemsFound: 0, message: mode === 'quick' ? 'Quick Test…' : 'Starting', warnings: [], rows: [], startedAt: Date.now() };
+}
+
 function download(bytes: Uint8Array, type: string, name: string): void {
   const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type }));
   const a = document.createElement('a');
@@ -205,6 +210,7 @@ function Popup() {
 
   const quickTest = () => act('quick-test', async () => {
     if (!tab) throw new Error('No current tab');
+    setRun(startingRun('quick', tab.url));
     const ended = await ask({ type: 'quick-test', tabId: tab.id, yaml: editing.yaml });
     setRun(ended);
     if (ended.error?.code === 'invalid_config') setProblems(ended.error.details as ConfigProblem[]);
@@ -221,8 +227,12 @@ function Popup() {
     if (config.detail_fields && !(await siteAccess(tab.url))) {
       throw new Error(`Detail pages open in a background tab, which needs access to ${new URL(tab.url).origin}: allow it when Chrome asks, then press Run again`);
     }
+    setRun(startingRun('full', tab.url));
     const answer = await ask({ type: 'run', tabId: tab.id, yaml: editing.yaml });
-    if (!answer.started) throw new Error(answer.reason);
+    if (!answer.started) {
+      setRun(await ask({ type: 'state' }));
+      throw new Error(answer.reason);
+    }
   });
 
   const suggest = () => act('suggest', async () => {
@@ -285,7 +295,7 @@ function Popup() {
           </div>
           {suggestNotes.length > 0 && <ul class="notes">{suggestNotes.map((n) => <li key={n}>{n}</li>)}</ul>}
           {run && (
-            <section aria-label="Run" data-testid="run-state" data-status={run.status} data-mode={run.mode}>
+            <section aria-label="Run" data-testid="run-state" data-status={run.status} data-mode={run.mode} data-started={String(run.startedAt)}>
               <progress max={100} value={run.progress} aria-label="Progress" />
               <p data-testid="run-message">{run.message}</p>
               {run.status === 'running' && <p class="muted">{run.pagesScraped} page(s), {run.itemsFound} item(s)</p>}
