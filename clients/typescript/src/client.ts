@@ -2,7 +2,7 @@
  * The scrape-ai HTTP client: one {@link ScrapeAI} per API key, one method per endpoint of `/api/v1/`
  * (docs/api.md, docs/openapi.json), plus {@link ScrapeAI.waitForJob} (polls a job's status).
  *
- * Retries (`maxRetries`): idempotent calls only (GET and DELETE: reads, polls, list pages, deletes) are
+ * Retries (`maxRetries`): idempotent calls only (GET, PUT and DELETE: reads, polls, list pages, a config update, deletes) are
  * retried on a network error, a 5xx answer and 429 `rate_limited`; never a POST (login, configs, generate,
  * run, tools), which could start work or spend credits twice. The wait before retry `n` (0-based) is
  * `Retry-After` when the answer has one (plus up to `backoffBaseMs` of jitter), else a random time between
