@@ -26,7 +26,7 @@ import puppeteer, { type Browser, type Extension, type Page, type WebWorker } fr
 import readXlsxFile from 'read-excel-file/node';
 import { load } from 'cheerio';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
-import { allQuotes } from '../fixtures/site/quotes.ts';
+import { allQuotes, quotesWithTag } from '../fixtures/site/quotes.ts';
 import { quotesConfigYaml } from '../fixtures/site/quotes-config.ts';
 import { client, firstStartCredentials, startService, type TestService } from '../helpers/service.ts';
 import { serveInline, corpusText, nameKey, type InlineServer } from '../engine/helpers.ts';
@@ -412,6 +412,78 @@ describe('browser extension in Chromium', { timeout: 300_000 }, () => {
     assert.deepEqual(sheets[0]!.data, [['text', 'author'], ...expected.map((r) => [r.text, r.author])]);
     await popup.close();
     await tab.close();
+  });
+
+  /** Runs `yaml` from the popup on a tab showing `url`; returns the ended run as the service worker keeps it. */
+  const runFromPopup = async (url: string, yaml: string, mode: 'quick-test' | 'run' = 'run') => {
+    const tab = await openTab(url);
+    const popup = await openPopup(tab);
+    await view(popup, 'configs');
+    await popup.click('[data-testid="new"]');
+    await editYaml(popup, yaml);
+    await view(popup, 'run');
+    const status = await startAndEnd(popup, mode);
+    const message = await popup.$eval('[data-testid="run-message"]', (e) => e.textContent ?? '');
+    // A failed run is shown, not kept: the last good run's rows stay there for export.
+    const run = status === 'failed' ? null : await lastRun();
+    await popup.close();
+    await tab.close();
+    return { status, run: run!, message };
+  };
+
+  const SCRIPTED_FIELDS = `extract:
+  container: div.quote
+  fields:
+    - { name: text, selector: span.text }
+    - { name: author, selector: small.author }
+    - { name: tags, selector: a.tag, multiple: true }
+`;
+
+  it('url pagination navigates the tab through the pattern\'s pages, as the service does', async () => {
+    const yaml = `version: "2.0"\nname: Quotes by URL\ntarget: { url: "${site.url}/quotes/" }\n${SCRIPTED_FIELDS}pagination: { type: url, url_pattern: "/quotes/page/{page}/", max_pages: 3 }\n`;
+    const { status, run } = await runFromPopup(`${site.url}/quotes/`, yaml);
+    assert.equal(status, 'completed');
+    assert.deepEqual(run.rows, allQuotes().slice(0, 30).map((q) => ({ text: q.text, author: q.author, tags: q.tags })));
+    assert.deepEqual(run.rows, await serviceRows(yaml));
+  });
+
+  it('a load-more button is clicked in the page until max_pages, as the service\'s browser engine does', async () => {
+    const yaml = `version: "2.0"\nname: Load more\ntarget: { url: "${site.url}/js/load-more/", engine: heavy, browser: { wait_selector: div.quote } }\n${SCRIPTED_FIELDS}pagination: { type: click, selector: button.load-more, max_pages: 4 }\n`;
+    const { status, run } = await runFromPopup(`${site.url}/js/load-more/`, yaml);
+    assert.equal(status, 'completed');
+    assert.deepEqual(run.rows.map((r) => r.text), allQuotes().slice(0, 40).map((q) => q.text), 'the first page and 3 clicks, each quote once');
+    assert.deepEqual(run.rows, await serviceRows(yaml), 'the service\'s browser engine gives the same rows');
+  });
+
+  it('infinite scroll: the page is scrolled and its new items read', async () => {
+    const yaml = `version: "2.0"\nname: Scroll\ntarget: { url: "${site.url}/js/scroll/", engine: heavy, browser: { wait_selector: div.quote } }\n${SCRIPTED_FIELDS}pagination: { type: scroll_infinite, max_pages: 3, wait_after: 2000 }\n`;
+    const { status, run } = await runFromPopup(`${site.url}/js/scroll/`, yaml);
+    assert.equal(status, 'completed');
+    assert.deepEqual(run.rows.map((r) => r.text), allQuotes().slice(0, 30).map((q) => q.text));
+  });
+
+  it('actions (type, select, hover, click, scroll, keyboard, script) run in the page before it is read', async () => {
+    const yaml = `version: "2.0"\nname: Search\ntarget: { url: "${site.url}/js/search/", engine: heavy }\n${SCRIPTED_FIELDS}actions:
+  - { type: type, selector: "#q", value: "love" }
+  - { type: select, selector: "#tag", value: "love" }
+  - { type: hover, selector: "#go" }
+  - { type: click, selector: "#go", wait_after: 1000 }
+  - { type: scroll, direction: down, amount: 300 }
+  - { type: keyboard, key: "End" }
+  - { type: script, script: "document.title = 'scraped'" }
+`;
+    const { status, run } = await runFromPopup(`${site.url}/js/search/`, yaml, 'quick-test');
+    assert.equal(status, 'completed');
+    const expected = quotesWithTag('love').filter((q) => q.text.toLowerCase().includes('love') || q.author.toLowerCase().includes('love'));
+    assert.ok(expected.length > 0);
+    assert.deepEqual(run.rows.map((r) => r.text), expected.slice(0, 20).map((q) => q.text));
+  });
+
+  it('an action whose element is missing fails the run with action_failed, naming the action', async () => {
+    const yaml = `version: "2.0"\nname: Missing\ntarget: { url: "${site.url}/quotes/" }\n${SCRIPTED_FIELDS}actions:\n  - { type: click, selector: "#no-such-button" }\n`;
+    const { status, message } = await runFromPopup(`${site.url}/quotes/`, yaml, 'quick-test');
+    assert.equal(status, 'failed');
+    assert.match(message, /^actions\[0\] \(click "#no-such-button"\): no element matches the selector "#no-such-button"/);
   });
 
   it('opens detail pages in a background tab, one at a time, and closes it', async () => {
