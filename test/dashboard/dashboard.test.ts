@@ -20,6 +20,7 @@ import readXlsxFile from 'read-excel-file/node';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes } from '../fixtures/site/quotes.ts';
 import { client, firstStartCredentials, startService, type TestService } from '../helpers/service.ts';
+import { until } from '../helpers/until.ts';
 import { buildDashboard } from '../../scripts/build-dashboard.ts';
 import { quotesConfigYaml } from '../fixtures/site/quotes-config.ts';
 
@@ -31,16 +32,6 @@ const PHONE = { width: 375, height: 800 };
 const KEY_ITEM = 'sai.api_key';
 
 
-/** Waits until `check` returns a value that is not undefined, polling every 50 ms (no fixed sleeps). */
-async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = STEP_MS): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
   let site: FixtureSite;

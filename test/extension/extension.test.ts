@@ -29,6 +29,7 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes, quotesWithTag } from '../fixtures/site/quotes.ts';
 import { quotesConfigYaml } from '../fixtures/site/quotes-config.ts';
 import { client, firstStartCredentials, startService, type TestService } from '../helpers/service.ts';
+import { until } from '../helpers/until.ts';
 import { serveInline, corpusText, nameKey, type InlineServer } from '../engine/helpers.ts';
 import { corpusPath } from '../fixtures/corpus.ts';
 
@@ -39,16 +40,6 @@ const STEP_MS = 30_000;
 
 type Row = Record<string, unknown>;
 
-/** Waits until `check` returns a value that is not undefined, polling every 50 ms. */
-async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = STEP_MS): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** 50 products on one page (more than a Quick Test's 20), with a next link to a second page. */
 function productsPage(first: number, count: number, next: string | null): string {
