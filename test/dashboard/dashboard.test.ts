@@ -15,17 +15,17 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
+import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import readXlsxFile from 'read-excel-file/node';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes } from '../fixtures/site/quotes.ts';
 import { client, firstStartCredentials, startService, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/until.ts';
+import { launchDebianChromium } from '../helpers/chromium.ts';
 import { buildDashboard } from '../../scripts/build-dashboard.ts';
 import { quotesConfigYaml } from '../fixtures/site/quotes-config.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.SAI_CHROMIUM ?? '/usr/bin/chromium';
 const STEP_MS = 30_000;
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 375, height: 800 };
@@ -111,12 +111,7 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
     svc = await startService();
     cred = firstStartCredentials(svc);
     api = client(svc.url, cred.apiKey);
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      userDataDir: path.join(work, 'profile'),
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    });
+    browser = await launchDebianChromium(path.join(work, 'profile'));
     context = await browser.createBrowserContext({ downloadBehavior: { policy: 'allow', downloadPath: downloads } });
     page = await context.newPage();
     page.setDefaultTimeout(STEP_MS);

@@ -22,7 +22,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import puppeteer, { type Browser, type Extension, type Page, type WebWorker } from 'puppeteer-core';
+import type { Browser, Extension, Page, WebWorker } from 'puppeteer-core';
 import readXlsxFile from 'read-excel-file/node';
 import { load } from 'cheerio';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
@@ -30,12 +30,12 @@ import { allQuotes, quotesWithTag } from '../fixtures/site/quotes.ts';
 import { quotesConfigYaml } from '../fixtures/site/quotes-config.ts';
 import { client, firstStartCredentials, startService, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/until.ts';
+import { launchDebianChromium } from '../helpers/chromium.ts';
 import { serveInline, corpusText, nameKey, type InlineServer } from '../engine/helpers.ts';
 import { corpusPath } from '../fixtures/corpus.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const DIST = path.join(ROOT, 'clients/extension/dist/chrome-mv3');
-const CHROMIUM = process.env.SAI_CHROMIUM ?? '/usr/bin/chromium';
 const STEP_MS = 30_000;
 
 type Row = Record<string, unknown>;
@@ -191,14 +191,7 @@ describe('browser extension in Chromium', { timeout: 300_000 }, () => {
     svc = await startService();
     cred = firstStartCredentials(svc);
     api = client(svc.url, cred.apiKey);
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      pipe: true,
-      enableExtensions: [DIST],
-      userDataDir: path.join(work, 'profile'),
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    });
+    browser = await launchDebianChromium(path.join(work, 'profile'), { pipe: true, enableExtensions: [DIST] });
     const session = await browser.target().createCDPSession();
     await session.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
     const swTarget = await browser.waitForTarget((t) => t.type() === 'service_worker' && /^chrome-extension:\/\/[a-p]{32}\/background\.js$/.test(t.url()));
