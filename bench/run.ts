@@ -24,6 +24,7 @@ const BENCHES: Record<string, string> = {
   leads: 'the lead-generation tool on a labelled set of contact pages: precision and recall of emails, phones and social links (target 0.95 each)',
   content: 'the content extractor vs plain Readability on the 130 Readability test pages: token F1 of the text against expected.html, metadata agreement (options: --only a,b)',
   links: 'the broken-link checker vs linkinator on the two corpus link pages served on loopback (404s, redirects, refused ports, slow, 429, HEAD 405): links/s and per-link verdicts (options: --concurrency N (32), --runs N (1), --only archwiki,elvis)',
+  quicktest: "the extension's Quick Test, click to rows, vs a minimal in-page DOM read (Instant Data Scraper's way) on five shapes of page, target 1 s (options: --runs N (15), --only products,books,alibaba,newegg,archwiki)",
   site: 'only generate the local listing site into .bench/site (options: --force)',
 };
 
