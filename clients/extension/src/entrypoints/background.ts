@@ -64,6 +64,9 @@ async function suggest(tabId: number): Promise<Answers['suggest']> {
 async function answer(request: Request): Promise<unknown> {
   switch (request.type) {
     case 'quick-test': {
+      if (current?.status === 'running') {
+        return { ...current, status: 'failed', progress: 0, rows: [], message: 'A run is going on: stop it or wait for it to end', error: { code: 'run_in_progress', message: 'A run is going on', details: [] }, startedAt: Date.now(), finishedAt: Date.now() } satisfies RunState;
+      }
       const ended = await runOnTab(request.yaml, await tabOf(request.tabId), 'quick');
       if (ended.status !== 'failed') await browser.storage.local.set({ [STORAGE.lastRun]: ended });
       return ended;
