@@ -467,7 +467,7 @@ describe('browser extension in Chromium', { timeout: 300_000 }, () => {
     const yaml = `version: "2.0"\nname: Missing\ntarget: { url: "${site.url}/quotes/" }\n${SCRIPTED_FIELDS}actions:\n  - { type: click, selector: "#no-such-button" }\n`;
     const { status, message } = await runFromPopup(`${site.url}/quotes/`, yaml, 'quick-test');
     assert.equal(status, 'failed');
-    assert.match(message, /^actions\[0\] \(click "#no-such-button"\): no element matches the selector "#no-such-button"/);
+    assert.match(message, /^action_failed: actions\[0\] \(click "#no-such-button"\): no element matches the selector "#no-such-button"/);
   });
 
   it('opens detail pages in a background tab, one at a time, and closes it', async () => {

@@ -297,7 +297,7 @@ function Popup() {
           {run && (
             <section aria-label="Run" data-testid="run-state" data-status={run.status} data-mode={run.mode} data-started={String(run.startedAt)}>
               <progress max={100} value={run.progress} aria-label="Progress" />
-              <p data-testid="run-message">{run.message}</p>
+              <p data-testid="run-message">{run.status === 'failed' && run.error ? `${run.error.code}: ${run.message}` : run.message}</p>
               {run.status === 'running' && <p class="muted">{run.pagesScraped} page(s), {run.itemsFound} item(s)</p>}
               {run.error && (
                 <ul class="yaml-errors">
