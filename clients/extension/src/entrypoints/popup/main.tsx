@@ -17,6 +17,7 @@ import { parseConfig, ConfigError, type ConfigProblem } from '../../../../../lam
 import { exportRows, exportColumns, type ExportFormat } from '../../../../../lambdas/export/rows-export.ts';
 import { YamlEditor } from '../../../../dashboard/src/components/YamlEditor.tsx';
 import { TableBox, cellText } from '../../../../dashboard/src/components/ui.tsx';
+import { saveBlob } from '../../../../dashboard/src/api.ts';
 import { ask, STORAGE, type RunStateEvent } from '../../lib/messages.ts';
 import { QUICK_TEST_MAX_ITEMS, type RunState } from '../../lib/runner.ts';
 import { exportFileName } from '../../lib/files.ts';
@@ -74,17 +75,6 @@ async function siteAccess(pageUrl: string): Promise<boolean> {
 /** What the popup shows from the click until the service worker reports: a new run, not the last one's rows. */
 function startingRun(mode: RunState['mode'], startUrl: string): RunState {
   return { mode, status: 'running', configName: '', startUrl, progress: 0, pagesScraped: 0, itemsFound: 0, message: mode === 'quick' ? 'Quick Test…' : 'Starting', warnings: [], rows: [], startedAt: Date.now() };
-}
-
-function download(bytes: Uint8Array, type: string, name: string): void {
-  const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 function Rows({ rows, limit }: { rows: Record<string, unknown>[]; limit: number }) {
@@ -158,6 +148,16 @@ function Popup() {
     }
   };
 
+  /** The editor's config, parsed; its problems are listed and an Error thrown (`fix`: what to tell the user) when it has any. */
+  const validConfig = (fix: string) => {
+    const local = validate(editing.yaml);
+    if (local.length) {
+      setProblems(local);
+      throw new Error(`The config has errors: ${fix}`);
+    }
+    return parseConfig(editing.yaml);
+  };
+
   const sync = () => act('sync', async () => {
     if (!client || !account) throw new Error('Sign in first (Account)');
     const list = await client.listConfigs();
@@ -170,12 +170,7 @@ function Popup() {
 
   const save = () => act('save', async () => {
     if (!client) throw new Error('Sign in first (Account)');
-    const local = validate(editing.yaml);
-    if (local.length) {
-      setProblems(local);
-      throw new Error('The config has errors: fix them before saving');
-    }
-    const config = parseConfig(editing.yaml);
+    const config = validConfig('fix them before saving');
     const saved = editing.id
       ? await client.updateConfig(editing.id, editing.yaml)
       : await client.createConfig({ name: config.name ?? 'Untitled config', target_url: config.target.url, yaml_content: editing.yaml });
@@ -218,12 +213,7 @@ function Popup() {
 
   const fullRun = () => act('run', async () => {
     if (!tab) throw new Error('No current tab');
-    const local = validate(editing.yaml);
-    if (local.length) {
-      setProblems(local);
-      throw new Error('The config has errors: fix them in Configs');
-    }
-    const config = parseConfig(editing.yaml);
+    const config = validConfig('fix them in Configs');
     if (config.detail_fields && !(await siteAccess(tab.url))) {
       throw new Error(`Detail pages open in a background tab, which needs access to ${new URL(tab.url).origin}: allow it when Chrome asks, then press Run again`);
     }
@@ -248,7 +238,7 @@ function Popup() {
   const exportAs = (format: ExportFormat) => act(`export-${format}`, async () => {
     if (!run?.rows.length) throw new Error('No rows to export');
     const file = await exportRows(run.rows, format, { sheetName: run.configName });
-    download(file.body, file.contentType, exportFileName(run.configName || editing.name, format, new Date(run.finishedAt ?? Date.now())));
+    saveBlob(new Blob([file.body as BlobPart], { type: file.contentType }), exportFileName(run.configName || editing.name, format, new Date(run.finishedAt ?? Date.now())));
   });
 
   const running = run?.status === 'running';
