@@ -8,7 +8,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
-import { allQuotes, quotesWithTag } from '../fixtures/site/quotes.ts';
+import { allQuotes } from '../fixtures/site/quotes.ts';
 import { parseConfig } from '../../lambdas/engine/config.ts';
 import { runHeavy, runLightweight as runConfig } from '../../lambdas/engine/engines.ts';
 import { BrowserHost } from '../../lambdas/engine/browser/host.ts';
@@ -17,6 +17,7 @@ import { chooseEngine } from '../../lambdas/engine/choose.ts';
 import { Fetcher } from '../../lambdas/net/fetch.ts';
 import { OutboundGuard } from '../../lambdas/net/guard.ts';
 import { rejectsWithCode, serveInline } from './helpers.ts';
+import { SEARCH_ACTIONS_YAML, searchActionsExpected } from '../fixtures/site/search-actions.ts';
 
 const guard = new OutboundGuard({ allow: ['127.0.0.0/8'] });
 const quoteFields = `extract:
@@ -82,16 +83,8 @@ ${quoteFields}pagination: { type: scroll_infinite, max_pages: 30, wait_after: 20
 
   it('actions: type, select and click reveal results that only exist after them', async () => {
     const r = await runHeavy(parseConfig(`target: { url: "${site.url}/js/search/", engine: heavy }
-${quoteFields}actions:
-  - { type: type, selector: "#q", value: "love" }
-  - { type: select, selector: "#tag", value: "love" }
-  - { type: hover, selector: "#go" }
-  - { type: click, selector: "#go", wait_after: 1000 }
-  - { type: scroll, direction: down, amount: 300 }
-  - { type: keyboard, key: "End" }
-  - { type: script, script: "document.title = 'scraped'" }
-`), { host });
-    const expected = quotesWithTag('love').filter((q) => q.text.toLowerCase().includes('love') || q.author.toLowerCase().includes('love'));
+${quoteFields}${SEARCH_ACTIONS_YAML}`), { host });
+    const expected = searchActionsExpected();
     assert.ok(expected.length > 0);
     assert.deepEqual(r.rows.map((x) => x.text), expected.map((q) => q.text));
   });

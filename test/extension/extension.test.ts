@@ -26,13 +26,14 @@ import type { Browser, Extension, Page, WebWorker } from 'puppeteer-core';
 import readXlsxFile from 'read-excel-file/node';
 import { load } from 'cheerio';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
-import { allQuotes, quotesWithTag } from '../fixtures/site/quotes.ts';
+import { allQuotes } from '../fixtures/site/quotes.ts';
 import { quotesConfigYaml } from '../fixtures/site/quotes-config.ts';
 import { client, firstStartCredentials, startService, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/until.ts';
 import { launchDebianChromium } from '../helpers/chromium.ts';
 import { serveInline, corpusText, nameKey, type InlineServer } from '../engine/helpers.ts';
 import { corpusPath } from '../fixtures/corpus.ts';
+import { SEARCH_ACTIONS_YAML, searchActionsExpected } from '../fixtures/site/search-actions.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const DIST = path.join(ROOT, 'clients/extension/dist/chrome-mv3');
@@ -447,18 +448,10 @@ describe('browser extension in Chromium', { timeout: 300_000 }, () => {
   });
 
   it('actions (type, select, hover, click, scroll, keyboard, script) run in the page before it is read', async () => {
-    const yaml = `version: "2.0"\nname: Search\ntarget: { url: "${site.url}/js/search/", engine: heavy }\n${SCRIPTED_FIELDS}actions:
-  - { type: type, selector: "#q", value: "love" }
-  - { type: select, selector: "#tag", value: "love" }
-  - { type: hover, selector: "#go" }
-  - { type: click, selector: "#go", wait_after: 1000 }
-  - { type: scroll, direction: down, amount: 300 }
-  - { type: keyboard, key: "End" }
-  - { type: script, script: "document.title = 'scraped'" }
-`;
+    const yaml = `version: "2.0"\nname: Search\ntarget: { url: "${site.url}/js/search/", engine: heavy }\n${SCRIPTED_FIELDS}${SEARCH_ACTIONS_YAML}`;
     const { status, run } = await runFromPopup(`${site.url}/js/search/`, yaml, 'quick-test');
     assert.equal(status, 'completed');
-    const expected = quotesWithTag('love').filter((q) => q.text.toLowerCase().includes('love') || q.author.toLowerCase().includes('love'));
+    const expected = searchActionsExpected();
     assert.ok(expected.length > 0);
     assert.deepEqual(run.rows.map((r) => r.text), expected.slice(0, 20).map((q) => q.text));
   });
