@@ -356,3 +356,63 @@ export function checkPage(truth: RecordsTruth, html: string, threshold = 0.8): P
   const ceiling = matchValuesInTexts(firsts, pageTexts(html)).share;
   return { asShown, writtenAsShown: asShown >= threshold, ceiling };
 }
+
+/** Shortest value (characters, normalized) that value recall looks for. */
+const RECALL_MIN_CHARS = 3;
+/** Characters of a value that value recall looks for in the rows' values. */
+const RECALL_PREFIX_CHARS = 40;
+
+/**
+ * The values value recall looks for on a records page (issue 23): every cell of records.csv of at least 3
+ * characters (normalized as {@link normalizeText}) that appears in the page's text (the same test as
+ * {@link checkPage}'s ceiling: entities decoded, whitespace folded, case folded), normalized. A cell people wrote
+ * differently from the page is left out: no config can find it.
+ */
+export function recallValues(truth: RecordsTruth, html: string): string[] {
+  const texts = pageTexts(html);
+  const compactTexts = texts.map(compact);
+  const out: string[] = [];
+  for (const record of truth.records) {
+    for (const cell of record.values) {
+      const v = normalizeText(cell);
+      if (v.replace(/\.{3,}/g, '').trim().length < RECALL_MIN_CHARS) continue;
+      if (texts.some(compileValue(v)) || compactTexts.some(compileValue(compact(v)))) out.push(v);
+    }
+  }
+  return out;
+}
+
+/** What {@link valueRecall} found. */
+export interface RecallMatch {
+  /** Values looked for (see {@link recallValues}). */
+  total: number;
+  found: number;
+  /** found / total; 1 when there is nothing to look for. */
+  share: number;
+}
+
+/**
+ * Value recall of a run's rows on a records page (issue 23): the share of the page's record values
+ * ({@link recallValues}, already normalized) whose first 40 characters are found in one of the rows' values: a
+ * single value (each element of a list on its own), normalized the same way (so case-insensitive), with the
+ * leniencies of {@link compileValue} (elisions, characters the CSV lost) and the spaces-removed retry. A value
+ * must be one field's, not two fields' joined: a row whose columns run together does not hold its parts.
+ */
+export function valueRecall(values: string[], rows: Row[]): RecallMatch {
+  const cells: string[] = [];
+  const add = (v: unknown): void => {
+    if (v === null || v === undefined || v === '') return;
+    if (Array.isArray(v)) v.forEach(add);
+    else if (typeof v === 'object') Object.values(v).forEach(add);
+    else cells.push(normalizeText(String(v)));
+  };
+  for (const row of rows) Object.values(row).forEach(add);
+  const unique = [...new Set(cells)].filter(Boolean);
+  let compactCells: string[] | undefined;
+  let found = 0;
+  for (const v of values) {
+    const head = v.length > RECALL_PREFIX_CHARS ? v.slice(0, RECALL_PREFIX_CHARS).trim() : v;
+    if (unique.some(compileValue(head)) || (compactCells ??= unique.map(compact)).some(compileValue(compact(head)))) found++;
+  }
+  return { total: values.length, found, share: values.length ? found / values.length : 1 };
+}
