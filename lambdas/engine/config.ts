@@ -228,6 +228,9 @@ function semanticProblems(c: Mapping): Problem[] {
     if ((ex.type === 'list' || ex.type === 'single') && Array.isArray(ex.fields) && ex.fields.length === 0) {
       problems.push([['extract'], 'missing required key "fields" (at least one field)']);
     }
+    if (typeof ex.following_siblings === 'number' && ex.following_siblings !== 0 && (ex.type === 'single' || ex.type === 'table')) {
+      problems.push([['extract', 'following_siblings'], `applies to type list only (a record spread over sibling elements); got type ${ex.type}: remove it or set it to 0`]);
+    }
     checkSelector(ex.container, ['extract', 'container'], problems);
     checkFields(ex.fields, ['extract', 'fields']);
   }

@@ -7,17 +7,20 @@
  * Rules (docs/config-language.md, "Fields"):
  * - a field's selector is looked up inside the item element; without a selector the item element itself
  *   is the field's element; the first match counts unless `multiple: true`;
+ * - with `extract.following_siblings` (list only) an item is the container match and up to N of the element
+ *   siblings after it, up to the next container match; a field's selector then matches the whole document
+ *   and keeps the elements that are one of the item's elements or inside one (field-selector.ts);
  * - `link` and `image_url` give absolute URLs, resolved against the document base (`<base href>` over the
  *   page's final URL);
  * - "nothing extracted" means no element, no attribute, or an empty or null value after the transforms;
  *   then the field's `default` is used (null when it has none). `count` and `exists` always have a value.
  */
 import { load, type CheerioAPI, type Cheerio } from 'cheerio/slim';
-import type { AnyNode, Element } from 'domhandler';
+import { isTag, type AnyNode, type Element } from 'domhandler';
 import type { FieldSpec, ScrapeConfig } from './config.ts';
 import { parseHtml } from './html/parse.ts';
 import { applyTransforms, compilePattern, compileTransforms, regexExtract, type FieldValue, type Transform } from './transforms.ts';
-import { compileFieldSelector, type FieldSelector } from './field-selector.ts';
+import { compileFieldSelector, compileSiblingsSelector, type FieldSelector, type SiblingsSelector } from './field-selector.ts';
 
 /** One scraped row: field name to value (string, number, boolean, null, or an array with `multiple`). */
 export type Row = Record<string, unknown>;
@@ -29,6 +32,8 @@ export interface CompiledField {
   pattern?: RegExp;
   /** The selector compiled for the search inside each item; absent where cheerio runs it (field-selector.ts). */
   query?: FieldSelector;
+  /** The selector compiled for items spread over sibling elements; made on first use (extractSiblingsField). */
+  siblings?: SiblingsSelector;
 }
 
 /** Compiles field definitions (validated configs only: errors here were caught by parseConfig). */
@@ -158,6 +163,12 @@ function extractField($: CheerioAPI, item: Cheerio<AnyNode>, f: CompiledField, b
       matches = $(f.query.all(node));
     }
   } else matches = single ? item._findBySelector(s.selector, 1) : item.find(s.selector);
+  return fieldValue($, matches, f, base);
+}
+
+/** A field's value from the elements its selector found (or the item element, for a field without selector). */
+function fieldValue($: CheerioAPI, matches: Cheerio<AnyNode>, f: CompiledField, base: string): unknown {
+  const s = f.spec;
   if (s.type === 'count') return applyTransforms(matches.length, f.transforms);
   if (s.type === 'exists') return applyTransforms(matches.length > 0, f.transforms);
   if (s.type === 'eval') return 'default' in s ? s.default : null; // run in the page by the heavy engine only
@@ -171,6 +182,46 @@ function extractField($: CheerioAPI, item: Cheerio<AnyNode>, f: CompiledField, b
   }
   if (matches.length === 0) return 'default' in s ? s.default : null;
   return finish(rawValue(matches.first(), f, base), f);
+}
+
+/**
+ * Extracts one field from an item spread over sibling elements (`extract.following_siblings`): the selector's
+ * matches are those of the whole document that are one of `elements` or inside one of them, in document order
+ * ({@link compileSiblingsSelector}); a field without a selector reads the container match, `elements[0]`.
+ */
+function extractSiblingsField($: CheerioAPI, elements: readonly Element[], f: CompiledField, base: string): unknown {
+  const s = f.spec;
+  if (s.selector === undefined) return fieldValue($, $(elements[0]!), f, base);
+  const query = (f.siblings ??= compileSiblingsSelector(s.selector));
+  let matches: Cheerio<AnyNode>;
+  if ((!s.multiple && s.type !== 'count') || s.type === 'exists') {
+    const first = query.first($, elements);
+    if (s.type === 'exists') return applyTransforms(first !== null, f.transforms);
+    if (first === null) return 'default' in s ? s.default : null;
+    matches = $(first);
+  } else {
+    matches = $(query.all($, elements));
+  }
+  return fieldValue($, matches, f, base);
+}
+
+/**
+ * The items of a list whose records are spread over sibling elements: each container match with up to `n` of
+ * the element siblings that follow it, stopping before a sibling that matches the container itself (so items
+ * never overlap, and a last record takes at most `n` siblings).
+ */
+function siblingItems($: CheerioAPI, container: string, n: number): Element[][] {
+  const matches = $(container).toArray() as Element[];
+  const isMatch = new Set<AnyNode>(matches);
+  return matches.map((el) => {
+    const elements = [el];
+    for (let next = el.nextSibling; next && elements.length <= n; next = next.nextSibling) {
+      if (!isTag(next)) continue;
+      if (isMatch.has(next)) break;
+      elements.push(next);
+    }
+    return elements;
+  });
 }
 
 /** Extracts every field from one item element into a row. */
@@ -219,8 +270,9 @@ function tableRows($: CheerioAPI, table: Cheerio<Element>, fields: readonly Comp
 
 /**
  * Extracts the items of one page as SPEC.md's `extract` block describes: a row per container match
- * (`list`), one row (`single`: the first container match, or the whole document without a container),
- * or a row per body row of each matched table (`table`).
+ * (`list`; with `following_siblings`, of the match and the siblings after it that belong to it), one row
+ * (`single`: the first container match, or the whole document without a container), or a row per body row of
+ * each matched table (`table`).
  * @param pageUrl the page's final URL (the base for links unless the page has `<base href>`).
  * @param base the document base when the caller has it already (see {@link documentBase}).
  */
@@ -241,6 +293,15 @@ export function extractItems($: CheerioAPI, extract: ScrapeConfig['extract'], fi
     }
     default: {
       const rows: Row[] = [];
+      const n = extract.following_siblings;
+      if (n) {
+        for (const elements of siblingItems($, extract.container!, n)) {
+          const row: Row = {};
+          for (const f of fields) row[f.spec.name] = extractSiblingsField($, elements, f, base);
+          rows.push(row);
+        }
+        return rows;
+      }
       $(extract.container!).each((_, el) => { rows.push(extractRecord($, $(el), fields, base)); });
       return rows;
     }

@@ -10,7 +10,11 @@
  * positional filters (`:first`, `:eq(1)`, …, cheerio-select's own), `:scope`, and selectors that start with a
  * combinator (`> a`, `+ p`), whose matches need not be inside the item. test/unit/field-selector.test.ts
  * holds the two to the same results on real pages.
+ *
+ * Items spread over sibling elements (`extract.following_siblings`) search differently: see
+ * {@link compileSiblingsSelector}.
  */
+import type { CheerioAPI } from 'cheerio/slim';
 import { _compileToken as compileToken } from 'css-select';
 import { isTraversal, parse, type Selector } from 'css-what';
 import { findAll, findOne } from 'domutils';
@@ -82,4 +86,66 @@ export function compileFieldSelector(selector: string): FieldSelector | null {
       }
     },
   };
+}
+
+/**
+ * A field's selector for an item made of several sibling elements (`extract.following_siblings`): the container
+ * match and the siblings after it. Its matches are the elements the selector matches in the whole document
+ * (ancestors outside the item allowed, as jQuery's `.find()` reads a selector) that are one of the item's
+ * elements or inside one of them, in document order. `dt + dd` thus finds the `dd` of a `dt`/`dd` item, and
+ * `tr.q + tr a` the links of the row after the `tr.q` row.
+ */
+export interface SiblingsSelector {
+  /** The first match in the item's elements, or null. */
+  first($: CheerioAPI, elements: readonly Element[]): Element | null;
+  /** Every match in the item's elements, in document order. */
+  all($: CheerioAPI, elements: readonly Element[]): Element[];
+}
+
+/** The item's elements and everything inside them, in document order (the elements are siblings, in order). */
+function withDescendants(elements: readonly Element[]): Element[] {
+  return elements.flatMap((el) => [el, ...findAll(() => true, el.children)]);
+}
+
+/** Whether `node` is one of `elements` or inside one of them. */
+function within(node: AnyNode, elements: ReadonlySet<AnyNode>): boolean {
+  for (let n: AnyNode | null = node; n; n = n.parent) if (elements.has(n)) return true;
+  return false;
+}
+
+/**
+ * Compiles a field's selector for items spread over sibling elements. A plain selector is compiled once and
+ * tried on the item's elements and their descendants. Those cheerio treats specially are run by cheerio on each
+ * item: jQuery's positional filters (`a:first`, `td:eq(1)`) pick among the item's matches, and a selector that
+ * starts with a combinator or uses `:scope` (`> td`, `+ tr`) is relative to each of the item's elements; either
+ * way only matches in the item are kept.
+ */
+export function compileSiblingsSelector(selector: string): SiblingsSelector {
+  let groups: Selector[][] | null;
+  try {
+    groups = parse(selector);
+  } catch {
+    groups = null;
+  }
+  if (groups?.length && groups.every((g) => g.length && !isTraversal(g[0]!) && !needsCheerio(g))) {
+    // Not made relative to an element: the selector reads the whole document, like `$(selector)`.
+    const test = compileToken<AnyNode, Element>(groups, { xmlMode: false, relativeSelector: false } as never);
+    return {
+      first: (_$, elements) => findOne(test, elements as Element[], true),
+      all: (_$, elements) => findAll(test, elements as Element[]),
+    };
+  }
+  const relative = !groups || groups.some((g) => !g.length || isTraversal(g[0]!) || hasScope(g));
+  const all = ($: CheerioAPI, elements: readonly Element[]): Element[] => {
+    if (relative) {
+      const inside = new Set<AnyNode>(elements);
+      return $(elements as Element[]).find(selector).toArray().filter((el) => within(el, inside));
+    }
+    return $(withDescendants(elements)).filter(selector).toArray();
+  };
+  return { all, first: ($, elements) => all($, elements)[0] ?? null };
+}
+
+function hasScope(tokens: readonly Selector[]): boolean {
+  return tokens.some((t) => t.type === 'pseudo' && (t.name === 'scope' || (Array.isArray(t.data) && t.data.some((inner) => hasScope(inner)))));
 }

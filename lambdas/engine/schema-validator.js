@@ -5,7 +5,7 @@
 "use strict";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://scrape-ai.dev/schemas/config-2.0.json","title":"scrape-ai YAML scraping config, version 2.0","description":"The YAML config language of SPEC.md. Reference: docs/config-language.md. Generated from lambdas/engine/schema.ts by `node scripts/generate.ts`: edit that file, not this one. Point your editor at this file (# yaml-language-server: $schema=<path>/lambdas/engine/schema.json).","type":"object","additionalProperties":false,"required":["target","extract"],"properties":{"version":{"enum":["2.0",2],"default":"2.0","description":"Language version. Only 2.0 exists (a bare 2.0 is read as \"2.0\")."},"name":{"type":"string","maxLength":200,"description":"A name for people."},"description":{"type":"string","maxLength":5000,"description":"A description for people."},"target":{"type":"object","additionalProperties":false,"required":["url"],"description":"Where to start and with which engine.","properties":{"url":{"type":"string","minLength":1,"maxLength":2048,"description":"The first page: an absolute http or https URL."},"engine":{"enum":["lightweight","heavy","auto"],"default":"auto","description":"lightweight: HTTP and HTML parsing, no browser. heavy: a real browser. auto: decided per run."},"browser":{"type":"object","additionalProperties":false,"default":{},"description":"Browser engine settings.","properties":{"wait_selector":{"type":"string","minLength":1,"description":"CSS selector awaited before scraping (browser engine)."},"timeout":{"type":"integer","minimum":0,"maximum":120000,"default":15000,"description":"Milliseconds to wait for wait_selector."}}}}},"extract":{"type":"object","additionalProperties":false,"description":"The items of a page and their fields.","properties":{"container":{"type":"string","minLength":1,"description":"CSS selector of each item (list), of the item (single) or of the table (table); required for list and table."},"type":{"enum":["list","single","table"],"default":"list","description":"list: a row per container match; single: one row; table: a row per table row."},"fields":{"type":"array","items":{"$ref":"#/definitions/field"},"maxItems":200,"default":[],"description":"The fields of each item; at least one, except for table."}}},"detail_fields":{"type":"object","additionalProperties":false,"required":["fields"],"description":"Fields taken from each item's own page (the URL of its first link field).","properties":{"fields":{"type":"array","minItems":1,"items":{"$ref":"#/definitions/field"},"maxItems":200,"description":"The fields of the detail page."}}},"pagination":{"type":"object","additionalProperties":false,"required":["type"],"description":"How to reach the next listing page.","properties":{"type":{"enum":["click","url","scroll_infinite"],"description":"click: a next or load-more control; url: a URL pattern; scroll_infinite: scroll (browser engine)."},"selector":{"type":"string","minLength":1,"description":"click: CSS selector of the next or load-more control."},"url_pattern":{"type":"string","minLength":1,"description":"url: a URL containing {page}, absolute or relative to the listing's first page."},"max_pages":{"type":"integer","minimum":1,"maximum":1000,"default":10,"description":"Listing pages in all, the first one included."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":0,"description":"Milliseconds to wait after each step."},"stop_condition":{"type":"object","additionalProperties":false,"default":{},"description":"When to stop before max_pages.","properties":{"max_items":{"type":"integer","minimum":1,"description":"Stop once this many items are collected (per category with categories)."}}}},"allOf":[{"if":{"properties":{"type":{"const":"click"}},"required":["type"]},"then":{"required":["selector"]}},{"if":{"properties":{"type":{"const":"url"}},"required":["type"]},"then":{"required":["url_pattern"]}}]},"categories":{"type":"object","additionalProperties":false,"description":"Crawl every category linked from the first page.","properties":{"container":{"type":"string","default":"","description":"CSS selector wrapping the category links; empty: the whole page."},"link_selector":{"type":"string","minLength":1,"default":"a","description":"CSS selector of the category links inside the container."},"link_attribute":{"type":"string","minLength":1,"default":"href","description":"The attribute holding the category URL."},"name_selector":{"type":"string","default":"","description":"CSS selector of the name inside the link; empty: the link's text."},"max_categories":{"type":"integer","minimum":1,"maximum":500,"default":50,"description":"At most this many categories, in page order."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":2000,"description":"Milliseconds to wait after each category."}}},"actions":{"type":"array","maxItems":100,"items":{"$ref":"#/definitions/action"},"default":[],"description":"Browser actions run in order before extraction (browser engine)."},"output":{"type":"object","additionalProperties":false,"default":{},"description":"Deduplication and a row limit.","properties":{"format":{"enum":["json"],"default":"json","description":"The only format."},"deduplicate":{"type":"boolean","default":false,"description":"Drop rows equal to an earlier row (true when deduplicate_fields is given and this is not)."},"deduplicate_fields":{"type":"array","items":{"type":"string","minLength":1},"minItems":1,"description":"Compare only these fields."},"limit":{"type":"integer","minimum":1,"description":"Keep at most this many rows."}}}},"definitions":{"field":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string","minLength":1,"maxLength":100,"pattern":"^(?!__proto__$)","description":"The row key (any text but __proto__; names starting with _category are reserved)."},"selector":{"type":"string","minLength":1,"description":"CSS selector inside the item; absent: the item element itself."},"type":{"enum":["text","attribute","html","link","image_url","count","exists","regex","eval"],"default":"text","description":"What to take from the element."},"attribute":{"type":"string","minLength":1,"description":"type attribute: the attribute name."},"pattern":{"type":"string","minLength":1,"description":"type regex: the regular expression; the first capture group when it has one."},"script":{"type":"string","minLength":1,"description":"type eval: a JavaScript expression (or function body) run in the page (browser engine)."},"transform":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Transforms applied in order (to_number, \"regex:(\\d+)\", \"split:,:0\", ...)."},"default":{"description":"The value when nothing is extracted (any value, null allowed); absent: null."},"multiple":{"type":"boolean","default":false,"description":"Extension: every match as an array instead of the first match."}},"allOf":[{"if":{"properties":{"type":{"const":"attribute"}},"required":["type"]},"then":{"required":["attribute"]}},{"if":{"properties":{"type":{"const":"regex"}},"required":["type"]},"then":{"required":["pattern"]}},{"if":{"properties":{"type":{"const":"eval"}},"required":["type"]},"then":{"required":["script"]}}]},"action":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"enum":["click","scroll","type","select","hover","keyboard","script"],"description":"What the action does."},"selector":{"type":"string","minLength":1,"description":"click, type, select, hover: CSS selector of the element."},"direction":{"enum":["down","up"],"description":"scroll: the direction (default down)."},"amount":{"anyOf":[{"const":"full"},{"type":"integer","minimum":1}],"description":"scroll: pixels, or full for the whole page (default full)."},"value":{"type":"string","description":"type: the text to type; select: the option value."},"key":{"type":"string","minLength":1,"description":"keyboard: a key name (End, Enter, ArrowDown, ...)."},"script":{"type":"string","minLength":1,"description":"script: JavaScript run in the page."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":500,"description":"Milliseconds to wait after the action (or for the navigation it started)."}},"allOf":[{"if":{"properties":{"type":{"enum":["click","type","select","hover"]}},"required":["type"]},"then":{"required":["selector"]}},{"if":{"properties":{"type":{"enum":["type","select"]}},"required":["type"]},"then":{"required":["value"]}},{"if":{"properties":{"type":{"const":"keyboard"}},"required":["type"]},"then":{"required":["key"]}},{"if":{"properties":{"type":{"const":"script"}},"required":["type"]},"then":{"required":["script"]}},{"if":{"properties":{"type":{"const":"scroll"}},"required":["type"]},"then":{"properties":{"direction":{"default":"down"},"amount":{"default":"full"}}}}]}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://scrape-ai.dev/schemas/config-2.0.json","title":"scrape-ai YAML scraping config, version 2.0","description":"The YAML config language of SPEC.md. Reference: docs/config-language.md. Generated from lambdas/engine/schema.ts by `node scripts/generate.ts`: edit that file, not this one. Point your editor at this file (# yaml-language-server: $schema=<path>/lambdas/engine/schema.json).","type":"object","additionalProperties":false,"required":["target","extract"],"properties":{"version":{"enum":["2.0",2],"default":"2.0","description":"Language version. Only 2.0 exists (a bare 2.0 is read as \"2.0\")."},"name":{"type":"string","maxLength":200,"description":"A name for people."},"description":{"type":"string","maxLength":5000,"description":"A description for people."},"target":{"type":"object","additionalProperties":false,"required":["url"],"description":"Where to start and with which engine.","properties":{"url":{"type":"string","minLength":1,"maxLength":2048,"description":"The first page: an absolute http or https URL."},"engine":{"enum":["lightweight","heavy","auto"],"default":"auto","description":"lightweight: HTTP and HTML parsing, no browser. heavy: a real browser. auto: decided per run."},"browser":{"type":"object","additionalProperties":false,"default":{},"description":"Browser engine settings.","properties":{"wait_selector":{"type":"string","minLength":1,"description":"CSS selector awaited before scraping (browser engine)."},"timeout":{"type":"integer","minimum":0,"maximum":120000,"default":15000,"description":"Milliseconds to wait for wait_selector."}}}}},"extract":{"type":"object","additionalProperties":false,"description":"The items of a page and their fields.","properties":{"container":{"type":"string","minLength":1,"description":"CSS selector of each item (list), of the item (single) or of the table (table); required for list and table."},"type":{"enum":["list","single","table"],"default":"list","description":"list: a row per container match; single: one row; table: a row per table row."},"fields":{"type":"array","items":{"$ref":"#/definitions/field"},"maxItems":200,"default":[],"description":"The fields of each item; at least one, except for table."},"following_siblings":{"type":"integer","minimum":0,"maximum":10,"default":0,"description":"Extension, list only: each item is the container match plus up to this many of its following element siblings, stopping before the next container match (a record spread over rows, dt/dd pairs, a heading and its paragraph). Field selectors then match the whole document and keep the elements that are one of the item's elements or inside one, in document order."}}},"detail_fields":{"type":"object","additionalProperties":false,"required":["fields"],"description":"Fields taken from each item's own page (the URL of its first link field).","properties":{"fields":{"type":"array","minItems":1,"items":{"$ref":"#/definitions/field"},"maxItems":200,"description":"The fields of the detail page."}}},"pagination":{"type":"object","additionalProperties":false,"required":["type"],"description":"How to reach the next listing page.","properties":{"type":{"enum":["click","url","scroll_infinite"],"description":"click: a next or load-more control; url: a URL pattern; scroll_infinite: scroll (browser engine)."},"selector":{"type":"string","minLength":1,"description":"click: CSS selector of the next or load-more control."},"url_pattern":{"type":"string","minLength":1,"description":"url: a URL containing {page}, absolute or relative to the listing's first page."},"max_pages":{"type":"integer","minimum":1,"maximum":1000,"default":10,"description":"Listing pages in all, the first one included."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":0,"description":"Milliseconds to wait after each step."},"stop_condition":{"type":"object","additionalProperties":false,"default":{},"description":"When to stop before max_pages.","properties":{"max_items":{"type":"integer","minimum":1,"description":"Stop once this many items are collected (per category with categories)."}}}},"allOf":[{"if":{"properties":{"type":{"const":"click"}},"required":["type"]},"then":{"required":["selector"]}},{"if":{"properties":{"type":{"const":"url"}},"required":["type"]},"then":{"required":["url_pattern"]}}]},"categories":{"type":"object","additionalProperties":false,"description":"Crawl every category linked from the first page.","properties":{"container":{"type":"string","default":"","description":"CSS selector wrapping the category links; empty: the whole page."},"link_selector":{"type":"string","minLength":1,"default":"a","description":"CSS selector of the category links inside the container."},"link_attribute":{"type":"string","minLength":1,"default":"href","description":"The attribute holding the category URL."},"name_selector":{"type":"string","default":"","description":"CSS selector of the name inside the link; empty: the link's text."},"max_categories":{"type":"integer","minimum":1,"maximum":500,"default":50,"description":"At most this many categories, in page order."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":2000,"description":"Milliseconds to wait after each category."}}},"actions":{"type":"array","maxItems":100,"items":{"$ref":"#/definitions/action"},"default":[],"description":"Browser actions run in order before extraction (browser engine)."},"output":{"type":"object","additionalProperties":false,"default":{},"description":"Deduplication and a row limit.","properties":{"format":{"enum":["json"],"default":"json","description":"The only format."},"deduplicate":{"type":"boolean","default":false,"description":"Drop rows equal to an earlier row (true when deduplicate_fields is given and this is not)."},"deduplicate_fields":{"type":"array","items":{"type":"string","minLength":1},"minItems":1,"description":"Compare only these fields."},"limit":{"type":"integer","minimum":1,"description":"Keep at most this many rows."}}}},"definitions":{"field":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string","minLength":1,"maxLength":100,"pattern":"^(?!__proto__$)","description":"The row key (any text but __proto__; names starting with _category are reserved)."},"selector":{"type":"string","minLength":1,"description":"CSS selector inside the item; absent: the item element itself."},"type":{"enum":["text","attribute","html","link","image_url","count","exists","regex","eval"],"default":"text","description":"What to take from the element."},"attribute":{"type":"string","minLength":1,"description":"type attribute: the attribute name."},"pattern":{"type":"string","minLength":1,"description":"type regex: the regular expression; the first capture group when it has one."},"script":{"type":"string","minLength":1,"description":"type eval: a JavaScript expression (or function body) run in the page (browser engine)."},"transform":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Transforms applied in order (to_number, \"regex:(\\d+)\", \"split:,:0\", ...)."},"default":{"description":"The value when nothing is extracted (any value, null allowed); absent: null."},"multiple":{"type":"boolean","default":false,"description":"Extension: every match as an array instead of the first match."}},"allOf":[{"if":{"properties":{"type":{"const":"attribute"}},"required":["type"]},"then":{"required":["attribute"]}},{"if":{"properties":{"type":{"const":"regex"}},"required":["type"]},"then":{"required":["pattern"]}},{"if":{"properties":{"type":{"const":"eval"}},"required":["type"]},"then":{"required":["script"]}}]},"action":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"enum":["click","scroll","type","select","hover","keyboard","script"],"description":"What the action does."},"selector":{"type":"string","minLength":1,"description":"click, type, select, hover: CSS selector of the element."},"direction":{"enum":["down","up"],"description":"scroll: the direction (default down)."},"amount":{"anyOf":[{"const":"full"},{"type":"integer","minimum":1}],"description":"scroll: pixels, or full for the whole page (default full)."},"value":{"type":"string","description":"type: the text to type; select: the option value."},"key":{"type":"string","minLength":1,"description":"keyboard: a key name (End, Enter, ArrowDown, ...)."},"script":{"type":"string","minLength":1,"description":"script: JavaScript run in the page."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":500,"description":"Milliseconds to wait after the action (or for the navigation it started)."}},"allOf":[{"if":{"properties":{"type":{"enum":["click","type","select","hover"]}},"required":["type"]},"then":{"required":["selector"]}},{"if":{"properties":{"type":{"enum":["type","select"]}},"required":["type"]},"then":{"required":["value"]}},{"if":{"properties":{"type":{"const":"keyboard"}},"required":["type"]},"then":{"required":["key"]}},{"if":{"properties":{"type":{"const":"script"}},"required":["type"]},"then":{"required":["script"]}},{"if":{"properties":{"type":{"const":"scroll"}},"required":["type"]},"then":{"properties":{"direction":{"default":"down"},"amount":{"default":"full"}}}}]}}};
 const schema12 = {"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string","minLength":1,"maxLength":100,"pattern":"^(?!__proto__$)","description":"The row key (any text but __proto__; names starting with _category are reserved)."},"selector":{"type":"string","minLength":1,"description":"CSS selector inside the item; absent: the item element itself."},"type":{"enum":["text","attribute","html","link","image_url","count","exists","regex","eval"],"default":"text","description":"What to take from the element."},"attribute":{"type":"string","minLength":1,"description":"type attribute: the attribute name."},"pattern":{"type":"string","minLength":1,"description":"type regex: the regular expression; the first capture group when it has one."},"script":{"type":"string","minLength":1,"description":"type eval: a JavaScript expression (or function body) run in the page (browser engine)."},"transform":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Transforms applied in order (to_number, \"regex:(\\d+)\", \"split:,:0\", ...)."},"default":{"description":"The value when nothing is extracted (any value, null allowed); absent: null."},"multiple":{"type":"boolean","default":false,"description":"Extension: every match as an array instead of the first match."}},"allOf":[{"if":{"properties":{"type":{"const":"attribute"}},"required":["type"]},"then":{"required":["attribute"]}},{"if":{"properties":{"type":{"const":"regex"}},"required":["type"]},"then":{"required":["pattern"]}},{"if":{"properties":{"type":{"const":"eval"}},"required":["type"]},"then":{"required":["script"]}}]};
 const schema14 = {"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"enum":["click","scroll","type","select","hover","keyboard","script"],"description":"What the action does."},"selector":{"type":"string","minLength":1,"description":"click, type, select, hover: CSS selector of the element."},"direction":{"enum":["down","up"],"description":"scroll: the direction (default down)."},"amount":{"anyOf":[{"const":"full"},{"type":"integer","minimum":1}],"description":"scroll: pixels, or full for the whole page (default full)."},"value":{"type":"string","description":"type: the text to type; select: the option value."},"key":{"type":"string","minLength":1,"description":"keyboard: a key name (End, Enter, ArrowDown, ...)."},"script":{"type":"string","minLength":1,"description":"script: JavaScript run in the page."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":500,"description":"Milliseconds to wait after the action (or for the navigation it started)."}},"allOf":[{"if":{"properties":{"type":{"enum":["click","type","select","hover"]}},"required":["type"]},"then":{"required":["selector"]}},{"if":{"properties":{"type":{"enum":["type","select"]}},"required":["type"]},"then":{"required":["value"]}},{"if":{"properties":{"type":{"const":"keyboard"}},"required":["type"]},"then":{"required":["key"]}},{"if":{"properties":{"type":{"const":"script"}},"required":["type"]},"then":{"required":["script"]}},{"if":{"properties":{"type":{"const":"scroll"}},"required":["type"]},"then":{"properties":{"direction":{"default":"down"},"amount":{"default":"full"}}}}]};
 const func2 = Object.prototype.hasOwnProperty;
@@ -319,8 +319,11 @@ data9.type = "list";
 if(data9.fields === undefined){
 data9.fields = [];
 }
+if(data9.following_siblings === undefined){
+data9.following_siblings = 0;
+}
 for(const key3 in data9){
-if(!(((key3 === "container") || (key3 === "type")) || (key3 === "fields"))){
+if(!((((key3 === "container") || (key3 === "type")) || (key3 === "fields")) || (key3 === "following_siblings"))){
 const err22 = {instancePath:instancePath+"/extract",schemaPath:"#/properties/extract/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err22];
@@ -843,9 +846,9 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-else {
-const err60 = {instancePath:instancePath+"/extract",schemaPath:"#/properties/extract/type",keyword:"type",params:{type: "object"},message:"must be object"};
+let data26 = data9.following_siblings;
+if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
+const err60 = {instancePath:instancePath+"/extract/following_siblings",schemaPath:"#/properties/extract/properties/following_siblings/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -854,12 +857,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-if(data.detail_fields !== undefined){
-let data26 = data.detail_fields;
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-if(data26.fields === undefined){
-const err61 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
+if((typeof data26 == "number") && (isFinite(data26))){
+if(data26 > 10 || isNaN(data26)){
+const err61 = {instancePath:instancePath+"/extract/following_siblings",schemaPath:"#/properties/extract/properties/following_siblings/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -868,9 +868,8 @@ vErrors.push(err61);
 }
 errors++;
 }
-for(const key5 in data26){
-if(!(key5 === "fields")){
-const err62 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(data26 < 0 || isNaN(data26)){
+const err62 = {instancePath:instancePath+"/extract/following_siblings",schemaPath:"#/properties/extract/properties/following_siblings/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -880,11 +879,9 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(data26.fields !== undefined){
-let data27 = data26.fields;
-if(Array.isArray(data27)){
-if(data27.length > 200){
-const err63 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
+}
+else {
+const err63 = {instancePath:instancePath+"/extract",schemaPath:"#/properties/extract/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -893,8 +890,12 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(data27.length < 1){
-const err64 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+if(data.detail_fields !== undefined){
+let data27 = data.detail_fields;
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+if(data27.fields === undefined){
+const err64 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -903,16 +904,9 @@ vErrors.push(err64);
 }
 errors++;
 }
-const len2 = data27.length;
-for(let i2=0; i2<len2; i2++){
-let data28 = data27[i2];
-const _errs73 = errors;
-let valid22 = true;
-const _errs74 = errors;
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-let missing3;
-if((data28.type === undefined) && (missing3 = "type")){
-const err65 = {};
+for(const key5 in data27){
+if(!(key5 === "fields")){
+const err65 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -921,10 +915,12 @@ vErrors.push(err65);
 }
 errors++;
 }
-else {
-if(data28.type !== undefined){
-if("attribute" !== data28.type){
-const err66 = {};
+}
+if(data27.fields !== undefined){
+let data28 = data27.fields;
+if(Array.isArray(data28)){
+if(data28.length > 200){
+const err66 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -933,24 +929,8 @@ vErrors.push(err66);
 }
 errors++;
 }
-}
-}
-}
-var _valid3 = _errs74 === errors;
-errors = _errs73;
-if(vErrors !== null){
-if(_errs73){
-vErrors.length = _errs73;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid3){
-const _errs76 = errors;
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-if(data28.attribute === undefined){
-const err67 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/0/then/required",keyword:"required",params:{missingProperty: "attribute"},message:"must have required property '"+"attribute"+"'"};
+if(data28.length < 1){
+const err67 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -959,12 +939,16 @@ vErrors.push(err67);
 }
 errors++;
 }
-}
-var _valid3 = _errs76 === errors;
-valid22 = _valid3;
-}
-if(!valid22){
-const err68 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const len2 = data28.length;
+for(let i2=0; i2<len2; i2++){
+let data29 = data28[i2];
+const _errs75 = errors;
+let valid22 = true;
+const _errs76 = errors;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+let missing3;
+if((data29.type === undefined) && (missing3 = "type")){
+const err68 = {};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -973,12 +957,9 @@ vErrors.push(err68);
 }
 errors++;
 }
-const _errs78 = errors;
-let valid24 = true;
-const _errs79 = errors;
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-let missing4;
-if((data28.type === undefined) && (missing4 = "type")){
+else {
+if(data29.type !== undefined){
+if("attribute" !== data29.type){
 const err69 = {};
 if(vErrors === null){
 vErrors = [err69];
@@ -988,10 +969,24 @@ vErrors.push(err69);
 }
 errors++;
 }
+}
+}
+}
+var _valid3 = _errs76 === errors;
+errors = _errs75;
+if(vErrors !== null){
+if(_errs75){
+vErrors.length = _errs75;
+}
 else {
-if(data28.type !== undefined){
-if("regex" !== data28.type){
-const err70 = {};
+vErrors = null;
+}
+}
+if(_valid3){
+const _errs78 = errors;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+if(data29.attribute === undefined){
+const err70 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/0/then/required",keyword:"required",params:{missingProperty: "attribute"},message:"must have required property '"+"attribute"+"'"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -1001,23 +996,11 @@ vErrors.push(err70);
 errors++;
 }
 }
+var _valid3 = _errs78 === errors;
+valid22 = _valid3;
 }
-}
-var _valid4 = _errs79 === errors;
-errors = _errs78;
-if(vErrors !== null){
-if(_errs78){
-vErrors.length = _errs78;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid4){
-const _errs81 = errors;
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-if(data28.pattern === undefined){
-const err71 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/1/then/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+if(!valid22){
+const err71 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -1026,12 +1009,13 @@ vErrors.push(err71);
 }
 errors++;
 }
-}
-var _valid4 = _errs81 === errors;
-valid24 = _valid4;
-}
-if(!valid24){
-const err72 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const _errs80 = errors;
+let valid24 = true;
+const _errs81 = errors;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+let missing4;
+if((data29.type === undefined) && (missing4 = "type")){
+const err72 = {};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1040,12 +1024,9 @@ vErrors.push(err72);
 }
 errors++;
 }
-const _errs83 = errors;
-let valid26 = true;
-const _errs84 = errors;
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-let missing5;
-if((data28.type === undefined) && (missing5 = "type")){
+else {
+if(data29.type !== undefined){
+if("regex" !== data29.type){
 const err73 = {};
 if(vErrors === null){
 vErrors = [err73];
@@ -1055,10 +1036,24 @@ vErrors.push(err73);
 }
 errors++;
 }
+}
+}
+}
+var _valid4 = _errs81 === errors;
+errors = _errs80;
+if(vErrors !== null){
+if(_errs80){
+vErrors.length = _errs80;
+}
 else {
-if(data28.type !== undefined){
-if("eval" !== data28.type){
-const err74 = {};
+vErrors = null;
+}
+}
+if(_valid4){
+const _errs83 = errors;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+if(data29.pattern === undefined){
+const err74 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/1/then/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1068,23 +1063,11 @@ vErrors.push(err74);
 errors++;
 }
 }
+var _valid4 = _errs83 === errors;
+valid24 = _valid4;
 }
-}
-var _valid5 = _errs84 === errors;
-errors = _errs83;
-if(vErrors !== null){
-if(_errs83){
-vErrors.length = _errs83;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid5){
-const _errs86 = errors;
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-if(data28.script === undefined){
-const err75 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/2/then/required",keyword:"required",params:{missingProperty: "script"},message:"must have required property '"+"script"+"'"};
+if(!valid24){
+const err75 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1093,12 +1076,13 @@ vErrors.push(err75);
 }
 errors++;
 }
-}
-var _valid5 = _errs86 === errors;
-valid26 = _valid5;
-}
-if(!valid26){
-const err76 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const _errs85 = errors;
+let valid26 = true;
+const _errs86 = errors;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+let missing5;
+if((data29.type === undefined) && (missing5 = "type")){
+const err76 = {};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1107,18 +1091,10 @@ vErrors.push(err76);
 }
 errors++;
 }
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-if(data28.type === undefined){
-data28.type = "text";
-}
-if(data28.transform === undefined){
-data28.transform = [];
-}
-if(data28.multiple === undefined){
-data28.multiple = false;
-}
-if(data28.name === undefined){
-const err77 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+else {
+if(data29.type !== undefined){
+if("eval" !== data29.type){
+const err77 = {};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1127,9 +1103,24 @@ vErrors.push(err77);
 }
 errors++;
 }
-for(const key6 in data28){
-if(!(func2.call(schema12.properties, key6))){
-const err78 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+}
+}
+}
+var _valid5 = _errs86 === errors;
+errors = _errs85;
+if(vErrors !== null){
+if(_errs85){
+vErrors.length = _errs85;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid5){
+const _errs88 = errors;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+if(data29.script === undefined){
+const err78 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/2/then/required",keyword:"required",params:{missingProperty: "script"},message:"must have required property '"+"script"+"'"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1139,11 +1130,11 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(data28.name !== undefined){
-let data32 = data28.name;
-if(typeof data32 === "string"){
-if(func3(data32) > 100){
-const err79 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+var _valid5 = _errs88 === errors;
+valid26 = _valid5;
+}
+if(!valid26){
+const err79 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1152,8 +1143,18 @@ vErrors.push(err79);
 }
 errors++;
 }
-if(func3(data32) < 1){
-const err80 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+if(data29.type === undefined){
+data29.type = "text";
+}
+if(data29.transform === undefined){
+data29.transform = [];
+}
+if(data29.multiple === undefined){
+data29.multiple = false;
+}
+if(data29.name === undefined){
+const err80 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1162,8 +1163,9 @@ vErrors.push(err80);
 }
 errors++;
 }
-if(!pattern0.test(data32)){
-const err81 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/pattern",keyword:"pattern",params:{pattern: "^(?!__proto__$)"},message:"must match pattern \""+"^(?!__proto__$)"+"\""};
+for(const key6 in data29){
+if(!(func2.call(schema12.properties, key6))){
+const err81 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1173,8 +1175,11 @@ vErrors.push(err81);
 errors++;
 }
 }
-else {
-const err82 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data29.name !== undefined){
+let data33 = data29.name;
+if(typeof data33 === "string"){
+if(func3(data33) > 100){
+const err82 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1183,12 +1188,8 @@ vErrors.push(err82);
 }
 errors++;
 }
-}
-if(data28.selector !== undefined){
-let data33 = data28.selector;
-if(typeof data33 === "string"){
 if(func3(data33) < 1){
-const err83 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/selector",schemaPath:"#/definitions/field/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err83 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1197,9 +1198,8 @@ vErrors.push(err83);
 }
 errors++;
 }
-}
-else {
-const err84 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/selector",schemaPath:"#/definitions/field/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern0.test(data33)){
+const err84 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/pattern",keyword:"pattern",params:{pattern: "^(?!__proto__$)"},message:"must match pattern \""+"^(?!__proto__$)"+"\""};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1209,9 +1209,8 @@ vErrors.push(err84);
 errors++;
 }
 }
-let data34 = data28.type;
-if(!(((((((((data34 === "text") || (data34 === "attribute")) || (data34 === "html")) || (data34 === "link")) || (data34 === "image_url")) || (data34 === "count")) || (data34 === "exists")) || (data34 === "regex")) || (data34 === "eval"))){
-const err85 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/type",schemaPath:"#/definitions/field/properties/type/enum",keyword:"enum",params:{allowedValues: schema12.properties.type.enum},message:"must be equal to one of the allowed values"};
+else {
+const err85 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1220,11 +1219,12 @@ vErrors.push(err85);
 }
 errors++;
 }
-if(data28.attribute !== undefined){
-let data35 = data28.attribute;
-if(typeof data35 === "string"){
-if(func3(data35) < 1){
-const err86 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/attribute",schemaPath:"#/definitions/field/properties/attribute/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data29.selector !== undefined){
+let data34 = data29.selector;
+if(typeof data34 === "string"){
+if(func3(data34) < 1){
+const err86 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/selector",schemaPath:"#/definitions/field/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1235,7 +1235,7 @@ errors++;
 }
 }
 else {
-const err87 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/attribute",schemaPath:"#/definitions/field/properties/attribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err87 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/selector",schemaPath:"#/definitions/field/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1245,11 +1245,9 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(data28.pattern !== undefined){
-let data36 = data28.pattern;
-if(typeof data36 === "string"){
-if(func3(data36) < 1){
-const err88 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/pattern",schemaPath:"#/definitions/field/properties/pattern/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+let data35 = data29.type;
+if(!(((((((((data35 === "text") || (data35 === "attribute")) || (data35 === "html")) || (data35 === "link")) || (data35 === "image_url")) || (data35 === "count")) || (data35 === "exists")) || (data35 === "regex")) || (data35 === "eval"))){
+const err88 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/type",schemaPath:"#/definitions/field/properties/type/enum",keyword:"enum",params:{allowedValues: schema12.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1258,9 +1256,11 @@ vErrors.push(err88);
 }
 errors++;
 }
-}
-else {
-const err89 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/pattern",schemaPath:"#/definitions/field/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data29.attribute !== undefined){
+let data36 = data29.attribute;
+if(typeof data36 === "string"){
+if(func3(data36) < 1){
+const err89 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/attribute",schemaPath:"#/definitions/field/properties/attribute/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1270,11 +1270,8 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(data28.script !== undefined){
-let data37 = data28.script;
-if(typeof data37 === "string"){
-if(func3(data37) < 1){
-const err90 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/script",schemaPath:"#/definitions/field/properties/script/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err90 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/attribute",schemaPath:"#/definitions/field/properties/attribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1284,8 +1281,11 @@ vErrors.push(err90);
 errors++;
 }
 }
-else {
-const err91 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/script",schemaPath:"#/definitions/field/properties/script/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data29.pattern !== undefined){
+let data37 = data29.pattern;
+if(typeof data37 === "string"){
+if(func3(data37) < 1){
+const err91 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/pattern",schemaPath:"#/definitions/field/properties/pattern/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1295,14 +1295,8 @@ vErrors.push(err91);
 errors++;
 }
 }
-let data38 = data28.transform;
-if(Array.isArray(data38)){
-const len3 = data38.length;
-for(let i3=0; i3<len3; i3++){
-let data39 = data38[i3];
-if(typeof data39 === "string"){
-if(func3(data39) < 1){
-const err92 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform/" + i3,schemaPath:"#/definitions/field/properties/transform/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err92 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/pattern",schemaPath:"#/definitions/field/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1312,8 +1306,11 @@ vErrors.push(err92);
 errors++;
 }
 }
-else {
-const err93 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform/" + i3,schemaPath:"#/definitions/field/properties/transform/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data29.script !== undefined){
+let data38 = data29.script;
+if(typeof data38 === "string"){
+if(func3(data38) < 1){
+const err93 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/script",schemaPath:"#/definitions/field/properties/script/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1323,9 +1320,8 @@ vErrors.push(err93);
 errors++;
 }
 }
-}
 else {
-const err94 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform",schemaPath:"#/definitions/field/properties/transform/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err94 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/script",schemaPath:"#/definitions/field/properties/script/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1334,8 +1330,15 @@ vErrors.push(err94);
 }
 errors++;
 }
-if(typeof data28.multiple !== "boolean"){
-const err95 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/multiple",schemaPath:"#/definitions/field/properties/multiple/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+let data39 = data29.transform;
+if(Array.isArray(data39)){
+const len3 = data39.length;
+for(let i3=0; i3<len3; i3++){
+let data40 = data39[i3];
+if(typeof data40 === "string"){
+if(func3(data40) < 1){
+const err95 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform/" + i3,schemaPath:"#/definitions/field/properties/transform/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1346,7 +1349,7 @@ errors++;
 }
 }
 else {
-const err96 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err96 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform/" + i3,schemaPath:"#/definitions/field/properties/transform/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1358,7 +1361,7 @@ errors++;
 }
 }
 else {
-const err97 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err97 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform",schemaPath:"#/definitions/field/properties/transform/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1367,10 +1370,8 @@ vErrors.push(err97);
 }
 errors++;
 }
-}
-}
-else {
-const err98 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data29.multiple !== "boolean"){
+const err98 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/multiple",schemaPath:"#/definitions/field/properties/multiple/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1380,15 +1381,8 @@ vErrors.push(err98);
 errors++;
 }
 }
-if(data.pagination !== undefined){
-let data41 = data.pagination;
-const _errs108 = errors;
-let valid32 = true;
-const _errs109 = errors;
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-let missing6;
-if((data41.type === undefined) && (missing6 = "type")){
-const err99 = {};
+else {
+const err99 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1397,10 +1391,10 @@ vErrors.push(err99);
 }
 errors++;
 }
+}
+}
 else {
-if(data41.type !== undefined){
-if("click" !== data41.type){
-const err100 = {};
+const err100 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1411,22 +1405,8 @@ errors++;
 }
 }
 }
-}
-var _valid6 = _errs109 === errors;
-errors = _errs108;
-if(vErrors !== null){
-if(_errs108){
-vErrors.length = _errs108;
-}
 else {
-vErrors = null;
-}
-}
-if(_valid6){
-const _errs111 = errors;
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-if(data41.selector === undefined){
-const err101 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/0/then/required",keyword:"required",params:{missingProperty: "selector"},message:"must have required property '"+"selector"+"'"};
+const err101 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1436,11 +1416,15 @@ vErrors.push(err101);
 errors++;
 }
 }
-var _valid6 = _errs111 === errors;
-valid32 = _valid6;
-}
-if(!valid32){
-const err102 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(data.pagination !== undefined){
+let data42 = data.pagination;
+const _errs110 = errors;
+let valid32 = true;
+const _errs111 = errors;
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+let missing6;
+if((data42.type === undefined) && (missing6 = "type")){
+const err102 = {};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1449,12 +1433,9 @@ vErrors.push(err102);
 }
 errors++;
 }
-const _errs113 = errors;
-let valid34 = true;
-const _errs114 = errors;
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-let missing7;
-if((data41.type === undefined) && (missing7 = "type")){
+else {
+if(data42.type !== undefined){
+if("click" !== data42.type){
 const err103 = {};
 if(vErrors === null){
 vErrors = [err103];
@@ -1464,10 +1445,24 @@ vErrors.push(err103);
 }
 errors++;
 }
+}
+}
+}
+var _valid6 = _errs111 === errors;
+errors = _errs110;
+if(vErrors !== null){
+if(_errs110){
+vErrors.length = _errs110;
+}
 else {
-if(data41.type !== undefined){
-if("url" !== data41.type){
-const err104 = {};
+vErrors = null;
+}
+}
+if(_valid6){
+const _errs113 = errors;
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+if(data42.selector === undefined){
+const err104 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/0/then/required",keyword:"required",params:{missingProperty: "selector"},message:"must have required property '"+"selector"+"'"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1477,23 +1472,11 @@ vErrors.push(err104);
 errors++;
 }
 }
+var _valid6 = _errs113 === errors;
+valid32 = _valid6;
 }
-}
-var _valid7 = _errs114 === errors;
-errors = _errs113;
-if(vErrors !== null){
-if(_errs113){
-vErrors.length = _errs113;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid7){
-const _errs116 = errors;
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-if(data41.url_pattern === undefined){
-const err105 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/1/then/required",keyword:"required",params:{missingProperty: "url_pattern"},message:"must have required property '"+"url_pattern"+"'"};
+if(!valid32){
+const err105 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1502,12 +1485,13 @@ vErrors.push(err105);
 }
 errors++;
 }
-}
-var _valid7 = _errs116 === errors;
-valid34 = _valid7;
-}
-if(!valid34){
-const err106 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const _errs115 = errors;
+let valid34 = true;
+const _errs116 = errors;
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+let missing7;
+if((data42.type === undefined) && (missing7 = "type")){
+const err106 = {};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1516,18 +1500,10 @@ vErrors.push(err106);
 }
 errors++;
 }
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-if(data41.max_pages === undefined){
-data41.max_pages = 10;
-}
-if(data41.wait_after === undefined){
-data41.wait_after = 0;
-}
-if(data41.stop_condition === undefined){
-data41.stop_condition = {};
-}
-if(data41.type === undefined){
-const err107 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+else {
+if(data42.type !== undefined){
+if("url" !== data42.type){
+const err107 = {};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1536,9 +1512,24 @@ vErrors.push(err107);
 }
 errors++;
 }
-for(const key7 in data41){
-if(!((((((key7 === "type") || (key7 === "selector")) || (key7 === "url_pattern")) || (key7 === "max_pages")) || (key7 === "wait_after")) || (key7 === "stop_condition"))){
-const err108 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+}
+}
+}
+var _valid7 = _errs116 === errors;
+errors = _errs115;
+if(vErrors !== null){
+if(_errs115){
+vErrors.length = _errs115;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid7){
+const _errs118 = errors;
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+if(data42.url_pattern === undefined){
+const err108 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/1/then/required",keyword:"required",params:{missingProperty: "url_pattern"},message:"must have required property '"+"url_pattern"+"'"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1548,10 +1539,11 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data41.type !== undefined){
-let data44 = data41.type;
-if(!(((data44 === "click") || (data44 === "url")) || (data44 === "scroll_infinite"))){
-const err109 = {instancePath:instancePath+"/pagination/type",schemaPath:"#/properties/pagination/properties/type/enum",keyword:"enum",params:{allowedValues: schema11.properties.pagination.properties.type.enum},message:"must be equal to one of the allowed values"};
+var _valid7 = _errs118 === errors;
+valid34 = _valid7;
+}
+if(!valid34){
+const err109 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1560,12 +1552,18 @@ vErrors.push(err109);
 }
 errors++;
 }
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+if(data42.max_pages === undefined){
+data42.max_pages = 10;
 }
-if(data41.selector !== undefined){
-let data45 = data41.selector;
-if(typeof data45 === "string"){
-if(func3(data45) < 1){
-const err110 = {instancePath:instancePath+"/pagination/selector",schemaPath:"#/properties/pagination/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data42.wait_after === undefined){
+data42.wait_after = 0;
+}
+if(data42.stop_condition === undefined){
+data42.stop_condition = {};
+}
+if(data42.type === undefined){
+const err110 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1574,9 +1572,9 @@ vErrors.push(err110);
 }
 errors++;
 }
-}
-else {
-const err111 = {instancePath:instancePath+"/pagination/selector",schemaPath:"#/properties/pagination/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key7 in data42){
+if(!((((((key7 === "type") || (key7 === "selector")) || (key7 === "url_pattern")) || (key7 === "max_pages")) || (key7 === "wait_after")) || (key7 === "stop_condition"))){
+const err111 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1586,11 +1584,10 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(data41.url_pattern !== undefined){
-let data46 = data41.url_pattern;
-if(typeof data46 === "string"){
-if(func3(data46) < 1){
-const err112 = {instancePath:instancePath+"/pagination/url_pattern",schemaPath:"#/properties/pagination/properties/url_pattern/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data42.type !== undefined){
+let data45 = data42.type;
+if(!(((data45 === "click") || (data45 === "url")) || (data45 === "scroll_infinite"))){
+const err112 = {instancePath:instancePath+"/pagination/type",schemaPath:"#/properties/pagination/properties/type/enum",keyword:"enum",params:{allowedValues: schema11.properties.pagination.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1600,8 +1597,11 @@ vErrors.push(err112);
 errors++;
 }
 }
-else {
-const err113 = {instancePath:instancePath+"/pagination/url_pattern",schemaPath:"#/properties/pagination/properties/url_pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data42.selector !== undefined){
+let data46 = data42.selector;
+if(typeof data46 === "string"){
+if(func3(data46) < 1){
+const err113 = {instancePath:instancePath+"/pagination/selector",schemaPath:"#/properties/pagination/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1611,9 +1611,8 @@ vErrors.push(err113);
 errors++;
 }
 }
-let data47 = data41.max_pages;
-if(!(((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47))) && (isFinite(data47)))){
-const err114 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err114 = {instancePath:instancePath+"/pagination/selector",schemaPath:"#/properties/pagination/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1622,9 +1621,12 @@ vErrors.push(err114);
 }
 errors++;
 }
-if((typeof data47 == "number") && (isFinite(data47))){
-if(data47 > 1000 || isNaN(data47)){
-const err115 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+}
+if(data42.url_pattern !== undefined){
+let data47 = data42.url_pattern;
+if(typeof data47 === "string"){
+if(func3(data47) < 1){
+const err115 = {instancePath:instancePath+"/pagination/url_pattern",schemaPath:"#/properties/pagination/properties/url_pattern/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1633,8 +1635,9 @@ vErrors.push(err115);
 }
 errors++;
 }
-if(data47 < 1 || isNaN(data47)){
-const err116 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err116 = {instancePath:instancePath+"/pagination/url_pattern",schemaPath:"#/properties/pagination/properties/url_pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1644,9 +1647,9 @@ vErrors.push(err116);
 errors++;
 }
 }
-let data48 = data41.wait_after;
+let data48 = data42.max_pages;
 if(!(((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48))) && (isFinite(data48)))){
-const err117 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err117 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1656,8 +1659,8 @@ vErrors.push(err117);
 errors++;
 }
 if((typeof data48 == "number") && (isFinite(data48))){
-if(data48 > 60000 || isNaN(data48)){
-const err118 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+if(data48 > 1000 || isNaN(data48)){
+const err118 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1666,8 +1669,8 @@ vErrors.push(err118);
 }
 errors++;
 }
-if(data48 < 0 || isNaN(data48)){
-const err119 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data48 < 1 || isNaN(data48)){
+const err119 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1677,11 +1680,9 @@ vErrors.push(err119);
 errors++;
 }
 }
-let data49 = data41.stop_condition;
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-for(const key8 in data49){
-if(!(key8 === "max_items")){
-const err120 = {instancePath:instancePath+"/pagination/stop_condition",schemaPath:"#/properties/pagination/properties/stop_condition/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+let data49 = data42.wait_after;
+if(!(((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49))) && (isFinite(data49)))){
+const err120 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1690,11 +1691,9 @@ vErrors.push(err120);
 }
 errors++;
 }
-}
-if(data49.max_items !== undefined){
-let data50 = data49.max_items;
-if(!(((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50))) && (isFinite(data50)))){
-const err121 = {instancePath:instancePath+"/pagination/stop_condition/max_items",schemaPath:"#/properties/pagination/properties/stop_condition/properties/max_items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data49 == "number") && (isFinite(data49))){
+if(data49 > 60000 || isNaN(data49)){
+const err121 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1703,9 +1702,8 @@ vErrors.push(err121);
 }
 errors++;
 }
-if((typeof data50 == "number") && (isFinite(data50))){
-if(data50 < 1 || isNaN(data50)){
-const err122 = {instancePath:instancePath+"/pagination/stop_condition/max_items",schemaPath:"#/properties/pagination/properties/stop_condition/properties/max_items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data49 < 0 || isNaN(data49)){
+const err122 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1715,10 +1713,11 @@ vErrors.push(err122);
 errors++;
 }
 }
-}
-}
-else {
-const err123 = {instancePath:instancePath+"/pagination/stop_condition",schemaPath:"#/properties/pagination/properties/stop_condition/type",keyword:"type",params:{type: "object"},message:"must be object"};
+let data50 = data42.stop_condition;
+if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
+for(const key8 in data50){
+if(!(key8 === "max_items")){
+const err123 = {instancePath:instancePath+"/pagination/stop_condition",schemaPath:"#/properties/pagination/properties/stop_condition/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1728,8 +1727,10 @@ vErrors.push(err123);
 errors++;
 }
 }
-else {
-const err124 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data50.max_items !== undefined){
+let data51 = data50.max_items;
+if(!(((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51))) && (isFinite(data51)))){
+const err124 = {instancePath:instancePath+"/pagination/stop_condition/max_items",schemaPath:"#/properties/pagination/properties/stop_condition/properties/max_items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1738,31 +1739,9 @@ vErrors.push(err124);
 }
 errors++;
 }
-}
-if(data.categories !== undefined){
-let data51 = data.categories;
-if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
-if(data51.container === undefined){
-data51.container = "";
-}
-if(data51.link_selector === undefined){
-data51.link_selector = "a";
-}
-if(data51.link_attribute === undefined){
-data51.link_attribute = "href";
-}
-if(data51.name_selector === undefined){
-data51.name_selector = "";
-}
-if(data51.max_categories === undefined){
-data51.max_categories = 50;
-}
-if(data51.wait_after === undefined){
-data51.wait_after = 2000;
-}
-for(const key9 in data51){
-if(!((((((key9 === "container") || (key9 === "link_selector")) || (key9 === "link_attribute")) || (key9 === "name_selector")) || (key9 === "max_categories")) || (key9 === "wait_after"))){
-const err125 = {instancePath:instancePath+"/categories",schemaPath:"#/properties/categories/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+if((typeof data51 == "number") && (isFinite(data51))){
+if(data51 < 1 || isNaN(data51)){
+const err125 = {instancePath:instancePath+"/pagination/stop_condition/max_items",schemaPath:"#/properties/pagination/properties/stop_condition/properties/max_items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1772,8 +1751,10 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(typeof data51.container !== "string"){
-const err126 = {instancePath:instancePath+"/categories/container",schemaPath:"#/properties/categories/properties/container/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err126 = {instancePath:instancePath+"/pagination/stop_condition",schemaPath:"#/properties/pagination/properties/stop_condition/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1782,10 +1763,9 @@ vErrors.push(err126);
 }
 errors++;
 }
-let data53 = data51.link_selector;
-if(typeof data53 === "string"){
-if(func3(data53) < 1){
-const err127 = {instancePath:instancePath+"/categories/link_selector",schemaPath:"#/properties/categories/properties/link_selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err127 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1795,8 +1775,30 @@ vErrors.push(err127);
 errors++;
 }
 }
-else {
-const err128 = {instancePath:instancePath+"/categories/link_selector",schemaPath:"#/properties/categories/properties/link_selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.categories !== undefined){
+let data52 = data.categories;
+if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+if(data52.container === undefined){
+data52.container = "";
+}
+if(data52.link_selector === undefined){
+data52.link_selector = "a";
+}
+if(data52.link_attribute === undefined){
+data52.link_attribute = "href";
+}
+if(data52.name_selector === undefined){
+data52.name_selector = "";
+}
+if(data52.max_categories === undefined){
+data52.max_categories = 50;
+}
+if(data52.wait_after === undefined){
+data52.wait_after = 2000;
+}
+for(const key9 in data52){
+if(!((((((key9 === "container") || (key9 === "link_selector")) || (key9 === "link_attribute")) || (key9 === "name_selector")) || (key9 === "max_categories")) || (key9 === "wait_after"))){
+const err128 = {instancePath:instancePath+"/categories",schemaPath:"#/properties/categories/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1805,10 +1807,9 @@ vErrors.push(err128);
 }
 errors++;
 }
-let data54 = data51.link_attribute;
-if(typeof data54 === "string"){
-if(func3(data54) < 1){
-const err129 = {instancePath:instancePath+"/categories/link_attribute",schemaPath:"#/properties/categories/properties/link_attribute/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(typeof data52.container !== "string"){
+const err129 = {instancePath:instancePath+"/categories/container",schemaPath:"#/properties/categories/properties/container/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1817,9 +1818,10 @@ vErrors.push(err129);
 }
 errors++;
 }
-}
-else {
-const err130 = {instancePath:instancePath+"/categories/link_attribute",schemaPath:"#/properties/categories/properties/link_attribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data54 = data52.link_selector;
+if(typeof data54 === "string"){
+if(func3(data54) < 1){
+const err130 = {instancePath:instancePath+"/categories/link_selector",schemaPath:"#/properties/categories/properties/link_selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1828,8 +1830,9 @@ vErrors.push(err130);
 }
 errors++;
 }
-if(typeof data51.name_selector !== "string"){
-const err131 = {instancePath:instancePath+"/categories/name_selector",schemaPath:"#/properties/categories/properties/name_selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err131 = {instancePath:instancePath+"/categories/link_selector",schemaPath:"#/properties/categories/properties/link_selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1838,9 +1841,10 @@ vErrors.push(err131);
 }
 errors++;
 }
-let data56 = data51.max_categories;
-if(!(((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56))) && (isFinite(data56)))){
-const err132 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+let data55 = data52.link_attribute;
+if(typeof data55 === "string"){
+if(func3(data55) < 1){
+const err132 = {instancePath:instancePath+"/categories/link_attribute",schemaPath:"#/properties/categories/properties/link_attribute/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1849,9 +1853,9 @@ vErrors.push(err132);
 }
 errors++;
 }
-if((typeof data56 == "number") && (isFinite(data56))){
-if(data56 > 500 || isNaN(data56)){
-const err133 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"};
+}
+else {
+const err133 = {instancePath:instancePath+"/categories/link_attribute",schemaPath:"#/properties/categories/properties/link_attribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1860,8 +1864,8 @@ vErrors.push(err133);
 }
 errors++;
 }
-if(data56 < 1 || isNaN(data56)){
-const err134 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(typeof data52.name_selector !== "string"){
+const err134 = {instancePath:instancePath+"/categories/name_selector",schemaPath:"#/properties/categories/properties/name_selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1870,10 +1874,9 @@ vErrors.push(err134);
 }
 errors++;
 }
-}
-let data57 = data51.wait_after;
+let data57 = data52.max_categories;
 if(!(((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57))) && (isFinite(data57)))){
-const err135 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err135 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1883,8 +1886,8 @@ vErrors.push(err135);
 errors++;
 }
 if((typeof data57 == "number") && (isFinite(data57))){
-if(data57 > 60000 || isNaN(data57)){
-const err136 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+if(data57 > 500 || isNaN(data57)){
+const err136 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1893,8 +1896,8 @@ vErrors.push(err136);
 }
 errors++;
 }
-if(data57 < 0 || isNaN(data57)){
-const err137 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data57 < 1 || isNaN(data57)){
+const err137 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1904,9 +1907,9 @@ vErrors.push(err137);
 errors++;
 }
 }
-}
-else {
-const err138 = {instancePath:instancePath+"/categories",schemaPath:"#/properties/categories/type",keyword:"type",params:{type: "object"},message:"must be object"};
+let data58 = data52.wait_after;
+if(!(((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58))) && (isFinite(data58)))){
+const err138 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1915,11 +1918,9 @@ vErrors.push(err138);
 }
 errors++;
 }
-}
-let data58 = data.actions;
-if(Array.isArray(data58)){
-if(data58.length > 100){
-const err139 = {instancePath:instancePath+"/actions",schemaPath:"#/properties/actions/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+if((typeof data58 == "number") && (isFinite(data58))){
+if(data58 > 60000 || isNaN(data58)){
+const err139 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1928,16 +1929,8 @@ vErrors.push(err139);
 }
 errors++;
 }
-const len4 = data58.length;
-for(let i4=0; i4<len4; i4++){
-let data59 = data58[i4];
-const _errs153 = errors;
-let valid43 = true;
-const _errs154 = errors;
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-let missing8;
-if((data59.type === undefined) && (missing8 = "type")){
-const err140 = {};
+if(data58 < 0 || isNaN(data58)){
+const err140 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1946,11 +1939,10 @@ vErrors.push(err140);
 }
 errors++;
 }
+}
+}
 else {
-if(data59.type !== undefined){
-let data60 = data59.type;
-if(!((((data60 === "click") || (data60 === "type")) || (data60 === "select")) || (data60 === "hover"))){
-const err141 = {};
+const err141 = {instancePath:instancePath+"/categories",schemaPath:"#/properties/categories/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1960,23 +1952,10 @@ vErrors.push(err141);
 errors++;
 }
 }
-}
-}
-var _valid8 = _errs154 === errors;
-errors = _errs153;
-if(vErrors !== null){
-if(_errs153){
-vErrors.length = _errs153;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid8){
-const _errs156 = errors;
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-if(data59.selector === undefined){
-const err142 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/0/then/required",keyword:"required",params:{missingProperty: "selector"},message:"must have required property '"+"selector"+"'"};
+let data59 = data.actions;
+if(Array.isArray(data59)){
+if(data59.length > 100){
+const err142 = {instancePath:instancePath+"/actions",schemaPath:"#/properties/actions/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1985,12 +1964,16 @@ vErrors.push(err142);
 }
 errors++;
 }
-}
-var _valid8 = _errs156 === errors;
-valid43 = _valid8;
-}
-if(!valid43){
-const err143 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const len4 = data59.length;
+for(let i4=0; i4<len4; i4++){
+let data60 = data59[i4];
+const _errs155 = errors;
+let valid43 = true;
+const _errs156 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+let missing8;
+if((data60.type === undefined) && (missing8 = "type")){
+const err143 = {};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1999,12 +1982,10 @@ vErrors.push(err143);
 }
 errors++;
 }
-const _errs158 = errors;
-let valid45 = true;
-const _errs159 = errors;
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-let missing9;
-if((data59.type === undefined) && (missing9 = "type")){
+else {
+if(data60.type !== undefined){
+let data61 = data60.type;
+if(!((((data61 === "click") || (data61 === "type")) || (data61 === "select")) || (data61 === "hover"))){
 const err144 = {};
 if(vErrors === null){
 vErrors = [err144];
@@ -2014,11 +1995,24 @@ vErrors.push(err144);
 }
 errors++;
 }
+}
+}
+}
+var _valid8 = _errs156 === errors;
+errors = _errs155;
+if(vErrors !== null){
+if(_errs155){
+vErrors.length = _errs155;
+}
 else {
-if(data59.type !== undefined){
-let data61 = data59.type;
-if(!((data61 === "type") || (data61 === "select"))){
-const err145 = {};
+vErrors = null;
+}
+}
+if(_valid8){
+const _errs158 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+if(data60.selector === undefined){
+const err145 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/0/then/required",keyword:"required",params:{missingProperty: "selector"},message:"must have required property '"+"selector"+"'"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -2028,23 +2022,11 @@ vErrors.push(err145);
 errors++;
 }
 }
+var _valid8 = _errs158 === errors;
+valid43 = _valid8;
 }
-}
-var _valid9 = _errs159 === errors;
-errors = _errs158;
-if(vErrors !== null){
-if(_errs158){
-vErrors.length = _errs158;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid9){
-const _errs161 = errors;
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-if(data59.value === undefined){
-const err146 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/1/then/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
+if(!valid43){
+const err146 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -2053,12 +2035,13 @@ vErrors.push(err146);
 }
 errors++;
 }
-}
-var _valid9 = _errs161 === errors;
-valid45 = _valid9;
-}
-if(!valid45){
-const err147 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const _errs160 = errors;
+let valid45 = true;
+const _errs161 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+let missing9;
+if((data60.type === undefined) && (missing9 = "type")){
+const err147 = {};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -2067,12 +2050,10 @@ vErrors.push(err147);
 }
 errors++;
 }
-const _errs163 = errors;
-let valid47 = true;
-const _errs164 = errors;
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-let missing10;
-if((data59.type === undefined) && (missing10 = "type")){
+else {
+if(data60.type !== undefined){
+let data62 = data60.type;
+if(!((data62 === "type") || (data62 === "select"))){
 const err148 = {};
 if(vErrors === null){
 vErrors = [err148];
@@ -2082,10 +2063,24 @@ vErrors.push(err148);
 }
 errors++;
 }
+}
+}
+}
+var _valid9 = _errs161 === errors;
+errors = _errs160;
+if(vErrors !== null){
+if(_errs160){
+vErrors.length = _errs160;
+}
 else {
-if(data59.type !== undefined){
-if("keyboard" !== data59.type){
-const err149 = {};
+vErrors = null;
+}
+}
+if(_valid9){
+const _errs163 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+if(data60.value === undefined){
+const err149 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/1/then/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -2095,23 +2090,11 @@ vErrors.push(err149);
 errors++;
 }
 }
+var _valid9 = _errs163 === errors;
+valid45 = _valid9;
 }
-}
-var _valid10 = _errs164 === errors;
-errors = _errs163;
-if(vErrors !== null){
-if(_errs163){
-vErrors.length = _errs163;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid10){
-const _errs166 = errors;
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-if(data59.key === undefined){
-const err150 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/2/then/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(!valid45){
+const err150 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -2120,12 +2103,13 @@ vErrors.push(err150);
 }
 errors++;
 }
-}
-var _valid10 = _errs166 === errors;
-valid47 = _valid10;
-}
-if(!valid47){
-const err151 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const _errs165 = errors;
+let valid47 = true;
+const _errs166 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+let missing10;
+if((data60.type === undefined) && (missing10 = "type")){
+const err151 = {};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -2134,12 +2118,9 @@ vErrors.push(err151);
 }
 errors++;
 }
-const _errs168 = errors;
-let valid49 = true;
-const _errs169 = errors;
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-let missing11;
-if((data59.type === undefined) && (missing11 = "type")){
+else {
+if(data60.type !== undefined){
+if("keyboard" !== data60.type){
 const err152 = {};
 if(vErrors === null){
 vErrors = [err152];
@@ -2149,10 +2130,24 @@ vErrors.push(err152);
 }
 errors++;
 }
+}
+}
+}
+var _valid10 = _errs166 === errors;
+errors = _errs165;
+if(vErrors !== null){
+if(_errs165){
+vErrors.length = _errs165;
+}
 else {
-if(data59.type !== undefined){
-if("script" !== data59.type){
-const err153 = {};
+vErrors = null;
+}
+}
+if(_valid10){
+const _errs168 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+if(data60.key === undefined){
+const err153 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/2/then/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2162,23 +2157,11 @@ vErrors.push(err153);
 errors++;
 }
 }
+var _valid10 = _errs168 === errors;
+valid47 = _valid10;
 }
-}
-var _valid11 = _errs169 === errors;
-errors = _errs168;
-if(vErrors !== null){
-if(_errs168){
-vErrors.length = _errs168;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid11){
-const _errs171 = errors;
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-if(data59.script === undefined){
-const err154 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/3/then/required",keyword:"required",params:{missingProperty: "script"},message:"must have required property '"+"script"+"'"};
+if(!valid47){
+const err154 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2187,12 +2170,13 @@ vErrors.push(err154);
 }
 errors++;
 }
-}
-var _valid11 = _errs171 === errors;
-valid49 = _valid11;
-}
-if(!valid49){
-const err155 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const _errs170 = errors;
+let valid49 = true;
+const _errs171 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+let missing11;
+if((data60.type === undefined) && (missing11 = "type")){
+const err155 = {};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2201,12 +2185,9 @@ vErrors.push(err155);
 }
 errors++;
 }
-const _errs173 = errors;
-let valid51 = true;
-const _errs174 = errors;
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-let missing12;
-if((data59.type === undefined) && (missing12 = "type")){
+else {
+if(data60.type !== undefined){
+if("script" !== data60.type){
 const err156 = {};
 if(vErrors === null){
 vErrors = [err156];
@@ -2216,10 +2197,24 @@ vErrors.push(err156);
 }
 errors++;
 }
+}
+}
+}
+var _valid11 = _errs171 === errors;
+errors = _errs170;
+if(vErrors !== null){
+if(_errs170){
+vErrors.length = _errs170;
+}
 else {
-if(data59.type !== undefined){
-if("scroll" !== data59.type){
-const err157 = {};
+vErrors = null;
+}
+}
+if(_valid11){
+const _errs173 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+if(data60.script === undefined){
+const err157 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/3/then/required",keyword:"required",params:{missingProperty: "script"},message:"must have required property '"+"script"+"'"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2229,33 +2224,11 @@ vErrors.push(err157);
 errors++;
 }
 }
+var _valid11 = _errs173 === errors;
+valid49 = _valid11;
 }
-}
-var _valid12 = _errs174 === errors;
-errors = _errs173;
-if(vErrors !== null){
-if(_errs173){
-vErrors.length = _errs173;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid12){
-const _errs176 = errors;
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-if(data59.direction === undefined){
-data59.direction = "down";
-}
-if(data59.amount === undefined){
-data59.amount = "full";
-}
-}
-var _valid12 = _errs176 === errors;
-valid51 = _valid12;
-}
-if(!valid51){
-const err158 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/4/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(!valid49){
+const err158 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2264,12 +2237,13 @@ vErrors.push(err158);
 }
 errors++;
 }
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-if(data59.wait_after === undefined){
-data59.wait_after = 500;
-}
-if(data59.type === undefined){
-const err159 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+const _errs175 = errors;
+let valid51 = true;
+const _errs176 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+let missing12;
+if((data60.type === undefined) && (missing12 = "type")){
+const err159 = {};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2278,9 +2252,10 @@ vErrors.push(err159);
 }
 errors++;
 }
-for(const key10 in data59){
-if(!((((((((key10 === "type") || (key10 === "selector")) || (key10 === "direction")) || (key10 === "amount")) || (key10 === "value")) || (key10 === "key")) || (key10 === "script")) || (key10 === "wait_after"))){
-const err160 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+else {
+if(data60.type !== undefined){
+if("scroll" !== data60.type){
+const err160 = {};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2290,10 +2265,33 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(data59.type !== undefined){
-let data65 = data59.type;
-if(!(((((((data65 === "click") || (data65 === "scroll")) || (data65 === "type")) || (data65 === "select")) || (data65 === "hover")) || (data65 === "keyboard")) || (data65 === "script"))){
-const err161 = {instancePath:instancePath+"/actions/" + i4+"/type",schemaPath:"#/definitions/action/properties/type/enum",keyword:"enum",params:{allowedValues: schema14.properties.type.enum},message:"must be equal to one of the allowed values"};
+}
+}
+var _valid12 = _errs176 === errors;
+errors = _errs175;
+if(vErrors !== null){
+if(_errs175){
+vErrors.length = _errs175;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid12){
+const _errs178 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+if(data60.direction === undefined){
+data60.direction = "down";
+}
+if(data60.amount === undefined){
+data60.amount = "full";
+}
+}
+var _valid12 = _errs178 === errors;
+valid51 = _valid12;
+}
+if(!valid51){
+const err161 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/4/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2302,12 +2300,12 @@ vErrors.push(err161);
 }
 errors++;
 }
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+if(data60.wait_after === undefined){
+data60.wait_after = 500;
 }
-if(data59.selector !== undefined){
-let data66 = data59.selector;
-if(typeof data66 === "string"){
-if(func3(data66) < 1){
-const err162 = {instancePath:instancePath+"/actions/" + i4+"/selector",schemaPath:"#/definitions/action/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data60.type === undefined){
+const err162 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2316,9 +2314,9 @@ vErrors.push(err162);
 }
 errors++;
 }
-}
-else {
-const err163 = {instancePath:instancePath+"/actions/" + i4+"/selector",schemaPath:"#/definitions/action/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key10 in data60){
+if(!((((((((key10 === "type") || (key10 === "selector")) || (key10 === "direction")) || (key10 === "amount")) || (key10 === "value")) || (key10 === "key")) || (key10 === "script")) || (key10 === "wait_after"))){
+const err163 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2328,10 +2326,10 @@ vErrors.push(err163);
 errors++;
 }
 }
-if(data59.direction !== undefined){
-let data67 = data59.direction;
-if(!((data67 === "down") || (data67 === "up"))){
-const err164 = {instancePath:instancePath+"/actions/" + i4+"/direction",schemaPath:"#/definitions/action/properties/direction/enum",keyword:"enum",params:{allowedValues: schema14.properties.direction.enum},message:"must be equal to one of the allowed values"};
+if(data60.type !== undefined){
+let data66 = data60.type;
+if(!(((((((data66 === "click") || (data66 === "scroll")) || (data66 === "type")) || (data66 === "select")) || (data66 === "hover")) || (data66 === "keyboard")) || (data66 === "script"))){
+const err164 = {instancePath:instancePath+"/actions/" + i4+"/type",schemaPath:"#/definitions/action/properties/type/enum",keyword:"enum",params:{allowedValues: schema14.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2341,13 +2339,11 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(data59.amount !== undefined){
-let data68 = data59.amount;
-const _errs183 = errors;
-let valid54 = false;
-const _errs184 = errors;
-if("full" !== data68){
-const err165 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/0/const",keyword:"const",params:{allowedValue: "full"},message:"must be equal to constant"};
+if(data60.selector !== undefined){
+let data67 = data60.selector;
+if(typeof data67 === "string"){
+if(func3(data67) < 1){
+const err165 = {instancePath:instancePath+"/actions/" + i4+"/selector",schemaPath:"#/definitions/action/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2356,12 +2352,9 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid13 = _errs184 === errors;
-valid54 = valid54 || _valid13;
-if(!valid54){
-const _errs185 = errors;
-if(!(((typeof data68 == "number") && (!(data68 % 1) && !isNaN(data68))) && (isFinite(data68)))){
-const err166 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err166 = {instancePath:instancePath+"/actions/" + i4+"/selector",schemaPath:"#/definitions/action/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2370,9 +2363,11 @@ vErrors.push(err166);
 }
 errors++;
 }
-if((typeof data68 == "number") && (isFinite(data68))){
-if(data68 < 1 || isNaN(data68)){
-const err167 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/1/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data60.direction !== undefined){
+let data68 = data60.direction;
+if(!((data68 === "down") || (data68 === "up"))){
+const err167 = {instancePath:instancePath+"/actions/" + i4+"/direction",schemaPath:"#/definitions/action/properties/direction/enum",keyword:"enum",params:{allowedValues: schema14.properties.direction.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2382,11 +2377,13 @@ vErrors.push(err167);
 errors++;
 }
 }
-var _valid13 = _errs185 === errors;
-valid54 = valid54 || _valid13;
-}
-if(!valid54){
-const err168 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data60.amount !== undefined){
+let data69 = data60.amount;
+const _errs185 = errors;
+let valid54 = false;
+const _errs186 = errors;
+if("full" !== data69){
+const err168 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/0/const",keyword:"const",params:{allowedValue: "full"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2395,21 +2392,12 @@ vErrors.push(err168);
 }
 errors++;
 }
-else {
-errors = _errs183;
-if(vErrors !== null){
-if(_errs183){
-vErrors.length = _errs183;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data59.value !== undefined){
-if(typeof data59.value !== "string"){
-const err169 = {instancePath:instancePath+"/actions/" + i4+"/value",schemaPath:"#/definitions/action/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid13 = _errs186 === errors;
+valid54 = valid54 || _valid13;
+if(!valid54){
+const _errs187 = errors;
+if(!(((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69))) && (isFinite(data69)))){
+const err169 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2418,12 +2406,9 @@ vErrors.push(err169);
 }
 errors++;
 }
-}
-if(data59.key !== undefined){
-let data70 = data59.key;
-if(typeof data70 === "string"){
-if(func3(data70) < 1){
-const err170 = {instancePath:instancePath+"/actions/" + i4+"/key",schemaPath:"#/definitions/action/properties/key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data69 == "number") && (isFinite(data69))){
+if(data69 < 1 || isNaN(data69)){
+const err170 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/1/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2433,8 +2418,11 @@ vErrors.push(err170);
 errors++;
 }
 }
-else {
-const err171 = {instancePath:instancePath+"/actions/" + i4+"/key",schemaPath:"#/definitions/action/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid13 = _errs187 === errors;
+valid54 = valid54 || _valid13;
+}
+if(!valid54){
+const err171 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2443,12 +2431,21 @@ vErrors.push(err171);
 }
 errors++;
 }
+else {
+errors = _errs185;
+if(vErrors !== null){
+if(_errs185){
+vErrors.length = _errs185;
 }
-if(data59.script !== undefined){
-let data71 = data59.script;
-if(typeof data71 === "string"){
-if(func3(data71) < 1){
-const err172 = {instancePath:instancePath+"/actions/" + i4+"/script",schemaPath:"#/definitions/action/properties/script/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data60.value !== undefined){
+if(typeof data60.value !== "string"){
+const err172 = {instancePath:instancePath+"/actions/" + i4+"/value",schemaPath:"#/definitions/action/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2458,8 +2455,11 @@ vErrors.push(err172);
 errors++;
 }
 }
-else {
-const err173 = {instancePath:instancePath+"/actions/" + i4+"/script",schemaPath:"#/definitions/action/properties/script/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data60.key !== undefined){
+let data71 = data60.key;
+if(typeof data71 === "string"){
+if(func3(data71) < 1){
+const err173 = {instancePath:instancePath+"/actions/" + i4+"/key",schemaPath:"#/definitions/action/properties/key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2469,9 +2469,8 @@ vErrors.push(err173);
 errors++;
 }
 }
-let data72 = data59.wait_after;
-if(!(((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72))) && (isFinite(data72)))){
-const err174 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err174 = {instancePath:instancePath+"/actions/" + i4+"/key",schemaPath:"#/definitions/action/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2480,9 +2479,12 @@ vErrors.push(err174);
 }
 errors++;
 }
-if((typeof data72 == "number") && (isFinite(data72))){
-if(data72 > 60000 || isNaN(data72)){
-const err175 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+}
+if(data60.script !== undefined){
+let data72 = data60.script;
+if(typeof data72 === "string"){
+if(func3(data72) < 1){
+const err175 = {instancePath:instancePath+"/actions/" + i4+"/script",schemaPath:"#/definitions/action/properties/script/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2491,8 +2493,9 @@ vErrors.push(err175);
 }
 errors++;
 }
-if(data72 < 0 || isNaN(data72)){
-const err176 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err176 = {instancePath:instancePath+"/actions/" + i4+"/script",schemaPath:"#/definitions/action/properties/script/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2502,9 +2505,9 @@ vErrors.push(err176);
 errors++;
 }
 }
-}
-else {
-const err177 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/type",keyword:"type",params:{type: "object"},message:"must be object"};
+let data73 = data60.wait_after;
+if(!(((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73))) && (isFinite(data73)))){
+const err177 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2513,10 +2516,9 @@ vErrors.push(err177);
 }
 errors++;
 }
-}
-}
-else {
-const err178 = {instancePath:instancePath+"/actions",schemaPath:"#/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if((typeof data73 == "number") && (isFinite(data73))){
+if(data73 > 60000 || isNaN(data73)){
+const err178 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2525,17 +2527,8 @@ vErrors.push(err178);
 }
 errors++;
 }
-let data73 = data.output;
-if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
-if(data73.format === undefined){
-data73.format = "json";
-}
-if(data73.deduplicate === undefined){
-data73.deduplicate = false;
-}
-for(const key11 in data73){
-if(!((((key11 === "format") || (key11 === "deduplicate")) || (key11 === "deduplicate_fields")) || (key11 === "limit"))){
-const err179 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+if(data73 < 0 || isNaN(data73)){
+const err179 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2545,8 +2538,9 @@ vErrors.push(err179);
 errors++;
 }
 }
-if(!(data73.format === "json")){
-const err180 = {instancePath:instancePath+"/output/format",schemaPath:"#/properties/output/properties/format/enum",keyword:"enum",params:{allowedValues: schema11.properties.output.properties.format.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err180 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2555,8 +2549,10 @@ vErrors.push(err180);
 }
 errors++;
 }
-if(typeof data73.deduplicate !== "boolean"){
-const err181 = {instancePath:instancePath+"/output/deduplicate",schemaPath:"#/properties/output/properties/deduplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+}
+else {
+const err181 = {instancePath:instancePath+"/actions",schemaPath:"#/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2565,11 +2561,17 @@ vErrors.push(err181);
 }
 errors++;
 }
-if(data73.deduplicate_fields !== undefined){
-let data76 = data73.deduplicate_fields;
-if(Array.isArray(data76)){
-if(data76.length < 1){
-const err182 = {instancePath:instancePath+"/output/deduplicate_fields",schemaPath:"#/properties/output/properties/deduplicate_fields/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+let data74 = data.output;
+if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
+if(data74.format === undefined){
+data74.format = "json";
+}
+if(data74.deduplicate === undefined){
+data74.deduplicate = false;
+}
+for(const key11 in data74){
+if(!((((key11 === "format") || (key11 === "deduplicate")) || (key11 === "deduplicate_fields")) || (key11 === "limit"))){
+const err182 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2578,12 +2580,9 @@ vErrors.push(err182);
 }
 errors++;
 }
-const len5 = data76.length;
-for(let i5=0; i5<len5; i5++){
-let data77 = data76[i5];
-if(typeof data77 === "string"){
-if(func3(data77) < 1){
-const err183 = {instancePath:instancePath+"/output/deduplicate_fields/" + i5,schemaPath:"#/properties/output/properties/deduplicate_fields/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(!(data74.format === "json")){
+const err183 = {instancePath:instancePath+"/output/format",schemaPath:"#/properties/output/properties/format/enum",keyword:"enum",params:{allowedValues: schema11.properties.output.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2592,9 +2591,8 @@ vErrors.push(err183);
 }
 errors++;
 }
-}
-else {
-const err184 = {instancePath:instancePath+"/output/deduplicate_fields/" + i5,schemaPath:"#/properties/output/properties/deduplicate_fields/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data74.deduplicate !== "boolean"){
+const err184 = {instancePath:instancePath+"/output/deduplicate",schemaPath:"#/properties/output/properties/deduplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2603,10 +2601,11 @@ vErrors.push(err184);
 }
 errors++;
 }
-}
-}
-else {
-const err185 = {instancePath:instancePath+"/output/deduplicate_fields",schemaPath:"#/properties/output/properties/deduplicate_fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data74.deduplicate_fields !== undefined){
+let data77 = data74.deduplicate_fields;
+if(Array.isArray(data77)){
+if(data77.length < 1){
+const err185 = {instancePath:instancePath+"/output/deduplicate_fields",schemaPath:"#/properties/output/properties/deduplicate_fields/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2615,11 +2614,12 @@ vErrors.push(err185);
 }
 errors++;
 }
-}
-if(data73.limit !== undefined){
-let data78 = data73.limit;
-if(!(((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78))) && (isFinite(data78)))){
-const err186 = {instancePath:instancePath+"/output/limit",schemaPath:"#/properties/output/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const len5 = data77.length;
+for(let i5=0; i5<len5; i5++){
+let data78 = data77[i5];
+if(typeof data78 === "string"){
+if(func3(data78) < 1){
+const err186 = {instancePath:instancePath+"/output/deduplicate_fields/" + i5,schemaPath:"#/properties/output/properties/deduplicate_fields/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2628,9 +2628,9 @@ vErrors.push(err186);
 }
 errors++;
 }
-if((typeof data78 == "number") && (isFinite(data78))){
-if(data78 < 1 || isNaN(data78)){
-const err187 = {instancePath:instancePath+"/output/limit",schemaPath:"#/properties/output/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err187 = {instancePath:instancePath+"/output/deduplicate_fields/" + i5,schemaPath:"#/properties/output/properties/deduplicate_fields/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2641,9 +2641,8 @@ errors++;
 }
 }
 }
-}
 else {
-const err188 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err188 = {instancePath:instancePath+"/output/deduplicate_fields",schemaPath:"#/properties/output/properties/deduplicate_fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2653,13 +2652,50 @@ vErrors.push(err188);
 errors++;
 }
 }
-else {
-const err189 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data74.limit !== undefined){
+let data79 = data74.limit;
+if(!(((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79))) && (isFinite(data79)))){
+const err189 = {instancePath:instancePath+"/output/limit",schemaPath:"#/properties/output/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err189];
 }
 else {
 vErrors.push(err189);
+}
+errors++;
+}
+if((typeof data79 == "number") && (isFinite(data79))){
+if(data79 < 1 || isNaN(data79)){
+const err190 = {instancePath:instancePath+"/output/limit",schemaPath:"#/properties/output/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err190];
+}
+else {
+vErrors.push(err190);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err191 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err191];
+}
+else {
+vErrors.push(err191);
+}
+errors++;
+}
+}
+else {
+const err192 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err192];
+}
+else {
+vErrors.push(err192);
 }
 errors++;
 }

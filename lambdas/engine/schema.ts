@@ -117,6 +117,13 @@ export const configSchema = {
         container: { type: 'string', minLength: 1, description: 'CSS selector of each item (list), of the item (single) or of the table (table); required for list and table.' },
         type: { enum: ['list', 'single', 'table'], default: 'list', description: 'list: a row per container match; single: one row; table: a row per table row.' },
         fields: { type: 'array', items: { $ref: '#/definitions/field' }, maxItems: 200, default: [], description: 'The fields of each item; at least one, except for table.' },
+        following_siblings: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 10,
+          default: 0,
+          description: 'Extension, list only: each item is the container match plus up to this many of its following element siblings, stopping before the next container match (a record spread over rows, dt/dd pairs, a heading and its paragraph). Field selectors then match the whole document and keep the elements that are one of the item\'s elements or inside one, in document order.',
+        },
       },
     },
     detail_fields: {

@@ -166,6 +166,26 @@ extract:
     assert.ok(r.warnings.some((w) => /eval field "broken": TypeError/.test(w)), r.warnings.join('\n'));
   });
 
+  it('eval fields of items spread over sibling rows (following_siblings) get the container match as their item', async () => {
+    const r = await runHeavy(parseConfig(`target: { url: "${site.url}/tableful/", engine: heavy }
+extract:
+  container: "tr[style]"
+  following_siblings: 1
+  fields:
+    - { name: tags, selector: "tr[style] + tr a", multiple: true }
+    - { name: style, type: eval, script: "item.getAttribute('style')" }
+    - { name: links_in_el, type: eval, script: "el.querySelectorAll('a').length" }
+    - { name: links_after, type: eval, script: "el.nextElementSibling.querySelectorAll('a').length" }
+    - { name: cell, type: eval, selector: td, script: "field.getAttribute('style')" }
+    - { name: in_next_row, type: eval, selector: "tr[style] + tr a", script: "field", default: none }
+`), { host });
+    const quotes = allQuotes().slice(0, 10);
+    assert.deepEqual(r.rows.map((x) => x.tags), quotes.map((q) => q.tags), 'the extraction reads both rows');
+    assert.ok(r.rows.every((x) => x.style === 'border-bottom: 0px; ' && x.links_in_el === 0 && x.cell === 'padding-top: 2em;'), JSON.stringify(r.rows[0]));
+    assert.deepEqual(r.rows.map((x) => x.links_after), quotes.map((q) => q.tags.length), 'item i of the page is container match i');
+    assert.ok(r.rows.every((x) => x.in_next_row === 'none'), 'an eval field\'s selector searches inside the container match only');
+  });
+
   it('images, media and fonts are not loaded unless a script may need them', async () => {
     const before = [...site.hits.keys()].filter((k) => k.includes('/books/media/')).length;
     await runHeavy(parseConfig(`target: { url: "${site.url}/books/", engine: heavy }\nextract: { container: article.product_pod, fields: [{ name: t, selector: h3 a }] }\n`), { host });

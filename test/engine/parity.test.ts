@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allAuthors, allQuotes, authorSlug, quotesWithTag, topTags } from '../fixtures/site/quotes.ts';
 import { bookDetails } from '../fixtures/site/books.ts';
+import { tablefulConfigYaml } from '../fixtures/site/quotes-config.ts';
 import { parseConfig } from '../../lambdas/engine/config.ts';
 import { runHeavy, runLightweight, type CrawlOptions, type CrawlResult } from '../../lambdas/engine/engines.ts';
 import { BrowserHost } from '../../lambdas/engine/browser/host.ts';
@@ -270,6 +271,38 @@ extract:
 `,
     expect: (r) => {
       assert.deepEqual(r.rows, allQuotes().slice(0, 10).map((q) => ({ Author: q.author, Quote: q.text, Tags: q.tags.join(', ') })));
+    },
+  },
+  {
+    name: 'records over two table rows (/tableful/, following_siblings: 1): click pagination through every page',
+    yaml: (s) => tablefulConfigYaml(`${s}/tableful/`, { maxPages: 20 }),
+    expect: (r) => {
+      assert.deepEqual(r.rows, allQuotes().map((q) => ({ quote: q.text, author: q.author, tags: q.tags })));
+      assert.equal(r.pagesScraped, 10, 'the last page has no Next link');
+      assert.equal(r.itemsFound, 100, '10 items a page: the pager row is no item');
+    },
+  },
+  {
+    name: 'records over two table rows: url pagination on a tag\'s pages ends at the first empty page',
+    yaml: (s) => tablefulConfigYaml(`${s}/tableful/tag/love/`, { pagination: 'url', maxPages: 5 }).replace('"/tableful/page/{page}/"', '"page/{page}/"'),
+    expect: (r) => {
+      assert.deepEqual(r.rows, quotesWithTag('love').map((q) => ({ quote: q.text, author: q.author, tags: q.tags })));
+      assert.equal(r.rows.length, 14);
+      assert.equal(r.pagesScraped, 3, '10 quotes, 4 quotes, none');
+    },
+  },
+  {
+    name: 'records over two table rows: max_items, deduplication and limit count items',
+    yaml: (s) => `${tablefulConfigYaml(`${s}/tableful/`, { maxPages: 10 })}  stop_condition: { max_items: 25 }
+output: { deduplicate_fields: [author], limit: 12 }
+`,
+    expect: (r) => {
+      const seen = new Set<string>();
+      const firsts = allQuotes().slice(0, 25).filter((q) => (seen.has(q.author) ? false : (seen.add(q.author), true)));
+      assert.ok(firsts.length > 12);
+      assert.deepEqual(r.rows.map((row) => [row.author, row.quote]), firsts.slice(0, 12).map((q) => [q.author, q.text]));
+      assert.equal(r.itemsFound, 25, 'three pages read, the third cut at 25 items');
+      assert.equal(r.pagesScraped, 3);
     },
   },
   {

@@ -27,7 +27,7 @@ import readXlsxFile from 'read-excel-file/node';
 import { load } from 'cheerio';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes } from '../fixtures/site/quotes.ts';
-import { quotesConfigYaml } from '../fixtures/site/quotes-config.ts';
+import { quotesConfigYaml, tablefulConfigYaml } from '../fixtures/site/quotes-config.ts';
 import { client, firstStartCredentials, startService, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/until.ts';
 import { launchDebianChromium } from '../helpers/chromium.ts';
@@ -430,6 +430,16 @@ describe('browser extension in Chromium', { timeout: 300_000 }, () => {
     assert.equal(status, 'completed');
     assert.deepEqual(run.rows, allQuotes().slice(0, 30).map((q) => ({ text: q.text, author: q.author, tags: q.tags })));
     assert.deepEqual(run.rows, await serviceRows(yaml));
+  });
+
+  it('records over two table rows (following_siblings, /tableful/): Quick Test gives the service\'s 10 rows', async () => {
+    const url = `${site.url}/tableful/`;
+    // Quick Test drops the pagination: the page in the tab only, as the service reads it without pagination.
+    const { status, run, message } = await runFromPopup(url, tablefulConfigYaml(url, { maxPages: 3 }), 'quick-test');
+    assert.equal(status, 'completed', message);
+    assert.equal(run.mode, 'quick');
+    assert.deepEqual(run.rows, allQuotes().slice(0, 10).map((q) => ({ quote: q.text, author: q.author, tags: q.tags })), '10 items: quote row and tags row each');
+    assert.deepEqual(run.rows, await serviceRows(tablefulConfigYaml(url, { pagination: 'none' })), 'the service\'s lightweight engine gives the same rows');
   });
 
   it('a load-more button is clicked in the page until max_pages, as the service\'s browser engine does', async () => {

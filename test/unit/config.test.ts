@@ -82,6 +82,7 @@ describe('parseConfig on valid configs', () => {
     assert.equal(c.target.browser.wait_selector, undefined);
     assert.equal(c.extract.type, 'list');
     assert.equal(c.extract.container, 'div.quote');
+    assert.equal(c.extract.following_siblings, 0);
     assert.deepEqual(c.extract.fields, [{ name: 'text', selector: 'span.text', type: 'text', transform: [], multiple: false }]);
     assert.equal('default' in c.extract.fields[0]!, false, 'no default unless the config gives one');
     assert.deepEqual(c.actions, []);
@@ -534,6 +535,62 @@ categories: { link_selector: "a[", name_selector: "!!" }
     assertPlace(p, where(text, 'txet'));
     assert.match(p.message, /"txet" is not a field/);
     assert.deepEqual(parseConfig(`${MINIMAL}categories: {}\noutput: { deduplicate_fields: [_category, text] }\n`).output.deduplicate_fields, ['_category', 'text']);
+  });
+});
+
+describe('parseConfig: extract.following_siblings', () => {
+  const withSiblings = (value: string, type = 'list') => `target:
+  url: https://quotes.toscrape.com/tableful/
+extract:
+  type: ${type}
+  container: "tr[style]"
+  following_siblings: ${value}
+  fields:
+    - { name: quote, selector: td }
+`;
+
+  it('defaults to 0 for every type; 0 to 10 are kept for a list', () => {
+    assert.equal(parseConfig(MINIMAL).extract.following_siblings, 0);
+    assert.equal(parseConfig('target: { url: "https://e.com/" }\nextract: { type: table, container: table }\n').extract.following_siblings, 0);
+    for (const n of [0, 1, 2, 10]) assert.equal(parseConfig(withSiblings(String(n))).extract.following_siblings, n);
+    // 0 says nothing about the items, so single and table accept it.
+    assert.equal(parseConfig(withSiblings('0', 'single')).extract.following_siblings, 0);
+    assert.equal(parseConfig(withSiblings('0', 'table')).extract.following_siblings, 0);
+  });
+
+  it('out of range or not an integer: one problem at the key, with line and column', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['-1', /^must be >= 0; got number -1$/],
+      ['11', /^must be <= 10; got number 11$/],
+      ['"2"', /^must be an integer; got string "2"$/],
+      ['two', /^must be an integer; got string "two"$/],
+      ['1.5', /^must be an integer; got number 1.5$/],
+      ['true', /^must be an integer; got boolean true$/],
+    ];
+    for (const [value, message] of cases) {
+      const text = withSiblings(value);
+      const err = refuse(text);
+      assert.equal(err.details.length, 1, `${value}: ${JSON.stringify(err.details)}`);
+      const p = problemAt(err, 'extract.following_siblings');
+      assert.match(p.message, message, value);
+      assertPlace(p, where(text, 'following_siblings'));
+      assert.deepEqual({ line: p.line, column: p.column }, { line: 6, column: 3 });
+      assert.match(err.message, /^Invalid config: extract\.following_siblings: .* \(line 6, column 3\)$/);
+    }
+  });
+
+  it('a non-zero value with type single or table is refused at the key: it applies to lists only', () => {
+    for (const type of ['single', 'table']) {
+      const text = withSiblings('1', type);
+      const err = refuse(text);
+      assert.equal(err.details.length, 1, JSON.stringify(err.details));
+      const p = problemAt(err, 'extract.following_siblings');
+      assert.equal(p.message, `applies to type list only (a record spread over sibling elements); got type ${type}: remove it or set it to 0`);
+      assertPlace(p, where(text, 'following_siblings'));
+    }
+    // Reported with the other problems, in document order.
+    const text = `target: { url: "https://e.com/" }\nextract:\n  type: table\n  container: "tr["\n  following_siblings: 3\n`;
+    assert.deepEqual(refuse(text).details.map((d) => [d.path, d.line]), [['extract.container', 4], ['extract.following_siblings', 5]]);
   });
 });
 

@@ -3,6 +3,8 @@
  * inside an item, on real pages of the corpus (records pages of 100 sites, the books pages), for a broad set of
  * selectors: tags, classes, attributes, descendant and child combinators, sibling combinators inside the item,
  * :not, :has, :nth-child, :contains. Selectors cheerio treats specially are left to cheerio.
+ * For items spread over sibling elements (`extract.following_siblings`), the selectors compiled for them find what
+ * their definition says: the document's matches (`$(selector)`) that are one of the item's elements or inside one.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnyNode, Element } from 'domhandler';
 import { loadHtml } from '../../lambdas/engine/extract.ts';
-import { compileFieldSelector } from '../../lambdas/engine/field-selector.ts';
+import { compileFieldSelector, compileSiblingsSelector } from '../../lambdas/engine/field-selector.ts';
 import { corpusPath } from '../fixtures/corpus.ts';
 
 const SELECTORS = [
@@ -59,5 +61,37 @@ describe('field selectors compiled once', () => {
     for (const selector of ['li:first', 'a:eq(1)', 'li:last', 'tr:even', 'div:not(:first) a', ':scope > a', '> a', '+ p', '~ li']) {
       assert.equal(compileFieldSelector(selector), null, selector);
     }
+  });
+});
+
+describe('field selectors for items spread over sibling elements', () => {
+  it('find the document\'s matches that are in the item\'s elements, first and all, on 42 real pages', () => {
+    let compared = 0;
+    let nonEmpty = 0;
+    for (const page of pages()) {
+      const $ = loadHtml(page.html);
+      // Items: an element and up to 3 element siblings after it, for up to 20 elements of the kinds containers are.
+      const items = $('article, li, tr, div, h2, h3, dt').toArray().filter((_, i) => i % 11 === 0).slice(0, 20).map((el) => {
+        const elements = [el as Element];
+        for (let n = el.nextSibling; n && elements.length < 4; n = n.nextSibling) if (n.type === 'tag') elements.push(n as Element);
+        return elements;
+      });
+      for (const selector of SELECTORS) {
+        const compiled = compileSiblingsSelector(selector);
+        const everywhere = $(selector).toArray();
+        for (const elements of items) {
+          const inItem = new Set<AnyNode>(elements);
+          const inside = (n: AnyNode) => { for (let x: AnyNode | null = n; x; x = x.parent) if (inItem.has(x)) return true; return false; };
+          const expected = everywhere.filter(inside);
+          const all = compiled.all($, elements);
+          assert.equal(all.length, expected.length, `${page.name}: ${selector}: all`);
+          assert.ok(all.every((el, i) => el === expected[i]), `${page.name}: ${selector}: all, in document order`);
+          assert.equal(compiled.first($, elements), expected[0] ?? null, `${page.name}: ${selector}: first`);
+          compared++;
+          if (expected.length) nonEmpty++;
+        }
+      }
+    }
+    assert.ok(compared > 10_000 && nonEmpty > compared / 4, `${compared} comparisons, ${nonEmpty} with matches`);
   });
 });

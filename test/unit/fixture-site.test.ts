@@ -4,6 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { corpusPath } from '../fixtures/corpus.ts';
 import { bookDetails } from '../fixtures/site/books.ts';
 import { CHARSET_TEXT } from '../fixtures/site/charset.ts';
+import { escapeHtml } from '../fixtures/site/http.ts';
+import { allQuotes, quotesWithTag, topTags } from '../fixtures/site/quotes.ts';
 import { startFixtureSite } from '../fixtures/site/server.ts';
 import type { FixtureSite } from '../fixtures/site/server.ts';
 
@@ -79,6 +81,56 @@ describe('fixture site', () => {
     const links = [...page.text.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!);
     assert.ok(links.length > 30);
     for (const link of links) assert.ok(link.startsWith('/slow/100/'), `${link} lost the prefix`);
+  });
+
+  it('serves /tableful/ as quotes.toscrape.com lays it out: 22 table rows, no classes, quote row then tags row', async () => {
+    const page = await get('/tableful/');
+    assert.equal(page.status, 200);
+    const table = page.text.slice(page.text.indexOf('<table>'), page.text.indexOf('</table>'));
+    assert.equal(count(table, '<tr'), 22, 'the first row, 10 quote rows, 10 tag rows, the pager row');
+    assert.equal(count(table, '<tr style="border-bottom: 0px; ">'), 10);
+    assert.ok(!/<(tr|td|table|a)\b[^>]*\sclass=/.test(table), 'no classes in the table');
+    const quotes = allQuotes().slice(0, 10);
+    const cells = [...table.matchAll(/<td style="padding-top: 2em;">([^<]*)<\/td>/g)].map((m) => m[1]);
+    assert.deepEqual(cells, quotes.map((q) => `${escapeHtml(q.text)} Author: ${escapeHtml(q.author)}`));
+    // The second quote's tags row follows its quote row.
+    const second = quotes[1]!;
+    const tagLinks = second.tags.map((t) => `\\s*<a href="/tableful/tag/${t}/page/1/">${t}</a>`).join('');
+    assert.match(table, new RegExp(`${escapeHtml(second.author)}</td>\\s*</tr>\\s*<tr>\\s*<td style="padding-bottom: 2em;">Tags:${tagLinks}\\s*</td>\\s*</tr>`));
+    // The first row: no "Viewing tag:" on the main listing, the top ten tags with their counts in a cell spanning rows.
+    assert.match(table, /^<table>\s*<tr>\s*<td><\/td>\s*<td rowspan="5" style="padding-left: 50px;">/);
+    assert.ok(!table.includes('Viewing tag:'));
+    const top = topTags(10).map((t) => `<a href="/tableful/tag/${t}/page/1/">${t}</a> (${quotesWithTag(t).length}) <br />`);
+    assert.ok(top.every((line) => table.includes(line)), 'Top Ten tags with counts');
+    // The pager row: an empty cell where Previous would be, then Next.
+    assert.match(table, /<tr>\s*<td><\/td>\s*<td>\s*<a href="\/tableful\/page\/2\/">Next \s*<span aria-hidden="true">&rarr;<\/span>\s*<\/a>\s*<\/td>\s*<\/tr>\s*$/);
+  });
+
+  it('serves /tableful/ pages and tag pages with their own pagers, "No quotes found!" past the end', async () => {
+    const last = await get('/tableful/page/10/');
+    assert.equal(count(last.text, '<tr style='), 10);
+    assert.ok(last.text.includes(`${escapeHtml(allQuotes()[99]!.text)} Author: ${escapeHtml(allQuotes()[99]!.author)}`));
+    assert.ok(!last.text.includes('Next'));
+    assert.match(last.text, /<a href="\/tableful\/page\/9\/">\s*<span aria-hidden="true">&larr;<\/span> Previous/);
+    const past = await get('/tableful/page/11/');
+    assert.equal(past.status, 200);
+    assert.equal(count(past.text, '<tr style='), 0);
+    assert.ok(past.text.includes('No quotes found!'));
+
+    const love = await get('/tableful/tag/love/');
+    assert.match(love.text, /<td>\s*Viewing tag: <a href="\/tableful\/tag\/love\/page\/1\/">love<\/a>\s*<\/td>/);
+    assert.equal(count(love.text, '<tr style='), 10);
+    assert.ok(love.text.includes('href="/tableful/tag/love/page/2/">Next'));
+    const love2 = await get('/tableful/tag/love/page/2/');
+    assert.equal(count(love2.text, '<tr style='), 4); // love has 14 quotes
+    assert.ok(!love2.text.includes('Next'));
+    assert.ok(love2.text.includes('href="/tableful/tag/love/page/1/">'));
+    assert.equal((await get('/tableful/page/x/')).status, 404);
+    assert.equal((await get('/tableful')).headers.get('location'), '/tableful/');
+    // Links keep the /slow/MS prefix.
+    const slow = await get('/slow/10/tableful/');
+    const links = [...slow.text.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!);
+    assert.ok(links.length > 30 && links.every((l) => l.startsWith('/slow/10/')), links.join(' '));
   });
 
   it('serves the real books home page byte for byte', async () => {
