@@ -55,6 +55,9 @@ const DATE_RE = /\b(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}-\d{2}-\d{2}|(?:jan|f
 const RATING_RE = /\b\d(?:\.\d)?\s*(?:\/\s*5|out of 5|stars?)\b/i;
 const NUMBER_RE = /^[\s(]*[-+]?\d[\d.,]*\s*[kmb]?\+?\s*(?:[a-z%]+\s*){0,2}\)?$/i;
 
+/** Most fields a config gets when every column is kept. */
+const MAX_FIELDS = 25;
+
 /** A text holder, link or image found in one item, with its path from the item. */
 interface Occurrence {
   key: string;
@@ -303,10 +306,14 @@ function fitOf(c: Column, f: AskedField): number {
 /**
  * Chooses and names the fields of a config from the columns: the prompt's fields, each on the column that
  * fits it best (a title prefers the first link's text or a heading, a description the longest text); with
- * no field asked for, every column with a descriptive name (title, url, image, price, …).
- * @returns the chosen fields in item order, and the asked fields no column fits (candidates for a detail page).
+ * `everyColumn` (the prompt names nothing, or asks for "details", "everything"), every other column too, with a
+ * descriptive name (title, url, image, price, …).
+ * @param o.everyColumn keep every column, the asked ones first (default: when nothing is asked)
+ * @returns the chosen fields (asked ones first, in the prompt's order, then the rest in item order), and the asked
+ *   fields no column fits (candidates for a detail page).
  */
-export function nameColumns(columns: Column[], asked: AskedField[]): { fields: FieldSpec[]; missing: AskedField[] } {
+export function nameColumns(columns: Column[], asked: AskedField[], o: { everyColumn?: boolean } = {}): { fields: FieldSpec[]; missing: AskedField[] } {
+  const everyColumn = o.everyColumn ?? asked.length === 0;
   const used = new Set<Column>();
   const named = new Map<Column, string>();
   const missing: AskedField[] = [];
@@ -330,22 +337,27 @@ export function nameColumns(columns: Column[], asked: AskedField[]): { fields: F
       missing.push(f);
     }
   }
-  let chosen: Column[];
-  if (asked.length) {
-    chosen = columns.filter((c) => named.has(c));
-  } else {
-    // Nothing asked: every column, the title first-named (IDS-like: what a person sees in each record).
-    chosen = columns.filter((c) => c.presence >= 0.3 || c === titleColumn).slice(0, 20);
-    if (titleColumn && !chosen.includes(titleColumn)) chosen.unshift(titleColumn);
+  // The asked fields first, in the prompt's order …
+  const askedOrder = new Map(asked.map((f, i) => [f.name, i]));
+  const chosen = columns.filter((c) => named.has(c)).sort((a, b) => askedOrder.get(named.get(a)!)! - askedOrder.get(named.get(b)!)!);
+  if (everyColumn) {
+    // … then every other column in item order (IDS-like: what a person sees in each record), the title first-named.
+    const rest = columns.filter((c) => !named.has(c)).slice(0, MAX_FIELDS);
+    chosen.push(...rest.sort((a, b) => a.order - b.order));
   }
-  const names = new Set<string>();
+  const names = new Set<string>(chosen.filter((c) => named.has(c)).map((c) => named.get(c)!));
   const fields: FieldSpec[] = [];
-  for (const c of chosen.sort((a, b) => a.order - b.order)) {
-    let name = named.get(c) ?? (c === titleColumn ? 'title' : defaultName(c));
-    for (let i = 2; names.has(name); i++) name = `${named.get(c) ?? defaultName(c)}_${i}`;
-    names.add(name);
+  const titleTaken = asked.some((f) => f.name === 'title');
+  for (const c of chosen) {
+    let name = named.get(c);
+    if (name === undefined) {
+      const base = c === titleColumn && !titleTaken && !named.has(c) ? 'title' : defaultName(c);
+      name = base;
+      for (let i = 2; names.has(name); i++) name = `${base}_${i}`;
+      names.add(name);
+    }
     // Several matches per item (tags, authors): all of them.
-    const multiple = c.perItem >= 1.5 && c.spec.type === 'text' && (c.kind === 'tags' || asked.some((f) => f.name === named.get(c) && f.kind === 'tags') || !asked.length);
+    const multiple = c.perItem >= 1.5 && c.spec.type === 'text' && (c.kind === 'tags' || asked.some((f) => f.name === named.get(c) && f.kind === 'tags') || (everyColumn && !named.has(c)));
     // A price asked for is a number; a price among everything on show keeps its currency as shown ("CAD$138.95 (P)").
     const askedPrice = c.kind === 'price' && c.spec.type === 'text' && asked.some((f) => f.kind === 'price' && f.name === named.get(c));
     const spec = askedPrice ? { ...c.spec, transform: ['extract_number'] } : c.spec;

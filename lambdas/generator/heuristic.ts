@@ -158,7 +158,7 @@ export async function generateHeuristic(request: GenerateRequest, options: Heuri
 async function buildDraft(request: GenerateRequest, intent: PromptIntent, candidate: RecordCandidate, page: LoadedPage, bench: Workbench, notes: string[]): Promise<Draft | null> {
   const { $ } = page.analysis;
   const columns = findColumns($, candidate.items, page.url);
-  let { fields, missing } = nameColumns(columns, intent.fields);
+  let { fields, missing } = nameColumns(columns, intent.fields, { everyColumn: intent.everyColumn });
   if (!fields.length) return null;
   const draft: Draft = {
     version: '2.0',

@@ -21,6 +21,11 @@ export interface AskedField {
 /** What {@link readPrompt} found. */
 export interface PromptIntent {
   fields: AskedField[];
+  /**
+   * Whether every column of the records is wanted, the named fields first: the prompt names no field ("all the
+   * results"), or asks for more than it names ("the title and details", "everything", "all the information").
+   */
+  everyColumn: boolean;
   /** "every page", "all pages", "each page": follow the pagination. */
   allPages: boolean;
   /** "every category", "all categories", "each tag": crawl the categories. */
@@ -56,7 +61,13 @@ plus well just only both either along together here there where which what who w
 out up down off then than very so too can could should will shall may might must do does did done make makes made use using used
 including etc e.g i.e ie eg new old top main whole full entire available current latest recent listed shown displayed found
 extract scrape data information info details keep clicking click load loading loaded scroll scrolling appear appears
-shown show feed table tab until while whole`.split(/\s+/));
+shown show feed table tab until while whole search searches query queries hit hits record records row rows`.split(/\s+/));
+
+/**
+ * Words that ask for every value of a record besides the fields named: "the title and details", "everything",
+ * "all the information", "all fields", "the rest". ("detail page" / "details page" is a page, not this.)
+ */
+const EVERY_COLUMN = /\b(details?(?!\s+pages?)|everything|anything else|whatever|all (?:of )?(?:the |its |their )?(?:info(?:rmation)?|data|fields|columns|attributes|values|properties|metadata)|(?:other|more|extra|additional) (?:info(?:rmation)?|data|fields|columns|attributes|values)|the rest|full (?:record|info(?:rmation)?|entry|listing|result)s?|complete (?:record|info(?:rmation)?|entry|listing|result)s?)\b/;
 
 /** Plural to singular, for the words field names are made of. */
 function singular(word: string): string {
@@ -82,7 +93,9 @@ function keyOf(words: string): string {
  * **Example usage:**
  * ```ts
  * readPrompt('book titles, prices and ratings from every page');
- * // { fields: [title, price, rating], allPages: true, allCategories: false, detailPage: false, itemNoun: 'book' }
+ * // { fields: [title, price, rating], everyColumn: false, allPages: true, allCategories: false, detailPage: false, itemNoun: 'book' }
+ * readPrompt('the title and details of every search result');
+ * // { fields: [title], everyColumn: true, allPages: false, …, itemNoun: null }
  * ```
  */
 export function readPrompt(prompt: string): PromptIntent {
@@ -112,6 +125,14 @@ export function readPrompt(prompt: string): PromptIntent {
   const fields: AskedField[] = [];
   const seen = new Set<string>();
   for (const phrase of phrases) {
+    // "each search result", "every product", "all the listings": the items themselves, not a field (unless the
+    // phrase names a kind of field: "all prices").
+    const quantified = /\b(?:each|every|all)\b/.test(phrase);
+    const plain = phrase.split(/[^a-z0-9]+/).filter((w) => w && !STOP.has(w) && !/^\d+$/.test(w));
+    if (quantified && !/\b(?:number|count|total|amount)\s+of\b/.test(phrase) && !plain.some((w) => KIND_WORDS[singular(w)] || KIND_WORDS[w])) {
+      if (plain.length) itemNoun ??= singular(plain[plain.length - 1]!);
+      continue;
+    }
     // "number of comments", "count of reviews": a number named after what it counts.
     const counted = /\b(?:number|count|total|amount)\s+of\s+([a-z]+)/.exec(phrase);
     if (counted) {
@@ -148,5 +169,6 @@ export function readPrompt(prompt: string): PromptIntent {
     itemNoun ??= fields[0]!.name;
     fields.length = 0;
   }
-  return { fields, allPages, allCategories, detailPage, itemNoun };
+  const everyColumn = fields.length === 0 || EVERY_COLUMN.test(text);
+  return { fields, everyColumn, allPages, allCategories, detailPage, itemNoun };
 }
