@@ -22,7 +22,7 @@ export type EvalOutcome = { ok: true; value: unknown } | { ok: false; error: str
 
 /**
  * Runs eval fields on the page's items, from item `start` on. In scope of each script: `el` and `item`
- * (the item element), `field` (the first match of the field's selector inside the item, or null),
+ * (the item element: with `extract.following_siblings`, the container match, so item i is still row i), `field` (the first match of the field's selector inside the item, or null),
  * `document` and `window`. A script is an expression (`el.dataset.id`) or, when that does not parse,
  * a function body with `return` (`const a = el.querySelector('a'); return a && a.href;`).
  * Values must survive structured cloning (JSON-like); DOM nodes are turned into their text.
