@@ -7,6 +7,7 @@
 import type { CheerioAPI } from 'cheerio/slim';
 import { isTag, isText, type AnyNode, type Element } from 'domhandler';
 import type { FieldSpec } from '../engine/config.ts';
+import { compileSiblingsSelector } from '../engine/field-selector.ts';
 import { stableClasses, visibleText } from './analyze.ts';
 import type { AskedField, FieldKind } from './prompt.ts';
 
@@ -26,6 +27,8 @@ export interface Column {
   order: number;
   /** Name suggested by the page (a class like `price_color`, `author`), when there is one. */
   hint: string | null;
+  /** The label the page shows with the value ("Author:", "Tags:"), as a field name, when there is one. */
+  label: string | null;
   /** Matches of the selector per item, on average (tags: several). */
   perItem: number;
 }
@@ -142,6 +145,13 @@ function kindOf(values: string[], what: Occurrence['what'], el: Element, hint: F
   return 'text';
 }
 
+/** The name and kind a label's words suggest ("Posted on" -> date), or null. */
+function hintOfWords(words: string): { name: string; kind: FieldKind } | null {
+  const w = words.toLowerCase();
+  for (const [re, name, kind] of HINT_WORDS) if (re.test(w)) return { name, kind };
+  return null;
+}
+
 function hintOf(el: Element): { name: string; kind: FieldKind } | null {
   const names = [...stableClasses(el), el.attribs.itemprop ?? '', el.attribs['data-testid'] ?? '', el.attribs.id && !/\d/.test(el.attribs.id) ? el.attribs.id : ''].join(' ').toLowerCase();
   if (!names.trim()) return null;
@@ -175,78 +185,279 @@ function headerHintOf(el: Element, item: Element): { name: string; kind: FieldKi
   return name ? { name, kind: null } : null;
 }
 
-/** The shortest selector suffix of a path that finds this column's element first in most items. */
-function shortestSelector($: CheerioAPI, items: Element[], steps: string[], elements: Map<Element, Element>): string {
-  for (let k = 1; k <= steps.length; k++) {
-    const sel = steps.slice(steps.length - k).join(' ');
+/**
+ * Where the records' values are: each record's elements, its container match first. A record is one element, or
+ * (records spread over siblings: a table row and the row after it, `dt`/`dd` pairs) the container match and the
+ * element siblings after it that belong to it (`extract.following_siblings` in the config).
+ */
+export interface RecordLayout {
+  /** One list per record: the container match, then the siblings that belong to it (if any). */
+  members: Element[][];
+  /** The container selector: field selectors of records of more than one element start from it. */
+  container: string;
+}
+
+/**
+ * The elements of a record that match a selector, in document order, as the engine finds a field's elements
+ * (lambdas/engine/field-selector.ts): inside the element of a one-element record; in a record spread over siblings,
+ * the record's elements themselves and their descendants.
+ * @throws Error for a selector that does not parse
+ */
+function findIn($: CheerioAPI, members: Element[], selector: string): Element[] {
+  if (members.length === 1) return $(members[0]!).find(selector).toArray() as Element[];
+  return compileSiblingsSelector(selector).all($, members);
+}
+
+/**
+ * The selector of a record's `j`th element, to start a field selector from: the container for the first; for a
+ * later one the container and the siblings up to it (`tr.result + tr`), checked on every record, else the
+ * container and any later sibling of its tag (`dt ~ dd`).
+ */
+function memberPrefix($: CheerioAPI, layout: RecordLayout, j: number): string {
+  if (j === 0) return layout.container;
+  const model = layout.members.find((m) => m.length > j);
+  if (!model) return layout.container;
+  const chain: string[] = [];
+  for (let n: Element | null = model[0]!; n && n !== model[j]; ) {
+    n = nextElement(n);
+    if (n) chain.push(simpleStep(n));
+  }
+  const exact = [layout.container, ...chain].join(' + ');
+  const fits = (sel: string) => layout.members.filter((m) => m.length > j).every((m) => { try { return findIn($, m, sel)[0] === m[j]; } catch { return false; } });
+  if (fits(exact)) return exact;
+  return `${layout.container} ~ ${simpleStep(model[j]!)}`;
+}
+
+function nextElement(el: Element): Element | null {
+  for (let n = el.next; n; n = n.next) if (isTag(n)) return n as Element;
+  return null;
+}
+
+/** An element's tag and first stable class (`tr`, `div.meta`). */
+function simpleStep(el: Element): string {
+  const cls = stableClasses(el)[0];
+  return cls ? `${el.name}.${cls.replace(/([^\w-])/g, '\\$1')}` : el.name;
+}
+
+/**
+ * The shortest selector that finds this column's element first in most records: a suffix of its path from the
+ * record's element (`h3 a`, `p.price_color`), after the member's prefix in records of several elements.
+ */
+function columnSelector($: CheerioAPI, records: Element[][], steps: string[], prefix: string, elements: Map<Element[], Element>): string {
+  const candidates: string[] = [];
+  for (let k = 1; k <= steps.length; k++) candidates.push(steps.slice(steps.length - k).join(' '));
+  if (prefix) {
+    for (let i = 0; i < candidates.length; i++) candidates[i] = `${prefix} ${candidates[i]}`;
+    if (!steps.length) candidates.push(prefix);
+  }
+  for (const sel of candidates) {
     let hits = 0;
     let tried = 0;
-    for (const it of items) {
-      const want = elements.get(it);
+    for (const r of records) {
+      const want = elements.get(r);
       if (!want) continue;
       tried++;
       try {
-        if ($(it).find(sel).first()[0] === want) hits++;
+        if (findIn($, r, sel)[0] === want) hits++;
       } catch {
         break;
       }
     }
     if (tried && hits / tried >= 0.9) return sel;
   }
-  return steps.join(' > ');
+  return prefix ? (steps.length ? `${prefix} ${steps.join(' > ')}` : prefix) : steps.join(' > ');
 }
 
+/** A column before it is kept, renamed or split: its occurrences, one per record at most. */
+interface Aligned {
+  key: string;
+  member: number;
+  steps: string[];
+  what: Occurrence['what'];
+  /** Record -> the element holding the column's value in it. */
+  byRecord: Map<Element[], Element>;
+  first: Element;
+  order: number;
+}
+
+/** Words a label may be: short, no digits; "Tags:", "Author:", "Posted by". */
+const LABEL_TEXT = /^[^\d:]{1,30}:?$/;
+/** Link texts that lead to the record's own page and say nothing of it. */
+const READ_MORE = /^(read|see|view|show|learn) more\b|^more\b|^continue reading\b|^(view )?details$/i;
+/** A label at the start of a value ("Author: Jane", "Price: $5"). */
+const PREFIX_LABEL = /^\s*([^\d:\s][^\d:]{2,24}?)\s*:\s+\S/;
+/** A label inside a value, after something else ("“…” Author: Albert Einstein"). */
+const INNER_LABEL = /\S\s+([A-Z][A-Za-z]{1,20}(?: [A-Za-z]{1,20})?):\s+\S/;
+
+const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+/** A label's words as a field name: `Release date:` -> `release_date`. */
+const labelName = (label: string): string => label.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 40);
+
 /**
- * The columns the items share, in item order.
+ * The columns the records share, in record order, aligned as DEPTA aligns the data items of similar records
+ * (simplified to the path of each text holder, link and image from its record element):
+ * - a column present in two records or more (and in a tenth of them) is kept; a value missing from a record is null
+ *   there;
+ * - text that is the same in every record ("Tags:", "Read more") is not a column; where it labels the next column,
+ *   it names it ("Tags:" and the tag links give `tags`);
+ * - a label at the start of every value ("Author: Jane") names the column and is cut off (a `regex:` transform); a
+ *   label in the middle of every value ("“…” Author: Albert Einstein") splits it into two columns;
+ * - two columns with the same values are one.
  * @param items the record elements (sampled: the first 40 are read).
- * @returns columns present in at least 30% of the items (and two of them), each with a field spec named
- *   after its kind or hint (rename with {@link nameColumns}).
+ * @param layout records spread over siblings (their elements and the container selector); absent: each item is
+ *   one element.
+ * @returns columns, each with a field spec named after its label, hint or kind (rename with {@link nameColumns}).
  */
-export function findColumns($: CheerioAPI, items: Element[], baseUrl: string): Column[] {
-  const sample = items.slice(0, 40);
-  const byKey = new Map<string, { occ: Occurrence[]; byItem: Map<Element, Element> }>();
-  for (const it of sample) {
-    for (const o of occurrences(it)) {
-      let g = byKey.get(o.key);
-      if (!g) { g = { occ: [], byItem: new Map() }; byKey.set(o.key, g); }
-      if (!g.byItem.has(it)) { g.occ.push(o); g.byItem.set(it, o.el); }
+export function findColumns($: CheerioAPI, items: Element[], baseUrl: string, layout?: RecordLayout): Column[] {
+  const records: Element[][] = (layout ? layout.members : items.map((it) => [it])).slice(0, 40);
+  const spread = records.some((r) => r.length > 1);
+  const byKey = new Map<string, Aligned>();
+  const sequences: string[][] = [];
+  for (const r of records) {
+    const seq: string[] = [];
+    let offset = 0;
+    r.forEach((member, j) => {
+      const occ = occurrences(member);
+      for (const o of occ) {
+        const key = spread ? `m${j}|${o.key}` : o.key;
+        let g = byKey.get(key);
+        if (!g) { g = { key, member: j, steps: o.steps, what: o.what, byRecord: new Map(), first: o.el, order: offset + o.order }; byKey.set(key, g); }
+        if (!g.byRecord.has(r)) { g.byRecord.set(r, o.el); seq.push(key); }
+      }
+      offset += occ.length + 1000;
+    });
+    sequences.push(seq);
+  }
+  const n = records.length;
+  const min = Math.min(n, Math.max(2, Math.ceil(n * 0.1)));
+  const prefixes = new Map<number, string>();
+  const prefixOf = (j: number): string => {
+    if (!spread || !layout) return '';
+    if (!prefixes.has(j)) prefixes.set(j, memberPrefix($, layout, j));
+    return prefixes.get(j)!;
+  };
+
+  // Texts the same in every record that are no data: labels ("Tags:", a `dt`), which name the column after them,
+  // and "Read more" links. Other constant texts are values that happen to be alike on this page ("Textbook").
+  const labels = new Map<string, string>();
+  const constant = new Set<string>();
+  for (const g of byKey.values()) {
+    if (g.what !== 'text' || g.byRecord.size < Math.max(2, min) || n < 3) continue;
+    const texts = [...g.byRecord.values()].map((el) => visibleText(el).toLowerCase());
+    if (new Set(texts).size !== 1) continue;
+    const text = visibleText(g.first);
+    const isLabel = LABEL_TEXT.test(text) && (/:$/.test(text) || ['dt', 'th', 'label'].includes(g.first.name));
+    if (READ_MORE.test(text)) constant.add(g.key);
+    if (!isLabel) continue;
+    constant.add(g.key);
+    // The column that follows it in most records.
+    const next = new Map<string, number>();
+    for (const seq of sequences) {
+      const i = seq.indexOf(g.key);
+      const after = i >= 0 ? seq.slice(i + 1).find((k) => !/(^|\|)image:/.test(k)) : undefined;
+      if (after) next.set(after, (next.get(after) ?? 0) + 1);
+    }
+    const best = [...next].sort((a, b) => b[1] - a[1])[0];
+    if (best && best[1] >= g.byRecord.size * 0.6) {
+      const name = labelName(text);
+      if (name && !labels.has(best[0])) labels.set(best[0], name);
     }
   }
-  const min = Math.max(2, Math.ceil(sample.length * 0.3));
+
   const columns: Column[] = [];
   for (const g of byKey.values()) {
-    if (g.occ.length < Math.min(min, sample.length)) continue;
-    const first = g.occ[0]!;
-    const selector = first.steps.length ? shortestSelector($, sample, first.steps, g.byItem) : '';
-    const hint = hintOf(first.el) ?? headerHintOf(first.el, g.byItem.keys().next().value!);
+    if (g.byRecord.size < min || constant.has(g.key)) continue;
+    const first = g.first;
+    const present = [...g.byRecord.values()];
+    const selector = g.steps.length || spread ? columnSelector($, records, g.steps, prefixOf(g.member), g.byRecord) : '';
+    const label = labels.get(g.key) ?? null;
+    const labelHint = label ? hintOfWords(label) : null;
+    const hint = labelHint ?? hintOf(first) ?? headerHintOf(first, [...g.byRecord.keys()][0]![g.member]!);
     let values: string[];
     let spec: FieldSpec;
     const sel = selector ? { selector } : {};
-    if (first.what === 'link') {
-      values = g.occ.slice(0, 5).map((o) => new URL(o.el.attribs.href!, baseUrl).href);
+    if (g.what === 'link') {
+      values = present.slice(0, 5).map((el) => { try { return new URL(el.attribs.href!, baseUrl).href; } catch { return el.attribs.href!; } });
       spec = { name: 'url', ...sel, type: 'link' } as FieldSpec;
-    } else if (first.what === 'image') {
-      values = g.occ.slice(0, 5).map((o) => o.el.attribs.src ?? o.el.attribs['data-src'] ?? '');
+    } else if (g.what === 'image') {
+      values = present.slice(0, 5).map((el) => el.attribs.src ?? el.attribs['data-src'] ?? '');
       spec = { name: 'image', ...sel, type: 'image_url' } as FieldSpec;
     } else {
-      values = g.occ.slice(0, 8).map((o) => visibleText(o.el));
+      values = present.map((el) => visibleText(el));
       spec = { name: 'text', ...sel, type: 'text', transform: ['trim_whitespace'] } as FieldSpec;
       // A link text cut short ("A Light in the ...") whose title attribute holds it whole.
-      const titles = g.occ.slice(0, 8).map((o) => o.el.attribs.title ?? '');
-      if (first.el.name === 'a' && values.some((v) => /(\.\.\.|…)$/.test(v)) && titles.every((t, i) => t.length >= values[i]!.replace(/(\.\.\.|…)$/, '').trim().length)) {
+      const titles = present.slice(0, 8).map((el) => el.attribs.title ?? '');
+      if (first.name === 'a' && values.slice(0, 8).some((v) => /(\.\.\.|…)$/.test(v)) && titles.every((t, i) => t.length >= values[i]!.replace(/(\.\.\.|…)$/, '').trim().length)) {
         values = titles;
         spec = { name: 'text', ...sel, type: 'attribute', attribute: 'title' } as FieldSpec;
       }
     }
-    const kind = kindOf(values, first.what, first.el, hint?.kind ?? null);
+    const perItem = selector ? records.slice(0, 10).reduce((k, r) => { try { return k + findIn($, r, selector).length; } catch { return k; } }, 0) / Math.min(10, records.length) : 1;
+    const base: Omit<Column, 'kind'> = { selector, spec, presence: g.byRecord.size / n, samples: values.slice(0, 8), order: g.order, hint: hint?.name ?? null, label, perItem };
+    if (spec.type === 'text' && present.every(isLeafText)) {
+      const split = splitLabels(base, values);
+      if (split) {
+        for (const c of split) columns.push({ ...c, kind: kindOf(c.samples, 'text', first, c.label ? hintOfWords(c.label)?.kind ?? null : hint?.kind ?? null) });
+        continue;
+      }
+    }
+    const kind = kindOf(values, g.what, first, hint?.kind ?? null);
     // Stars drawn by class (`<p class="star-rating Three">`): the class carries the rating.
-    if (first.what === 'text' && kind === 'rating' && !values.some((v) => /\d/.test(v))) continue;
-    const perItem = selector ? sample.slice(0, 10).reduce((n, it) => n + $(it).find(selector).length, 0) / Math.min(10, sample.length) : 1;
-    columns.push({ selector, kind, spec, presence: g.occ.length / sample.length, samples: values.slice(0, 5), order: first.order, hint: hint?.name ?? null, perItem });
+    if (g.what === 'text' && kind === 'rating' && !values.some((v) => /\d/.test(v))) continue;
+    columns.push({ ...base, kind });
   }
-  columns.push(...ratingByClass(sample));
+  if (!spread) columns.push(...ratingByClass(items.slice(0, 40)));
   columns.sort((a, b) => a.order - b.order);
   return dropRedundant(columns);
+}
+
+/** Whether an element holds one run of text: nothing inside it but text and inline formatting (no link, no block). */
+function isLeafText(el: Element): boolean {
+  return el.children.every((c) => !isTag(c) || (INLINE.has(c.name) && isLeafText(c)));
+}
+
+/**
+ * A text column whose values carry a label: at their start in nearly every record ("Author: Jane Doe" becomes
+ * `author` = "Jane Doe"), or after a first part ("“…” Author: Albert Einstein" becomes the text before and
+ * `author`); null when the values carry none.
+ */
+function splitLabels(c: Omit<Column, 'kind'>, values: string[]): Array<Omit<Column, 'kind'>> | null {
+  const filled = values.filter((v) => v.trim());
+  if (filled.length < 2) return null;
+  const most = (re: RegExp): string | null => {
+    const counts = new Map<string, number>();
+    for (const v of filled) {
+      const m = re.exec(v);
+      if (m) counts.set(m[1]!.trim(), (counts.get(m[1]!.trim()) ?? 0) + 1);
+    }
+    const best = [...counts].sort((a, b) => b[1] - a[1])[0];
+    return best && best[1] >= filled.length * 0.8 ? best[0] : null;
+  };
+  const transformOf = (c2: Omit<Column, 'kind'>) => (c2.spec as { transform?: string[] }).transform ?? [];
+  const prefix = most(PREFIX_LABEL);
+  if (prefix) {
+    const name = labelName(prefix);
+    if (!name) return null;
+    const cut = `regex:^\\s*${escapeRegex(prefix)}\\s*:\\s*([\\s\\S]*)$`;
+    const re = new RegExp(`^\\s*${escapeRegex(prefix)}\\s*:\\s*`);
+    return [{ ...c, label: name, spec: { ...c.spec, transform: [cut, ...transformOf(c)] } as FieldSpec, samples: c.samples.map((v) => v.replace(re, '')) }];
+  }
+  const inner = most(INNER_LABEL);
+  if (inner) {
+    const name = labelName(inner);
+    if (!name) return null;
+    const at = new RegExp(`\\s*${escapeRegex(inner)}:\\s*`);
+    const before: Omit<Column, 'kind'> = {
+      ...c, spec: { ...c.spec, transform: [`regex:^([\\s\\S]*?)\\s*${escapeRegex(inner)}:`, ...transformOf(c)] } as FieldSpec,
+      samples: c.samples.map((v) => v.split(at)[0] ?? ''),
+    };
+    const after: Omit<Column, 'kind'> = {
+      ...c, label: name, order: c.order + 0.5, spec: { ...c.spec, transform: [`regex:${escapeRegex(inner)}:\\s*([\\s\\S]*)$`, ...transformOf(c)] } as FieldSpec,
+      samples: c.samples.map((v) => v.split(at)[1] ?? ''),
+    };
+    return [before, after];
+  }
+  return null;
 }
 
 /** A rating drawn with a class (`star-rating Three`, `rating-4`): an attribute field with the class. */
@@ -261,7 +472,7 @@ function ratingByClass(items: Element[]): Column[] {
         const selector = `${el.name}.${m[1]}`;
         const present = items.filter((x) => x.attribs && (function find(n: Element): boolean { return (n.attribs.class ?? '').includes(m[1]!) || n.children.some((c) => isTag(c) && find(c)); })(x)).length;
         return [{
-          selector, kind: 'rating', presence: present / items.length, samples: [cls], order: 1e6, hint: 'rating', perItem: 1,
+          selector, kind: 'rating', presence: present / items.length, samples: [cls], order: 1e6, hint: 'rating', label: null, perItem: 1,
           spec: { name: 'rating', selector, type: 'attribute', attribute: 'class', transform: [`replace:${m[1]}:`, 'trim_whitespace'] } as FieldSpec,
         }];
       }
@@ -271,14 +482,23 @@ function ratingByClass(items: Element[]): Column[] {
   return [];
 }
 
-/** Drops columns that repeat another: the same selector and kind twice, separators ("|", "by"). */
+/**
+ * Drops columns that repeat another: the same field twice, a text column with the same values as an earlier one (a
+ * paragraph and the link that is all its text), separators ("|", "by").
+ */
 function dropRedundant(columns: Column[]): Column[] {
   const out: Column[] = [];
   const seen = new Set<string>();
+  const texts = new Set<string>();
   for (const c of columns) {
-    const key = `${c.spec.type}|${c.selector}`;
+    const key = `${c.spec.type}|${c.selector}|${JSON.stringify((c.spec as { transform?: string[] }).transform ?? [])}`;
     if (seen.has(key)) continue;
     if (c.spec.type === 'text' && c.samples.every((v) => v.replace(/[\s|·•:,–—-]/g, '').length <= 2)) continue;
+    if (c.spec.type === 'text' || c.spec.type === 'attribute') {
+      const values = c.samples.join('\u0000').toLowerCase();
+      if (texts.has(values)) continue;
+      texts.add(values);
+    }
     seen.add(key);
     out.push(c);
   }
@@ -291,7 +511,7 @@ function dropRedundant(columns: Column[]): Column[] {
  */
 function fitOf(c: Column, f: AskedField): number {
   const words = f.words.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1 && !['the', 'its', 'their', 'each', 'and'].includes(w));
-  const hay = `${c.hint ?? ''} ${c.selector}`.toLowerCase();
+  const hay = `${c.label ?? ''} ${c.hint ?? ''} ${c.selector}`.toLowerCase();
   const named = words.some((w) => hay.includes(w.replace(/s$/, '')));
   const labelled = words.some((w) => c.samples.some((v) => new RegExp(`^\\s*${w.replace(/s$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}s?\\b`, 'i').test(v)));
   if (f.kind === 'text') return named ? 2.5 : labelled ? 2 : 0;
@@ -309,7 +529,7 @@ function fitOf(c: Column, f: AskedField): number {
  * `everyColumn` (the prompt names nothing, or asks for "details", "everything"), every other column too, with a
  * descriptive name (title, url, image, price, …).
  * @param o.everyColumn keep every column, the asked ones first (default: when nothing is asked)
- * @returns the chosen fields (asked ones first, in the prompt's order, then the rest in item order), and the asked
+ * @returns the chosen fields (asked ones first, then the rest, each in the record's order), and the asked
  *   fields no column fits (candidates for a detail page).
  */
 export function nameColumns(columns: Column[], asked: AskedField[], o: { everyColumn?: boolean } = {}): { fields: FieldSpec[]; missing: AskedField[] } {
@@ -337,9 +557,8 @@ export function nameColumns(columns: Column[], asked: AskedField[], o: { everyCo
       missing.push(f);
     }
   }
-  // The asked fields first, in the prompt's order …
-  const askedOrder = new Map(asked.map((f, i) => [f.name, i]));
-  const chosen = columns.filter((c) => named.has(c)).sort((a, b) => askedOrder.get(named.get(a)!)! - askedOrder.get(named.get(b)!)!);
+  // The asked fields first, in the record's order (as the page shows them) …
+  const chosen = columns.filter((c) => named.has(c)).sort((a, b) => a.order - b.order);
   if (everyColumn) {
     // … then every other column in item order (IDS-like: what a person sees in each record), the title first-named.
     const rest = columns.filter((c) => !named.has(c)).slice(0, MAX_FIELDS);
@@ -371,6 +590,7 @@ function avgLength(c: Column): number {
 }
 
 function defaultName(c: Column): string {
+  if (c.label && c.spec.type !== 'link' && c.spec.type !== 'image_url') return c.label;
   switch (c.kind) {
     case 'url': return 'url';
     case 'image': return 'image';
