@@ -45,8 +45,15 @@ interface Measure {
 
 /** A repeated record structure found on a page. */
 export interface RecordCandidate {
-  /** The items, in document order. */
+  /** The items, in document order: each record's first element (the container match). */
   items: Element[];
+  /**
+   * Each record's elements: the item alone, or, for records spread over siblings (a table row and the row after
+   * it, `dt`/`dd` pairs), the item and the siblings after it that belong to it.
+   */
+  members: Element[][];
+  /** `extract.following_siblings` for these records: the element siblings after the item they span, at most (0: one element). */
+  span: number;
   /** A CSS selector for the items (matches exactly them when `exact`). */
   selector: string;
   /** Whether `selector` matches exactly the items on this page. */
@@ -227,10 +234,22 @@ function jaccard(a: Set<string>, b: Set<string>): number {
   return inter / (a.size + b.size - inter);
 }
 
+/** The shape of a record: its elements' shapes, each path prefixed with the element's place in the record. */
+function recordShape(record: Element[]): Set<string> {
+  if (record.length === 1) return shapeOf(record[0]!);
+  const out = new Set<string>();
+  record.forEach((el, j) => {
+    out.add(`${j}:${el.name}`);
+    for (const p of shapeOf(el)) out.add(`${j}:${p}`);
+  });
+  return out;
+}
+
 /** Mean similarity of shapes to their medoid (the one most like the others), over a sample. */
-function similarityOf(items: Element[]): number {
-  const sample = items.length > 12 ? items.filter((_, i) => i % Math.ceil(items.length / 12) === 0) : items;
-  const shapes = sample.map(shapeOf);
+function similarityOf(records: Element[][]): number {
+  // Consecutive records, not every k-th: a sample by a fixed step would see one kind of an alternating list.
+  const sample = records.length > 20 ? [...records.slice(0, 16), ...records.slice(-4)] : records;
+  const shapes = sample.map(recordShape);
   let best = 0;
   for (let i = 0; i < shapes.length; i++) {
     let sum = 0;
@@ -251,6 +270,58 @@ function textOf(node: AnyNode): string {
 /** Visible text of an element, whitespace folded. */
 export function visibleText(el: AnyNode): string {
   return textOf(el).replace(/\s+/g, ' ').trim();
+}
+
+/** Whether two sibling elements are of one kind: the same tag, and alike in shape (Jaccard of tag paths ≥ 0.6). */
+function alike(a: Element, b: Element, shapes: Map<Element, Set<string>>): boolean {
+  if (a.name !== b.name) return false;
+  const sa = shapes.get(a) ?? shapes.set(a, shapeOf(a)).get(a)!;
+  const sb = shapes.get(b) ?? shapes.set(b, shapeOf(b)).get(b)!;
+  return jaccard(sa, sb) >= 0.6;
+}
+
+/** Longest record, in sibling elements, looked for (MDR's largest generalized node). */
+const MAX_PERIOD = 4;
+
+/**
+ * Records spread over k sibling elements (MDR's generalized nodes, k = 2 to 4): under one parent, a run of
+ * children whose kinds repeat every k elements (a quote row and its tags row, `dt` and `dd`, a heading and its
+ * paragraph), where the k elements of a period are not all of one kind (that is a plain list). The run's first
+ * element starts the first record; each record is the k elements from there (the last may be shorter). Every
+ * place in the record must hold text in most records (a spacer row between records is no part of them).
+ * @returns the groups found: each a list of records, each record its elements in order.
+ */
+function periodicGroups(parent: Element): Element[][][] {
+  const kids = parent.children.filter((c): c is Element => isTag(c) && !NOT_RECORDS.has(c.name) && !SKIPPED.has(c.name));
+  if (kids.length < 6) return [];
+  const shapes = new Map<Element, Set<string>>();
+  const out: Element[][][] = [];
+  const covered: Array<[number, number]> = [];
+  for (let k = 2; k <= MAX_PERIOD; k++) {
+    for (let s = 0; s + 3 * k <= kids.length; ) {
+      let e = s;
+      while (e + k < kids.length && alike(kids[e]!, kids[e + k]!, shapes)) e++;
+      // kids[s .. e + k) repeats with period k.
+      const end = e + k;
+      if (e - s + k >= 3 * k && !covered.some(([a, b]) => a <= s && end <= b)) {
+        const first = kids.slice(s, s + k);
+        const plain = first.every((el, i) => i === 0 || alike(first[i - 1]!, el, shapes));
+        if (!plain) {
+          const records: Element[][] = [];
+          for (let i = s; i < end; i += k) records.push(kids.slice(i, Math.min(i + k, end)));
+          const texty = Array.from({ length: k }, (_, j) => records.filter((r) => r[j] && measureOf(r[j]!).text > 0).length / records.length);
+          if (texty.every((x) => x >= 0.5)) {
+            out.push(records);
+            covered.push([s, end]);
+          }
+        }
+        s = end;
+      } else {
+        s++;
+      }
+    }
+  }
+  return out;
 }
 
 /** Groups of children that could be records, under one parent. */
@@ -279,11 +350,13 @@ function groupsUnder(parent: Element): Element[][] {
  * Scores a group of items. Coverage (the share of the page's text) matters most; then the number of items,
  * how alike they are and how much each holds; menus, chrome and identical items lose.
  */
-function scoreGroup(items: Element[], pageText: number): Omit<RecordCandidate, 'selector' | 'exact' | 'sample'> | null {
+function scoreGroup(items: Element[], pageText: number, members?: Element[][]): Omit<RecordCandidate, 'selector' | 'exact' | 'sample'> | null {
+  let records = members ?? items.map((it) => [it]);
   // Empty slots (ad placeholders, archived entries without content) neither count nor weigh.
-  const withContent = items.filter((it) => measureOf(it).text > 0);
-  if (withContent.length >= 2) items = withContent;
-  const ms = items.map(measureOf);
+  const withContent = records.filter((r) => recordMeasure(r).text > 0);
+  if (withContent.length >= 2) records = withContent;
+  items = records.map((r) => r[0]!);
+  const ms = records.map(recordMeasure);
   const text = ms.reduce((s, m) => s + m.text, 0);
   if (text === 0) return null;
   const n = items.length;
@@ -294,7 +367,7 @@ function scoreGroup(items: Element[], pageText: number): Omit<RecordCandidate, '
   const withLink = ms.filter((m) => m.links > 0).length / n;
   const withText = ms.filter((m) => m.text >= 3).length / n;
   const elementsPerItem = ms.reduce((s, m) => s + m.elements, 0) / n;
-  const similarity = similarityOf(items);
+  const similarity = similarityOf(records);
   // Coverage matters, but a long list of small records must be able to beat a few big blocks.
   let score = coverage ** 0.7 * Math.log2(n + 1) * similarity ** 1.5 * withText;
   // Records carry a few links each (a title, an author, a thumbnail); blocks of many links are menus and filters.
@@ -319,12 +392,37 @@ function scoreGroup(items: Element[], pageText: number): Omit<RecordCandidate, '
   if (items.filter(isHidden).length / n >= 0.5) score *= 0.2;
   // Items that say the same (a row of "Add to cart" buttons, one schedule shown per time zone) are not
   // distinct records.
-  const sample = n > 60 ? items.filter((_, i) => i % Math.ceil(n / 60) === 0) : items;
-  const distinct = new Set(sample.map((el) => visibleText(el).slice(0, 400))).size / sample.length;
+  const sample = n > 60 ? records.filter((_, i) => i % Math.ceil(n / 60) === 0) : records;
+  const distinct = new Set(sample.map((r) => r.map(visibleText).join(' ').slice(0, 400))).size / sample.length;
   if (n >= 3 && distinct < 0.8) score *= distinct * distinct;
   if (n === 2) score *= 0.5;
   const features = { linksPerItem, withLink, linkShare, elementsPerItem, images: ms.filter((m) => m.images > 0).length / n, chrome: chrome ? 1 : 0, distinct };
-  return { items, count: n, score, coverage, similarity, textPerItem, features };
+  const span = members ? Math.max(0, ...records.map(spanOf)) : 0;
+  return { items, members: records, span, count: n, score, coverage, similarity, textPerItem, features };
+}
+
+/** The measures of a record: the sums over its elements. */
+function recordMeasure(record: Element[]): Measure {
+  if (record.length === 1) return measureOf(record[0]!);
+  const m: Measure = { text: 0, linkText: 0, links: 0, images: 0, elements: 0, choices: 0 };
+  for (const el of record) {
+    const x = measureOf(el);
+    m.text += x.text; m.linkText += x.linkText; m.links += x.links; m.images += x.images; m.elements += x.elements + 1; m.choices += x.choices;
+  }
+  return m;
+}
+
+/** How many element siblings after its first element a record reaches (its `following_siblings`). */
+function spanOf(record: Element[]): number {
+  if (record.length < 2) return 0;
+  const last = record[record.length - 1]!;
+  let k = 0;
+  for (let n = record[0]!.next; n; n = n.next) {
+    if (!isTag(n)) continue;
+    k++;
+    if (n === last) return k;
+  }
+  return k;
 }
 
 /**
@@ -472,32 +570,75 @@ function selectorFor($: CheerioAPI, items: Element[]): { selector: string; exact
     for (const c of common) tries.push(`${grandAnchor} > ${mid} > ${tag}.${cssIdent(c)}`);
     tries.push(`${grandAnchor} > ${mid} > ${tag}`);
   }
+  // Items without a class of their own (old table layouts): an attribute they all have (`tr[style]`,
+  // `td[valign="top"]`), alone or under the parent's anchor.
+  const attrs = commonAttributes(items);
+  for (const at of attrs) tries.push(`${tag}${at}`);
+  if (parentAnchor) for (const at of attrs) tries.push(`${parentAnchor} > ${tag}${at}`);
   let fallback: string | null = null;
-  for (const sel of tries) {
+  const attempt = (sel: string): string | null => {
     const m = matches($, sel);
-    if (!m) continue;
-    if (sameSet(m, items)) return { selector: sel, exact: true };
+    if (!m) return null;
+    if (sameSet(m, items)) return sel;
     // A superset with a few others that lack what every item holds (empty ad slots): `:has()` tells them apart.
     if (m.length <= items.length * 1.5 && items.every((it) => m.includes(it))) {
       const narrowed = narrowByContent($, sel, first, items) ?? narrowByDesktop($, sel, m, items);
-      if (narrowed) return { selector: narrowed, exact: true };
+      if (narrowed) return narrowed;
     }
     // A superset that holds the items and few others is a usable fallback.
     if (!fallback && m.length <= items.length * 1.2 && items.every((it) => m.includes(it))) fallback = sel;
+    return null;
+  };
+  for (const sel of tries) {
+    const found = attempt(sel);
+    if (found) return { selector: found, exact: true };
   }
   if (fallback) return { selector: fallback, exact: false };
-  // The structural path: the parent's path from an anchored ancestor, then the tag.
-  const path: string[] = [tag];
+  // The structural path: the parent's path from an anchored ancestor (or the body), each unanchored step placed
+  // among its siblings of the same tag (`table:nth-of-type(3)`), then the tag, then with an attribute.
+  const path: string[] = [];
   let node: Element | null = parent;
-  for (let depth = 0; node && depth < 6; depth++) {
+  for (let depth = 0; node && depth < 12 && node.name !== 'html'; depth++) {
     const a = anchorOf(node);
-    path.unshift(a ?? node.name);
-    if (a?.startsWith('#')) break;
+    path.unshift(a ?? placed(node));
+    if (a?.startsWith('#') || node.name === 'body') break;
     node = node.parent && isTag(node.parent) ? node.parent : null;
   }
-  const sel = path.join(' > ');
+  const base = path.join(' > ');
+  for (const sel of [`${base} > ${tag}`, ...attrs.map((at) => `${base} > ${tag}${at}`)]) {
+    const found = attempt(sel);
+    if (found) return { selector: found, exact: true };
+  }
+  const sel = fallback ?? `${base} > ${tag}`;
   const m = matches($, sel);
   return { selector: sel, exact: m !== null && sameSet(m, items) };
+}
+
+/** An element's tag, with its place among its siblings of that tag when it has some (`table:nth-of-type(2)`). */
+function placed(el: Element): string {
+  const parent = el.parent;
+  if (!parent || !isTag(parent)) return el.name;
+  const same = parent.children.filter((c): c is Element => isTag(c) && c.name === el.name);
+  return same.length > 1 ? `${el.name}:nth-of-type(${same.indexOf(el) + 1})` : el.name;
+}
+
+/** Attributes that never make a selector: unique per element, or no part of the markup's structure. */
+const NOT_SELECTOR_ATTRIBUTES = /^(id|class|href|src|srcset|alt|title|name|value|for|tabindex|on[a-z]+|data-(id|index|key|pos|position|reactid|rank)|aria-(labelledby|describedby|controls|posinset))$/i;
+
+/**
+ * Attribute selectors every item satisfies: `[name="value"]` when all items have the same short value, then
+ * `[name]` (at most 6).
+ */
+function commonAttributes(items: Element[]): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(items[0]!.attribs)) {
+    if (NOT_SELECTOR_ATTRIBUTES.test(name) || !/^[a-z][a-z0-9_-]*$/i.test(name)) continue;
+    if (!items.every((it) => it.attribs[name] !== undefined)) continue;
+    if (value.length <= 40 && items.every((it) => it.attribs[name] === value) && !/["\\\n]/.test(value)) out.push(`[${name}="${value}"]`);
+    out.push(`[${name}]`);
+    if (out.length >= 6) break;
+  }
+  return out;
 }
 
 /**
@@ -573,6 +714,11 @@ export function analyzePage(html: string, url: string): PageAnalysis {
       const s = scoreGroup(group, pageText);
       if (s && s.score > 0) scored.push(s);
     }
+    for (const records of periodicGroups(el)) {
+      const s = scoreGroup(records.map((r) => r[0]!), pageText, records);
+      // A list of single elements explains the same page more simply: it wins a tie.
+      if (s && s.score > 0) scored.push({ ...s, score: s.score * 0.9 });
+    }
   }
   const splitLists = new Set<(typeof scored)[number]>();
   for (const group of classGroups(all.filter((el) => !SKIPPED.has(el.name) && measures.has(el)))) {
@@ -589,7 +735,7 @@ export function analyzePage(html: string, url: string): PageAnalysis {
   const top = scored.slice(0, 80);
   const strong = top.filter((c) => c.count >= 3 && c.similarity >= 0.5);
   for (const c of top) {
-    const holder = strong.find((d) => d !== c && d.score > c.score * 0.2 && insideShare(c.items, d.items) >= 0.8 && insideShare(d.items, c.items) === 0);
+    const holder = strong.find((d) => d !== c && d.score > c.score * 0.2 && insideShare(c.items, d.members.flat()) >= 0.8 && insideShare(d.items, c.items) === 0);
     // Unless the holders are rows of a grid: several whole records each (a link apiece), and nearly all their text.
     const gridRows = holder && c.count >= holder.count * 2 && (c.features.withLink ?? 0) >= 0.8 && c.textPerItem * c.count >= 0.85 * holder.textPerItem * holder.count;
     if (holder && !gridRows) c.score *= 0.3;
@@ -610,15 +756,18 @@ export function analyzePage(html: string, url: string): PageAnalysis {
   const candidates: RecordCandidate[] = [];
   for (const found of scored) {
     if (candidates.length >= MAX_CANDIDATES) break;
-    // Empty slots among the items (an ad's placeholder, a spacer `<li>`) are no records.
-    const tight = tighten(found.items);
-    const filled = tight.filter((it) => visibleText(it).trim() !== '' && !hiddenOnDesktop(it));
-    const kept = filled.length >= 2 && filled.length < tight.length ? filled : tight;
-    const s = { ...found, items: kept, count: kept.length };
+    let s = found;
+    if (found.span === 0) {
+      // Empty slots among the items (an ad's placeholder, a spacer `<li>`) are no records.
+      const tight = tighten(found.items);
+      const filled = tight.filter((it) => visibleText(it).trim() !== '' && !hiddenOnDesktop(it));
+      const kept = filled.length >= 2 && filled.length < tight.length ? filled : tight;
+      s = { ...found, items: kept, members: kept.map((it) => [it]), count: kept.length };
+    }
     // The same items under another grouping are one candidate.
-    if (candidates.some((c) => c.items.length === s.items.length && c.items[0] === s.items[0])) continue;
+    if (candidates.some((c) => c.items.length === s.items.length && c.items[0] === s.items[0] && c.span === s.span)) continue;
     const { selector, exact } = selectorFor($, s.items);
-    candidates.push({ ...s, selector, exact, sample: visibleText(s.items[0]!).slice(0, 160) });
+    candidates.push({ ...s, selector, exact, sample: s.members[0]!.map(visibleText).join(' ').slice(0, 160) });
   }
   return { $, url, title: $('title').first().text().trim(), textLength: pageText, candidates };
 }

@@ -31,6 +31,8 @@ export interface Column {
   label: string | null;
   /** Matches of the selector per item, on average (tags: several). */
   perItem: number;
+  /** A list of like elements in varying numbers per record (tag links): the field takes every match. */
+  list?: boolean;
 }
 
 /** Inline formatting tags: their text belongs to the element around them. */
@@ -197,6 +199,11 @@ export interface RecordLayout {
   container: string;
 }
 
+/** The layout of a candidate's records for {@link findColumns}: undefined for records of one element each. */
+export function recordLayout(c: { members: Element[][]; span: number; selector: string }): RecordLayout | undefined {
+  return c.span > 0 ? { members: c.members, container: c.selector } : undefined;
+}
+
 /**
  * The elements of a record that match a selector, in document order, as the engine finds a field's elements
  * (lambdas/engine/field-selector.ts): inside the element of a one-element record; in a record spread over siblings,
@@ -278,6 +285,45 @@ interface Aligned {
   byRecord: Map<Element[], Element>;
   first: Element;
   order: number;
+  /** A list of like elements (several per record): the field takes them all. */
+  list?: boolean;
+}
+
+/**
+ * Plain elements of one tag repeated in a record in varying numbers (the tag links of a quote, the authors of a
+ * paper) are one list, not a column per place: their columns (`a:nth-of-type(1)`, `a:nth-of-type(2)`, …) become
+ * one column of all of them (`a`, `list`). Places present in every record (a table's cells) stay apart.
+ */
+function mergeLists(byKey: Map<string, Aligned>, sequences: string[][]): void {
+  const PLACE = /:nth-of-type\((\d+)\)$/;
+  const families = new Map<string, Aligned[]>();
+  for (const g of byKey.values()) {
+    const last = g.steps[g.steps.length - 1];
+    if (!last || !PLACE.test(last) || g.what === 'image') continue;
+    const family = `${g.member}|${g.what}|${[...g.steps.slice(0, -1), last.replace(PLACE, '')].join('>')}`;
+    (families.get(family) ?? families.set(family, []).get(family)!).push(g);
+  }
+  for (const members of families.values()) {
+    if (members.length < 2) continue;
+    const sizes = members.map((g) => g.byRecord.size);
+    if (Math.max(...sizes) === Math.min(...sizes)) continue;
+    members.sort((a, b) => Number(PLACE.exec(a.steps.at(-1)!)![1]) - Number(PLACE.exec(b.steps.at(-1)!)![1]));
+    const head = members[0]!;
+    const steps = [...head.steps.slice(0, -1), head.steps.at(-1)!.replace(PLACE, '')];
+    const key = `${head.key}|list`;
+    const merged: Aligned = { ...head, key, steps, byRecord: new Map(head.byRecord), list: true };
+    for (const g of members.slice(1)) for (const [r, el] of g.byRecord) if (!merged.byRecord.has(r)) merged.byRecord.set(r, el);
+    const old = new Set(members.map((g) => g.key));
+    for (const g of members) byKey.delete(g.key);
+    byKey.set(key, merged);
+    for (const seq of sequences) {
+      const at = seq.findIndex((k) => old.has(k));
+      if (at < 0) continue;
+      const rest = seq.filter((k) => !old.has(k));
+      rest.splice(at, 0, key);
+      seq.splice(0, seq.length, ...rest);
+    }
+  }
 }
 
 /** Words a label may be: short, no digits; "Tags:", "Author:", "Posted by". */
@@ -328,6 +374,7 @@ export function findColumns($: CheerioAPI, items: Element[], baseUrl: string, la
     });
     sequences.push(seq);
   }
+  mergeLists(byKey, sequences);
   const n = records.length;
   const min = Math.min(n, Math.max(2, Math.ceil(n * 0.1)));
   const prefixes = new Map<number, string>();
@@ -343,18 +390,22 @@ export function findColumns($: CheerioAPI, items: Element[], baseUrl: string, la
   const constant = new Set<string>();
   for (const g of byKey.values()) {
     if (g.what !== 'text' || g.byRecord.size < Math.max(2, min) || n < 3) continue;
-    const texts = [...g.byRecord.values()].map((el) => visibleText(el).toLowerCase());
-    if (new Set(texts).size !== 1) continue;
-    const text = visibleText(g.first);
-    const isLabel = LABEL_TEXT.test(text) && (/:$/.test(text) || ['dt', 'th', 'label'].includes(g.first.name));
-    if (READ_MORE.test(text)) constant.add(g.key);
+    // A holder's own text (without its child elements' values: "Tags:" before the tag links) is what labels.
+    const own = [...g.byRecord.values()].map(ownText);
+    const whole = own.every((t, i) => t === visibleText([...g.byRecord.values()][i]!));
+    if (new Set(own.map((t) => t.toLowerCase())).size !== 1) continue;
+    const text = own[0]!;
+    const isLabel = LABEL_TEXT.test(text) && (/:$/.test(text) || (whole && ['dt', 'th', 'label'].includes(g.first.name)));
+    if (whole && READ_MORE.test(text)) constant.add(g.key);
     if (!isLabel) continue;
     constant.add(g.key);
     // The column that follows it in most records.
     const next = new Map<string, number>();
     for (const seq of sequences) {
       const i = seq.indexOf(g.key);
-      const after = i >= 0 ? seq.slice(i + 1).find((k) => !/(^|\|)image:/.test(k)) : undefined;
+      // The next value: a text rather than the link around it ("Tags:" names the tags' texts, not their URLs).
+      const window = i >= 0 ? seq.slice(i + 1, i + 4).filter((k) => !/(^|\|)image:/.test(k)) : [];
+      const after = window.find((k) => /(^|\|)text:/.test(k)) ?? window[0];
       if (after) next.set(after, (next.get(after) ?? 0) + 1);
     }
     const best = [...next].sort((a, b) => b[1] - a[1])[0];
@@ -393,7 +444,7 @@ export function findColumns($: CheerioAPI, items: Element[], baseUrl: string, la
       }
     }
     const perItem = selector ? records.slice(0, 10).reduce((k, r) => { try { return k + findIn($, r, selector).length; } catch { return k; } }, 0) / Math.min(10, records.length) : 1;
-    const base: Omit<Column, 'kind'> = { selector, spec, presence: g.byRecord.size / n, samples: values.slice(0, 8), order: g.order, hint: hint?.name ?? null, label, perItem };
+    const base: Omit<Column, 'kind'> = { selector, spec, presence: g.byRecord.size / n, samples: values.slice(0, 8), order: g.order, hint: hint?.name ?? null, label, perItem, list: !!g.list };
     if (spec.type === 'text' && present.every(isLeafText)) {
       const split = splitLabels(base, values);
       if (split) {
@@ -409,6 +460,21 @@ export function findColumns($: CheerioAPI, items: Element[], baseUrl: string, la
   if (!spread) columns.push(...ratingByClass(items.slice(0, 40)));
   columns.sort((a, b) => a.order - b.order);
   return dropRedundant(columns);
+}
+
+/**
+ * An element's own text: its text nodes and those of plain inline formatting inside it (not of links, blocks or
+ * formatting with a class, which hold values of their own), whitespace folded.
+ */
+function ownText(el: Element): string {
+  let s = '';
+  const walk = (n: AnyNode) => {
+    if (isText(n)) s += n.data;
+    else if (isTag(n) && INLINE.has(n.name) && !stableClasses(n).length && !n.attribs.itemprop) for (const c of n.children) walk(c);
+    else if (isTag(n) && /^(br|p|div|li)$/.test(n.name)) s += ' ';
+  };
+  for (const c of el.children) walk(c);
+  return s.replace(/\s+/g, ' ').trim();
 }
 
 /** Whether an element holds one run of text: nothing inside it but text and inline formatting (no link, no block). */
@@ -570,13 +636,13 @@ export function nameColumns(columns: Column[], asked: AskedField[], o: { everyCo
   for (const c of chosen) {
     let name = named.get(c);
     if (name === undefined) {
-      const base = c === titleColumn && !titleTaken && !named.has(c) ? 'title' : defaultName(c);
+      const base = c === titleColumn && !titleTaken && !named.has(c) && titleLike(c) ? 'title' : defaultName(c);
       name = base;
       for (let i = 2; names.has(name); i++) name = `${base}_${i}`;
       names.add(name);
     }
     // Several matches per item (tags, authors): all of them.
-    const multiple = c.perItem >= 1.5 && c.spec.type === 'text' && (c.kind === 'tags' || asked.some((f) => f.name === named.get(c) && f.kind === 'tags') || (everyColumn && !named.has(c)));
+    const multiple = c.list || (c.perItem >= 1.5 && c.spec.type === 'text' && (c.kind === 'tags' || asked.some((f) => f.name === named.get(c) && f.kind === 'tags') || (everyColumn && !named.has(c))));
     // A price asked for is a number; a price among everything on show keeps its currency as shown ("CAD$138.95 (P)").
     const askedPrice = c.kind === 'price' && c.spec.type === 'text' && asked.some((f) => f.kind === 'price' && f.name === named.get(c));
     const spec = askedPrice ? { ...c.spec, transform: ['extract_number'] } : c.spec;
@@ -603,6 +669,11 @@ function defaultName(c: Column): string {
  * The column that names each record: a heading's or the first link's text of some length, else the first
  * text of some length.
  */
+/** Whether a column reads as a title: a heading, a link's text, named so by the page, or short. */
+function titleLike(c: Column): boolean {
+  return c.kind === 'title' || c.hint === 'title' || /\bh[1-6]\b|(^|\s|>)a(\.|$|\s|\[|:)/.test(c.selector) || avgLength(c) <= 100;
+}
+
 function pickTitle(columns: Column[]): Column | null {
   const texts = columns.filter((c) => (c.spec.type === 'text' || (c.spec.type === 'attribute' && c.spec.attribute === 'title')) && c.presence >= 0.5 && avgLength(c) >= 3);
   const score = (c: Column) => {

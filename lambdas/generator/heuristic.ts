@@ -18,7 +18,7 @@ import type { FieldSpec } from '../engine/config.ts';
 import type { Row } from '../engine/extract.ts';
 import { CodedError, isCodedError } from '../errors.ts';
 import type { RecordCandidate } from './analyze.ts';
-import { findColumns, nameColumns } from './fields.ts';
+import { findColumns, nameColumns, recordLayout } from './fields.ts';
 import type { GenerateProgress, GenerateRequest, GenerationResult, TrialRun } from './generator.ts';
 import { findCategories, findDetailFields, findLoadMore, findPager } from './navigation.ts';
 import { readPrompt, type PromptIntent } from './prompt.ts';
@@ -43,7 +43,7 @@ interface Draft {
   name: string;
   description: string;
   target: { url: string; engine: 'auto'; browser?: { wait_selector: string; timeout: number } };
-  extract: { container: string; type: 'list'; fields: FieldSpec[] };
+  extract: { container: string; type: 'list'; following_siblings?: number; fields: FieldSpec[] };
   detail_fields?: { fields: FieldSpec[] };
   pagination?: Record<string, unknown>;
   categories?: Record<string, unknown>;
@@ -157,7 +157,7 @@ export async function generateHeuristic(request: GenerateRequest, options: Heuri
 /** The config for one candidate, or null when its items have no usable fields. */
 async function buildDraft(request: GenerateRequest, intent: PromptIntent, candidate: RecordCandidate, page: LoadedPage, bench: Workbench, notes: string[]): Promise<Draft | null> {
   const { $ } = page.analysis;
-  const columns = findColumns($, candidate.items, page.url);
+  const columns = findColumns($, candidate.items, page.url, recordLayout(candidate));
   let { fields, missing } = nameColumns(columns, intent.fields, { everyColumn: intent.everyColumn });
   if (!fields.length) return null;
   const draft: Draft = {
@@ -165,7 +165,7 @@ async function buildDraft(request: GenerateRequest, intent: PromptIntent, candid
     name: configName(request),
     description: `Generated from the prompt: ${request.prompt.replace(/\s+/g, ' ').trim().slice(0, 300)}`,
     target: { url: request.url, engine: 'auto', ...(page.rendered ? { browser: { wait_selector: candidate.selector, timeout: 15000 } } : {}) },
-    extract: { container: candidate.selector, type: 'list', fields },
+    extract: { container: candidate.selector, type: 'list', ...(candidate.span ? { following_siblings: candidate.span } : {}), fields },
   };
 
   // Fields the listing lacks, on each item's own page.

@@ -11,7 +11,7 @@ import { parseConfig, type FieldSpec } from '../engine/config.ts';
 import { compileFields, extractItems, type Row } from '../engine/extract.ts';
 import { CodedError } from '../errors.ts';
 import { analyzePage, type RecordCandidate } from './analyze.ts';
-import { findColumns, nameColumns } from './fields.ts';
+import { findColumns, nameColumns, recordLayout } from './fields.ts';
 import { findPager } from './navigation.ts';
 
 /**
@@ -95,7 +95,7 @@ export function suggestConfig(html: string, url: string, o: SuggestOptions = {})
       name: o.name ?? `Records on ${host || 'this page'}`,
       description: `Suggested from the ${candidate.count} repeated blocks of ${url}`,
       target: { url, engine: 'auto' },
-      extract: { container: candidate.selector, type: 'list', fields },
+      extract: { container: candidate.selector, type: 'list', ...(candidate.span ? { following_siblings: candidate.span } : {}), fields },
     };
     if (pager?.type === 'click') draft.pagination = { type: 'click', selector: pager.selector, max_pages: o.maxPages ?? 10 };
     else if (pager?.type === 'url') draft.pagination = { type: 'url', url_pattern: pager.urlPattern, max_pages: o.maxPages ?? 10 };
@@ -115,5 +115,5 @@ export function suggestConfig(html: string, url: string, o: SuggestOptions = {})
 }
 
 function fieldsOf(candidate: RecordCandidate, $: ReturnType<typeof analyzePage>['$'], url: string): FieldSpec[] {
-  return nameColumns(findColumns($, candidate.items, url), []).fields;
+  return nameColumns(findColumns($, candidate.items, url, recordLayout(candidate)), []).fields;
 }
