@@ -49,7 +49,7 @@ import { generateHeuristic } from '../lambdas/generator/heuristic.ts';
 import { startFixtureSite, type FixtureSite } from '../test/fixtures/site/server.ts';
 import { allQuotes, quotesWithTag, topTags } from '../test/fixtures/site/quotes.ts';
 import { bookDetails } from '../test/fixtures/site/books.ts';
-import { checkPage, loadRecordsTruth, matchValues, recallValues, valueRecall, type PageCheck, type RecallMatch, type RecordsTruth, type ValueMatch } from './generate-truth.ts';
+import { checkPage, loadRecordsTruth, matchValues, normalizeText, recallValues, valueRecall, type PageCheck, type RecallMatch, type RecordsTruth, type ValueMatch } from './generate-truth.ts';
 import { gitHead, short } from './report.ts';
 import { BENCH_DIR, OUT_DIR, ROOT, corpusDir } from './paths.ts';
 
@@ -148,6 +148,12 @@ interface Case {
   count: number;
   /** The first list holds the records' first values; every list must be found to 80%. */
   checks: ValueList[];
+  /**
+   * Values that must each be one field's, row by row (fixture cases whose records carry a label to split off:
+   * the quote and the author of /tableful/ as two fields): some field equals the list's value in at least 80% of
+   * the rows, after normalization.
+   */
+  fields?: ValueList[];
   /** Only a browser shows the items (skipped with --no-browser). */
   needsBrowser: boolean;
   /** Records pages: the corpus folder and how its records relate to its text. */
@@ -190,6 +196,12 @@ function fixtureCases(site: string): Case[] {
       name: 'fixture/quotes-by-tag', url: `${site}/quotes/`, scope: 'every category, every page', count: tagged.length,
       prompt: 'The quotes of each of the top ten tags, with every page of each tag',
       checks: [{ label: 'quote', values: [...new Set(tagged)] }],
+    }),
+    fixture({
+      name: 'fixture/tableful', url: `${site}/tableful/`, scope: 'the page', count: 10,
+      prompt: 'The quotes in this table with their authors and tags',
+      checks: [{ label: 'quote', values: quotes.slice(0, 10) }],
+      fields: [{ label: 'quote', values: quotes.slice(0, 10) }, { label: 'author', values: allQuotes().slice(0, 10).map((q) => q.author) }],
     }),
     fixture({
       name: 'fixture/js-quotes', url: `${site}/js/quotes/`, scope: 'every page', count: quotes.length, needsBrowser: true,
@@ -422,10 +434,30 @@ function noRecall(c: Case): { recall?: RecallMatch } {
   return c.recall ? { recall: { total: c.recall.length, found: 0, share: c.recall.length ? 0 : 1 } } : {};
 }
 
+/**
+ * How well one field of the rows holds a list of values, row by row: the best field's share of rows whose value
+ * equals the list's (both normalized); `missing` names the first values that field lacks.
+ */
+function matchField(values: string[], rows: Row[]): ValueMatch {
+  const names = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  let best: ValueMatch = { total: values.length, found: 0, share: 0, missing: values.slice(0, 5) };
+  for (const name of names) {
+    const missing: string[] = [];
+    let found = 0;
+    values.forEach((v, i) => {
+      const got = rows[i]?.[name];
+      if (typeof got === 'string' && normalizeText(got) === normalizeText(v)) found++;
+      else if (missing.length < 5) missing.push(v);
+    });
+    if (found > best.found) best = { total: values.length, found, share: values.length ? found / values.length : 0, missing };
+  }
+  return best;
+}
+
 /** Why a case is wrong, or undefined when it is right. */
-function judge(c: Case, rows: number, matches: ValueMatch[]): string | undefined {
+function judge(c: Case, rows: number, matches: Array<ValueMatch & { label: string }>): string | undefined {
   const off = Math.abs(rows - c.count) / c.count;
-  const low = matches.map((m, i) => ({ m, label: c.checks[i]!.label })).filter(({ m }) => m.share < VALUES_NEEDED);
+  const low = matches.filter((m) => m.share < VALUES_NEEDED).map((m) => ({ m, label: m.label }));
   const reasons: string[] = [];
   if (off > COUNT_TOLERANCE) reasons.push(`count off: ${rows} rows, truth ${c.count}`);
   for (const { m, label } of low) reasons.push(`values missing: ${pct(m.share)} of ${label}s found${m.missing[0] !== undefined ? ` (not ${short(m.missing[0].trim())})` : ''}`);
@@ -463,7 +495,10 @@ async function runCase(c: Case, generate: typeof generateHeuristic, host: Browse
     const toRun = configToRun(c, result.yaml);
     removed = toRun.removed;
     const { result: run, reason } = await withTimeout(opts.timeoutSeconds * 1000, (signal) => runConfig(toRun.config, host, signal));
-    const matches = c.checks.map((list) => ({ label: list.label, ...matchValues(list.values, run.rows) }));
+    const matches = [
+      ...c.checks.map((list) => ({ label: list.label, ...matchValues(list.values, run.rows) })),
+      ...(c.fields ?? []).map((list) => ({ label: `${list.label} field`, ...matchField(list.values, run.rows) })),
+    ];
     const why = judge(c, run.rows.length, matches);
     return {
       case: c, right: why === undefined, ...(why ? { reason: why } : {}), ms, generation, matches, ...(c.recall ? { recall: valueRecall(c.recall, run.rows) } : {}),
