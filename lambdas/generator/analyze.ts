@@ -177,10 +177,15 @@ function measureOf(el: Element): Measure {
   return measures.get(el) ?? { text: 0, linkText: 0, links: 0, images: 0, elements: 0, choices: 0 };
 }
 
+/** Landmarks HTML gives page chrome: by tag, or by ARIA role. */
+function isChromeLandmark(el: Element): boolean {
+  return CHROME_TAGS.has(el.name) || /^(navigation|banner|contentinfo|complementary)$/.test(el.attribs.role ?? '');
+}
+
 /**
- * Whether an element lies in page chrome: inside (or is) a nav, header, footer or aside, or an element
- * named like one, that holds a small part of the page's text (a wrapper called `page-header-wrap` that holds
- * the whole page is not chrome).
+ * Whether an element lies in page chrome: inside (or is) a nav, header, footer or aside (the landmarks, by tag
+ * or role, unless one wraps nearly the whole page), or an element named like one that holds a small part of the
+ * page's text (a wrapper called `page-header-wrap` that holds the whole page is not chrome).
  */
 function inChrome(el: Element, pageText: number): boolean {
   for (let n: Element | null = el; n; n = n.parent && isTag(n.parent) ? n.parent : null) {
@@ -188,9 +193,17 @@ function inChrome(el: Element, pageText: number): boolean {
     // A self-contained piece of content (HTML's <article>) is no chrome, whatever its classes say
     // (tumblr's posts are `<article class="… reblog_header">`).
     if (n.name === 'article') return false;
-    if (isChromeElement(n) && measureOf(n).text < pageText * 0.35) return true;
+    const share = measureOf(n).text / Math.max(1, pageText);
+    if (isChromeLandmark(n) ? share < 0.8 : isChromeElement(n) && share < 0.35) return true;
   }
   return false;
+}
+
+/** The page's main content, when it marks it: `<main>` or `role="main"` (the largest, when several). */
+function mainOf(all: Element[]): Element | null {
+  let best: Element | null = null;
+  for (const el of all) if ((el.name === 'main' || el.attribs.role === 'main') && (!best || measureOf(el).text > measureOf(best).text)) best = el;
+  return best;
 }
 
 /** Class names that hide an element (Bootstrap, Foundation, Tailwind, Etsy's and 9GAG's own). */
@@ -728,6 +741,11 @@ export function analyzePage(html: string, url: string): PageAnalysis {
     if (s && spansSecondary(group)) s.score *= 0.5;
     else if (s) splitLists.add(s);
     if (s && s.score > 0) scored.push(s);
+  }
+  // The page marks its main content: lists in it come first, lists outside it (beside it, around it) after.
+  const main = mainOf(all);
+  if (main && measureOf(main).text >= pageText * 0.3) {
+    for (const c of scored) c.score *= contains(main, c.items[0]!) ? 1.25 : 0.8;
   }
   // Structures inside records (a post's table, each product's key-value lines, its tags) lose to the
   // records that hold them: most of their items lie inside the items of a comparable record-like group.
