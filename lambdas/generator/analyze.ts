@@ -401,6 +401,9 @@ function scoreGroup(items: Element[], pageText: number, members?: Element[][]): 
   if (ms.filter((m) => m.choices > 0).length / n >= 0.5) score *= 0.4;
   const chrome = inChrome(items[0]!, pageText) && inChrome(items[n - 1]!, pageText);
   if (chrome) score *= 0.2;
+  // Furniture beside the results: a carousel, a slider, a block of recommendations or related links.
+  const furniture = inFurniture(items[0]!, pageText);
+  if (furniture) score *= 0.5;
   // Items a visitor does not see: in a hidden dialog or a collapsed panel.
   if (items.filter(isHidden).length / n >= 0.5) score *= 0.2;
   // Items that say the same (a row of "Add to cart" buttons, one schedule shown per time zone) are not
@@ -409,7 +412,7 @@ function scoreGroup(items: Element[], pageText: number, members?: Element[][]): 
   const distinct = new Set(sample.map((r) => r.map(visibleText).join(' ').slice(0, 400))).size / sample.length;
   if (n >= 3 && distinct < 0.8) score *= distinct * distinct;
   if (n === 2) score *= 0.5;
-  const features = { linksPerItem, withLink, linkShare, elementsPerItem, images: ms.filter((m) => m.images > 0).length / n, chrome: chrome ? 1 : 0, distinct };
+  const features = { linksPerItem, withLink, linkShare, elementsPerItem, images: ms.filter((m) => m.images > 0).length / n, chrome: chrome ? 1 : 0, furniture: furniture ? 1 : 0, distinct };
   const span = members ? Math.max(0, ...records.map(spanOf)) : 0;
   return { items, members: records, span, count: n, score, coverage, similarity, textPerItem, features };
 }
@@ -466,6 +469,17 @@ function classGroups(all: Element[]): Element[][] {
     if (outer.length >= 3) out.push(outer);
   }
   return out;
+}
+
+/** Names of the page's furniture that holds lists of other things than the results: carousels, recommendations. */
+const FURNITURE_WORDS = /(^|[\s_-])(carousel|slider|slideshow|swiper|slick|owl-carousel|glide|flickity|ticker|marquee|recommend(ed|ations?)?|related|also-(like|bought|viewed)|trending|most-popular)([\s_-]|$)|[a-z](Carousel|Slider|Recommend|Related)/i;
+
+/** Whether an element lies in page furniture (see {@link FURNITURE_WORDS}) that holds a small part of the page's text. */
+function inFurniture(el: Element, pageText: number): boolean {
+  for (let n: Element | null = el.parent && isTag(el.parent) ? el.parent : null; n && n.name !== 'body'; n = n.parent && isTag(n.parent) ? n.parent : null) {
+    if (FURNITURE_WORDS.test(`${n.attribs.id ?? ''} ${n.attribs.class ?? ''}`) && measureOf(n).text < pageText * 0.5) return true;
+  }
+  return false;
 }
 
 /** Names of regions beside the main content: related links, rails, sidebars, promotions. */
@@ -583,6 +597,15 @@ function selectorFor($: CheerioAPI, items: Element[]): { selector: string; exact
     for (const c of common) tries.push(`${grandAnchor} > ${mid} > ${tag}.${cssIdent(c)}`);
     tries.push(`${grandAnchor} > ${mid} > ${tag}`);
   }
+  // Items spread over several parents (a list in columns or blocks) that share the class with others elsewhere
+  // (a sidebar's copies): the nearest anchored ancestor of all of them (`section.primary a.game-icon`).
+  const lca = commonAncestor(items);
+  for (let n: Element | null = lca, depth = 0; n && n.name !== 'body' && depth < 6; n = n.parent && isTag(n.parent) ? n.parent : null, depth++) {
+    if (n === parent) continue;
+    const anchor = anchorOf(n);
+    if (!anchor) continue;
+    for (const c of common) tries.push(`${anchor} ${tag}.${cssIdent(c)}`);
+  }
   // Items without a class of their own (old table layouts): an attribute they all have (`tr[style]`,
   // `td[valign="top"]`), alone or under the parent's anchor.
   const attrs = commonAttributes(items);
@@ -625,6 +648,21 @@ function selectorFor($: CheerioAPI, items: Element[]): { selector: string; exact
   const sel = fallback ?? `${base} > ${tag}`;
   const m = matches($, sel);
   return { selector: sel, exact: m !== null && sameSet(m, items) };
+}
+
+/** The nearest element that holds all the items (the items' parent when they share one). */
+function commonAncestor(items: Element[]): Element | null {
+  const chain = (el: Element): Element[] => {
+    const out: Element[] = [];
+    for (let n = el.parent; n && isTag(n); n = n.parent) out.push(n as Element);
+    return out;
+  };
+  let candidates = chain(items[0]!);
+  for (const it of items.slice(1)) {
+    const set = new Set(chain(it));
+    candidates = candidates.filter((c) => set.has(c));
+  }
+  return candidates[0] ?? null;
 }
 
 /** An element's tag, with its place among its siblings of that tag when it has some (`table:nth-of-type(2)`). */
