@@ -131,6 +131,7 @@ target:
 extract:
   container: <css of each item>   # required for list and table
   type: list              # list (default, one row per item) | single (one row) | table (one row per <tr> with <td>; without fields the header cells name the keys)
+  following_siblings: 0   # list: a record spread over siblings (a row and the row after it, dt/dd, h3 and p): the container match plus up to N element siblings after it, up to the next match; field selectors then match the item's elements themselves too ("dt + dd", "tr.q + tr a")
   fields:
     - name: <row key, unique, snake_case>
       selector: <css inside the item; absent: the item itself>
@@ -159,7 +160,8 @@ actions: [ { type: click | scroll | type | select | hover | keyboard | script, s
 output: { deduplicate: true, deduplicate_fields: [url], limit: <n> }
 
 Decide:
-- Name fields after the user's words (titles, prices and ratings: title, price, rating); add url (type link) for items that link to their own page.
+- Name fields after the user's words (titles, prices and ratings: title, price, rating); add url (type link) for items that link to their own page. When the user asks for details, everything, or names no field, keep every value a record shows as a field (the named ones first), named after the page's labels, classes or the value's type.
+- Text the same in every record ("Tags:", "Author:") is a label, not a field: it names the value after it; cut a label out of a value with a regex transform ("regex:Author:\\s*(.*)$").
 - Prices: transform [strip_currency, to_number]; numbers inside text: [extract_number].
 - pagination when the user wants more than the first page ("every page", "all") and the page has a next control or a page-number URL; detail_fields only for what only an item's own page has; categories only when asked for every category.
 - Keep engine auto unless the items need a browser; then engine heavy with browser.wait_selector set to the container.`;
