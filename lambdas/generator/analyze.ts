@@ -404,6 +404,9 @@ function scoreGroup(items: Element[], pageText: number, members?: Element[][]): 
   // Furniture beside the results: a carousel, a slider, a block of recommendations or related links.
   const furniture = inFurniture(items[0]!, pageText);
   if (furniture) score *= 0.5;
+  // The page names the list as its results (`#search-results`, `ol.results`, `div.product-list`).
+  const named = namedResults(items[0]!);
+  if (named && !furniture) score *= 1.3;
   // Items a visitor does not see: in a hidden dialog or a collapsed panel.
   if (items.filter(isHidden).length / n >= 0.5) score *= 0.2;
   // Items that say the same (a row of "Add to cart" buttons, one schedule shown per time zone) are not
@@ -469,6 +472,18 @@ function classGroups(all: Element[]): Element[][] {
     if (outer.length >= 3) out.push(outer);
   }
   return out;
+}
+
+/** Names a page gives the list of its results: results, search results, hits, listings, products, items. */
+const RESULTS_WORDS = /(^|[\s_-])(results?|search-?results?|serp|hits|listings?|products?-?(list|grid)|(item|product|result)s|search-?list)([\s_-]|$)|[a-z](Results|Listings?)([A-Z\s_-]|$)/;
+
+/** Whether the items or an ancestor (up to 6 levels) is named as the page's results (see {@link RESULTS_WORDS}). */
+function namedResults(el: Element): boolean {
+  let n: Element | null = el;
+  for (let depth = 0; n && n.name !== 'body' && depth < 7; depth++, n = n.parent && isTag(n.parent) ? n.parent : null) {
+    if (RESULTS_WORDS.test(`${n.attribs.id ?? ''} ${n.attribs.class ?? ''}`)) return true;
+  }
+  return false;
 }
 
 /** Names of the page's furniture that holds lists of other things than the results: carousels, recommendations. */
