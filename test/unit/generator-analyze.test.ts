@@ -271,3 +271,174 @@ describe('analyzePage: finding the records', () => {
     assert.equal(best.features.chrome, 0);
   });
 });
+
+/**
+ * Which list is the results (issue 23): lists in page chrome (`<aside>`, `<nav>`, `<footer>`) and in furniture
+ * beside the results (a carousel of recommendations) lose to the results even when they are longer; records spread
+ * over sibling elements (a table's quote row and tags row, `dt`/`dd`, a heading and its paragraph) are one
+ * candidate with `span` 1 whose selector matches exactly each record's first element; items without a class get
+ * an attribute or a structural selector that matches exactly them. A test whose title starts with "bug:" shows a
+ * defect found while writing these; it fails until the generator is fixed.
+ */
+describe('analyzePage: choosing the results among other lists (issue 23)', () => {
+  /** A search result: a linked title, a snippet, a price. */
+  const result = (i: number) => `
+      <div class="result">
+        <h3><a href="/item/${i + 1}">${name(i)}</a></h3>
+        <p class="snippet">${words(i, 4)}, linen shade, ${40 + i} cm.</p>
+        <span class="price">${price(i)}</span>
+      </div>`;
+  /** `n` guides, each one long link: a list longer than the results, with more text. */
+  const guides = (n: number) => Array.from({ length: n }, (_, i) => `
+        <li><a href="/guide/${i + 1}">${cap(words(i, 3, 5))} guide: how to choose a lamp for a ${words(i, 2, 11)} room and keep it for years</a></li>`).join('');
+  const cap = (s: string) => `${s[0]!.toUpperCase()}${s.slice(1)}`;
+  /** Share of the page's text inside the first element matching `selector`. */
+  const share = (a: PageAnalysis, selector: string) => a.$(selector).first().text().replace(/\s/g, '').length / a.textLength;
+
+  for (const landmark of ['aside', 'nav', 'footer']) {
+    it(`results in <main> beat a longer list of long links inside <${landmark}> that holds most of the page's text`, () => {
+      const a = analyzePage(page('lamp - Search', `
+      <div class="layout">
+        <main><h1>Results for lamp</h1>${Array.from({ length: 6 }, (_, i) => result(i)).join('')}</main>
+        <${landmark}><h2>Buying guides</h2><ul>${guides(16)}</ul></${landmark}>
+      </div>`), URL_);
+      assert.ok(share(a, `div.layout > ${landmark}`) > 0.6, `the ${landmark} holds most of the text (${share(a, `div.layout > ${landmark}`).toFixed(2)})`);
+      assertBest(a, 'div.result', 6);
+      const links = a.candidates.find((c) => c.count === 16);
+      assert.ok(links, `the guides are a candidate: ${top(a)}`);
+      assert.ok(links.score < a.candidates[0]!.score / 2, top(a));
+    });
+  }
+
+  it('bug: results in <main> beat a longer list of long links in an <aside> beside it that holds 85% of the page\'s text', () => {
+    // The aside lies beside <main>, it does not wrap the page: its share of the text does not make it the content.
+    const a = analyzePage(page('lamp - Search', `
+      <div class="layout">
+        <main><h1>Results for lamp</h1>${Array.from({ length: 6 }, (_, i) => result(i)).join('')}</main>
+        <aside><h2>Buying guides</h2><ul>${guides(30)}</ul></aside>
+      </div>`), URL_);
+    assert.ok(share(a, 'div.layout > aside') > 0.8, `the aside holds ${share(a, 'div.layout > aside').toFixed(2)} of the text`);
+    assertBest(a, 'div.result', 6);
+  });
+
+  it('results beat a carousel of recommended products with more items', () => {
+    const product = (i: number) => `
+          <div class="product-card">
+            <a href="/p/${i + 1}"><img src="/img/rec${i + 1}.jpg" alt=""></a>
+            <a class="name" href="/p/${i + 1}">${name(i, 17)}</a>
+            <span class="price">${price(i + 5)}</span>
+          </div>`;
+    const a = analyzePage(page('Lamps', `
+      <main><h1>Lamps</h1>
+        <div class="results">${Array.from({ length: 6 }, (_, i) => result(i)).join('')}</div>
+        <div class="recommendations"><h2>Recommended for you</h2>
+          <div class="carousel">${Array.from({ length: 14 }, (_, i) => product(i)).join('')}</div>
+        </div>
+      </main>`), URL_);
+    assertBest(a, 'div.result', 6);
+    assert.ok(a.candidates.some((c) => c.count === 14 && c.items[0]!.attribs.class === 'product-card'), `the carousel is a candidate: ${top(a)}`);
+  });
+});
+
+describe('analyzePage: records spread over sibling elements, items without a class (issue 23)', () => {
+  /** Asserts the best candidate is made of records of the first element and the one after it. */
+  function assertPairs(a: PageAnalysis, count: number, firstTag: string, secondTag: string): RecordCandidate {
+    const best = a.candidates[0]!;
+    assert.equal(best.span, 1, top(a));
+    assertBest(a, best.selector, count);
+    assert.equal(best.members.length, count);
+    for (const [i, m] of best.members.entries()) {
+      assert.equal(m.length, 2, `record ${i} is two elements`);
+      assert.equal(m[0], best.items[i]);
+      assert.equal(m[0]!.name, firstTag);
+      assert.equal(m[1]!.name, secondTag);
+      assert.equal(a.$(m[0]!).nextAll().first()[0], m[1], `record ${i}: the element right after the first`);
+    }
+    return best;
+  }
+
+  it('a table of class-less rows, a quote row (tr[style]) then a row of tag links, between a header row and a pager row: span 1, the quote rows', () => {
+    const rows = Array.from({ length: 8 }, (_, i) => `
+      <tr style="border-bottom: 0px; "><td style="padding-top: 2em;">“${cap(words(i, 5))} is all we ever asked for.” Author: ${cap(words(i, 2, 13))}</td></tr>
+      <tr><td style="padding-bottom: 2em;">Tags: ${Array.from({ length: 1 + (i % 4) }, (_, k) => `<a href="/tag/${WORDS[(i + k * 5) % WORDS.length]}/">${WORDS[(i + k * 5) % WORDS.length]}</a>`).join('\n')}</td></tr>`).join('');
+    const a = analyzePage(page('Quotes', `
+      <table>
+        <tr><td></td><td rowspan="5"><h3>Top ten tags</h3>${WORDS.slice(0, 10).map((t, k) => `<a href="/tag/${t}/">${t}</a> (${20 - k}) <br>`).join('\n')}</td></tr>
+        ${rows}
+        <tr><td><a href="/page/2/">Next <span aria-hidden="true">→</span></a></td></tr>
+      </table>`), URL_);
+    const best = assertPairs(a, 8, 'tr', 'tr');
+    assert.match(best.selector, /^tr\[style/, 'an attribute the quote rows have and the others lack');
+    assert.ok(best.items.every((tr) => tr.attribs.style === 'border-bottom: 0px; '));
+    const all = a.$('table tr').toArray();
+    const inRecords = new Set(best.members.flat());
+    assert.ok(!inRecords.has(all[0]!), 'the header row is in no record');
+    assert.ok(!inRecords.has(all[all.length - 1]!), 'the pager row is in no record');
+    assert.match(best.sample, /^“\S.* Author: .* Tags: /);
+  });
+
+  function cap(s: string): string {
+    return `${s[0]!.toUpperCase()}${s.slice(1)}`;
+  }
+
+  it('a glossary of dt/dd pairs: span 1, the dt elements', () => {
+    const a = analyzePage(page('Glossary', `
+      <main><h1>Lighting glossary</h1>
+        <dl>${Array.from({ length: 9 }, (_, i) => `
+          <dt>${cap(words(i, 2, 3))}</dt>
+          <dd>A ${words(i, 3)} tone of light, between ${words(i, 2, 7)} and ${words(i, 1, 11)}, first named in ${1900 + i * 7}.</dd>`).join('')}
+        </dl>
+      </main>`), URL_);
+    const best = assertPairs(a, 9, 'dt', 'dd');
+    assert.match(best.sample, /^\S+ \S+ A .* first named in 1900\.$/);
+  });
+
+  it('questions as h3 headings each followed by its answer paragraph: span 1, the headings', () => {
+    const a = analyzePage(page('FAQ', `
+      <main><section class="faq"><h2>Questions about lamps</h2>${Array.from({ length: 7 }, (_, i) => `
+        <h3>Can I order a ${words(i, 2)} shade?</h3>
+        <p>Yes: ${words(i, 2)} shades ship in ${i + 2} days from our ${words(i, 1, 6)} workshop, wrapped in ${words(i, 1, 9)} paper.</p>`).join('')}
+      </section></main>`), URL_);
+    const best = assertPairs(a, 7, 'h3', 'p');
+    assert.ok(best.items.every((h) => a.$(h).text().startsWith('Can I order')));
+  });
+
+  it('rows without a class in a data table beside layout tables: an attribute selector (tr[valign]) that matches exactly them', () => {
+    const a = analyzePage(page('Price list', `
+      <table width="100%"><tr><td><a href="/">Home</a></td><td><a href="/new">New</a></td><td><a href="/faq">FAQ</a></td></tr></table>
+      <table cellpadding="4">
+        <thead><tr><th>Item</th><th>Price</th><th>Notes</th></tr></thead>
+        <tbody>${Array.from({ length: 8 }, (_, i) => `
+          <tr valign="top"><td><a href="/p/${i + 1}">${name(i)}</a></td><td>${price(i)}</td><td>${words(i, 3, 4)} shade, ${30 + i} cm</td></tr>`).join('')}
+        </tbody>
+      </table>
+      <table><tr><td>Terms</td></tr><tr><td>Privacy</td></tr><tr><td>Cookies</td></tr></table>`), URL_);
+    const best = assertBest(a, /^(.* > )?tr\[valign/, 8);
+    assert.ok(best.items.every((tr) => tr.attribs.valign === 'top' && !tr.attribs.class));
+  });
+
+  it('list items without a class among other class-less lists: a structural selector that matches exactly them', () => {
+    const a = analyzePage(page('Lamps', `
+      <ul><li><a href="/">Home</a></li><li><a href="/about">About</a></li><li><a href="/contact">Contact</a></li></ul>
+      <div><h2>Lamps</h2>
+        <ul>${Array.from({ length: 8 }, (_, i) => `
+          <li><a href="/p/${i + 1}">${name(i)}</a> <span>${price(i)}</span> <p>${words(i, 3, 4)} shade, ${30 + i} cm</p></li>`).join('')}
+        </ul>
+      </div>
+      <ul><li>Terms</li><li>Privacy</li><li>Cookies</li></ul>`), URL_);
+    const best = assertBest(a, /(^|[ >])li$/, 8);
+    assert.doesNotMatch(best.selector, /[.#[]/, 'no class, id or attribute to anchor on: a path');
+    assert.match(best.sample, /^Amber .* lamp no\. 1/);
+  });
+
+  it('bug: a header row of <th> cells and a pager row around class-less table rows are no records', () => {
+    const a = analyzePage(page('Price list', `
+      <table cellpadding="4">
+        <tr><th>Item</th><th>Price</th><th>Notes</th></tr>${Array.from({ length: 8 }, (_, i) => `
+        <tr valign="top"><td><a href="/p/${i + 1}">${name(i)}</a></td><td>${price(i)}</td><td>${words(i, 3, 4)} shade, ${30 + i} cm</td></tr>`).join('')}
+        <tr><td colspan="3"><a href="?page=2">Next page</a></td></tr>
+      </table>`), URL_);
+    const best = assertBest(a, /tr/, 8);
+    assert.ok(best.items.every((tr) => tr.attribs.valign === 'top'), `the 8 product rows only: ${best.sample}`);
+  });
+});
