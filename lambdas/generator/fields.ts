@@ -142,7 +142,8 @@ function kindOf(values: string[], what: Occurrence['what'], el: Element, hint: F
   if (filled.length && share(PRICE_RE) >= 0.6 && filled.every((v) => v.length < 40)) return 'price';
   if (hint === 'date' || (filled.length && share(DATE_RE) >= 0.6 && filled.every((v) => v.length < 60))) return 'date';
   if (/^h[1-6]$/.test(el.name)) return 'title';
-  if (hint) return hint;
+  // A text is never a URL or an image, whatever its class says (`a.result-link` holds a title).
+  if (hint && hint !== 'url' && hint !== 'image') return hint;
   if (filled.length && filled.every((v) => NUMBER_RE.test(v))) return 'number';
   return 'text';
 }
@@ -577,10 +578,14 @@ function dropRedundant(columns: Column[]): Column[] {
  */
 function fitOf(c: Column, f: AskedField): number {
   const words = f.words.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1 && !['the', 'its', 'their', 'each', 'and'].includes(w));
-  const hay = `${c.label ?? ''} ${c.hint ?? ''} ${c.selector}`.toLowerCase();
-  const named = words.some((w) => hay.includes(w.replace(/s$/, '')));
+  // The page's names for the column, as words: its label, hint and the classes in its selector (`p.price_color`:
+  // price, color; `authorName`: author, name).
+  const tokens = new Set(`${c.label ?? ''} ${c.hint ?? ''} ${c.selector.replace(/\[[^\]]*\]/g, ' ')}`.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean));
+  const stem = (w: string) => w.replace(/(es|s)$/, '');
+  const named = words.some((w) => [...tokens].some((t) => t === w || stem(t) === stem(w) || (w.length >= 4 && t.startsWith(stem(w)))));
   const labelled = words.some((w) => c.samples.some((v) => new RegExp(`^\\s*${w.replace(/s$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}s?\\b`, 'i').test(v)));
-  if (f.kind === 'text') return named ? 2.5 : labelled ? 2 : 0;
+  // A word of no known kind ("UPC", "ISBN") names a text the page names so; never a link or an image.
+  if (f.kind === 'text') return c.spec.type === 'link' || c.spec.type === 'image_url' ? 0 : named ? 2.5 : labelled ? 2 : 0;
   let s = 0;
   if (c.kind === f.kind) s += 2;
   else if (f.kind === 'title' && c.kind === 'text') s += 0.5;
