@@ -187,14 +187,15 @@ function isChromeLandmark(el: Element): boolean {
  * or role, unless one wraps nearly the whole page), or an element named like one that holds a small part of the
  * page's text (a wrapper called `page-header-wrap` that holds the whole page is not chrome).
  */
-function inChrome(el: Element, pageText: number): boolean {
+function inChrome(el: Element, pageText: number, main: Element | null): boolean {
   for (let n: Element | null = el; n; n = n.parent && isTag(n.parent) ? n.parent : null) {
     if (n.name === 'body' || n.name === 'html') return false;
     // A self-contained piece of content (HTML's <article>) is no chrome, whatever its classes say
     // (tumblr's posts are `<article class="… reblog_header">`).
     if (n.name === 'article') return false;
     const share = measureOf(n).text / Math.max(1, pageText);
-    if (isChromeLandmark(n) ? share < 0.8 : isChromeElement(n) && share < 0.35) return true;
+    // A landmark is chrome, unless it wraps nearly the whole page (and the main content, when the page marks it).
+    if (isChromeLandmark(n) ? share < 0.8 || (main !== null && !contains(n, main)) : isChromeElement(n) && share < 0.35) return true;
   }
   return false;
 }
@@ -356,14 +357,56 @@ function groupsUnder(parent: Element): Element[][] {
     const biggest = Math.max(...[...byKey.entries()].filter(([k]) => k.startsWith(`${g[0]!.name}|`)).map(([, v]) => v.length));
     if (g.length >= 3 && g.length > biggest) out.push(g);
   }
+  // A list's head and foot of its tag (a table's header row of <th>, a pager row): the group without them too.
+  for (const g of [...out]) {
+    const trimmed = trimEnds(g);
+    if (trimmed.length !== g.length) out.push(trimmed);
+  }
   return out;
+}
+
+/**
+ * A group without the items at its start and end (two at most each) that are unlike the rest: shaped unlike the
+ * group's medoid (Jaccard of tag paths under 0.35), or made of `<th>` cells only.
+ */
+function trimEnds(items: Element[]): Element[] {
+  if (items.length < 5) return items;
+  // The medoid of at most 16 consecutive items from the middle, the ends left out (bounded work on lists of any
+  // length).
+  const inner = items.length > 6 ? items.slice(2, -2) : items.slice(1, -1);
+  const from = Math.max(0, Math.floor(inner.length / 2) - 8);
+  const middle = inner.slice(from, from + 16);
+  const sample = middle.map(shapeOf);
+  let medoid = sample[0]!;
+  let best = -1;
+  for (let i = 0; i < sample.length; i++) {
+    let sum = 0;
+    for (let j = 0; j < sample.length; j++) if (i !== j) sum += jaccard(sample[i]!, sample[j]!);
+    if (sum > best) { best = sum; medoid = sample[i]!; }
+  }
+  // Attributes every middle item has with one value (`valign="top"`, `bgcolor`): an end without it is no record.
+  const shared = Object.entries(middle[0]!.attribs).filter(([k, v]) => k !== 'id' && k !== 'class' && middle.every((m) => m.attribs[k] === v));
+  const cells = (tr: Element) => tr.children.filter(isTag).length;
+  const rowCells = new Set(middle.filter((m) => m.name === 'tr').map(cells));
+  const unlike = (i: number) => {
+    const it = items[i]!;
+    if (jaccard(shapeOf(it), medoid) < 0.35) return true;
+    if (shared.some(([k, v]) => it.attribs[k] !== v)) return true;
+    // A table's header row (<th> cells only), or a row of another number of cells (a pager in one wide cell).
+    return it.name === 'tr' && (it.children.filter(isTag).every((c) => c.name === 'th') || (rowCells.size === 1 && !rowCells.has(cells(it))));
+  };
+  let start = 0;
+  let end = items.length;
+  while (start < 2 && start < end - 3 && unlike(start)) start++;
+  while (items.length - end < 2 && end - 3 > start && unlike(end - 1)) end--;
+  return items.slice(start, end);
 }
 
 /**
  * Scores a group of items. Coverage (the share of the page's text) matters most; then the number of items,
  * how alike they are and how much each holds; menus, chrome and identical items lose.
  */
-function scoreGroup(items: Element[], pageText: number, members?: Element[][]): Omit<RecordCandidate, 'selector' | 'exact' | 'sample'> | null {
+function scoreGroup(items: Element[], pageText: number, members?: Element[][], main: Element | null = null): Omit<RecordCandidate, 'selector' | 'exact' | 'sample'> | null {
   let records = members ?? items.map((it) => [it]);
   // Empty slots (ad placeholders, archived entries without content) neither count nor weigh.
   const withContent = records.filter((r) => recordMeasure(r).text > 0);
@@ -399,7 +442,7 @@ function scoreGroup(items: Element[], pageText: number, members?: Element[][]): 
   score *= 1 + 0.8 * (ms.filter((m) => m.images > 0).length / n);
   // Checkboxes and radio buttons in most items: a filter or a form.
   if (ms.filter((m) => m.choices > 0).length / n >= 0.5) score *= 0.4;
-  const chrome = inChrome(items[0]!, pageText) && inChrome(items[n - 1]!, pageText);
+  const chrome = inChrome(items[0]!, pageText, main) && inChrome(items[n - 1]!, pageText, main);
   if (chrome) score *= 0.2;
   // Furniture beside the results: a carousel, a slider, a block of recommendations or related links.
   const furniture = inFurniture(items[0]!, pageText);
@@ -774,21 +817,25 @@ export function analyzePage(html: string, url: string): PageAnalysis {
   const pageText = body ? measureOf(body).text : total.text;
   const scored: Array<Omit<RecordCandidate, 'selector' | 'exact' | 'sample'>> = [];
   const all = $('*').toArray() as Element[];
+  // The page's main content, when it marks one that holds a tenth of its text or more (a stray <main> around a
+  // search box is no guide).
+  const marked = mainOf(all);
+  const main = marked && measureOf(marked).text >= pageText * 0.1 ? marked : null;
   for (const el of all) {
     if (SKIPPED.has(el.name)) continue;
     for (const group of groupsUnder(el)) {
-      const s = scoreGroup(group, pageText);
+      const s = scoreGroup(group, pageText, undefined, main);
       if (s && s.score > 0) scored.push(s);
     }
     for (const records of periodicGroups(el)) {
-      const s = scoreGroup(records.map((r) => r[0]!), pageText, records);
+      const s = scoreGroup(records.map((r) => r[0]!), pageText, records, main);
       // A list of single elements explains the same page more simply: it wins a tie.
       if (s && s.score > 0) scored.push({ ...s, score: s.score * 0.9 });
     }
   }
   const splitLists = new Set<(typeof scored)[number]>();
   for (const group of classGroups(all.filter((el) => !SKIPPED.has(el.name) && measures.has(el)))) {
-    const s = scoreGroup(group, pageText);
+    const s = scoreGroup(group, pageText, undefined, main);
     // Items of one class in differently named sections (the results and a "related" rail) are two lists;
     // one list split by an ad block lies in one section.
     if (s && spansSecondary(group)) s.score *= 0.5;
@@ -796,8 +843,7 @@ export function analyzePage(html: string, url: string): PageAnalysis {
     if (s && s.score > 0) scored.push(s);
   }
   // The page marks its main content: lists in it come first, lists outside it (beside it, around it) after.
-  const main = mainOf(all);
-  if (main && measureOf(main).text >= pageText * 0.3) {
+  if (main) {
     for (const c of scored) c.score *= contains(main, c.items[0]!) ? 1.25 : 0.8;
   }
   // Structures inside records (a post's table, each product's key-value lines, its tags) lose to the

@@ -36,7 +36,7 @@ export interface Column {
 }
 
 /** Inline formatting tags: their text belongs to the element around them. */
-const INLINE = new Set(['b', 'i', 'em', 'strong', 'u', 's', 'small', 'sup', 'sub', 'font', 'mark', 'abbr', 'cite', 'q', 'bdi', 'bdo', 'wbr', 'br', 'code', 'tt', 'big', 'del', 'ins', 'time']);
+const INLINE = new Set(['b', 'i', 'em', 'strong', 'u', 's', 'small', 'sup', 'sub', 'font', 'mark', 'abbr', 'bdi', 'bdo', 'wbr', 'br', 'tt', 'big', 'del', 'ins']);
 const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'button', 'select', 'option', 'input', 'textarea', 'iframe', 'form']);
 
 /** Words in class names that say what a column is. */
@@ -45,7 +45,7 @@ const HINT_WORDS: Array<[RegExp, string, FieldKind]> = [
   [/price|cost|amount|salary/, 'price', 'price'],
   [/rating|stars?|score|grade/, 'rating', 'rating'],
   [/date|time|posted|published|ago/, 'date', 'date'],
-  [/author|byline|user(name)?|seller|company|brand|source|publisher|artist|channel|owner|poster|employer/, 'author', 'author'],
+  [/author|byline|(^|[\s_-])by([\s_-]|$)|user(name)?|seller|company|brand|source|publisher|artist|channel|owner|poster|employer/, 'author', 'author'],
   [/desc|summary|snippet|excerpt|abstract|teaser|blurb|body|content|text|lead|dek|caption/, 'description', 'description'],
   [/categor|genre|section|breadcrumb|department|kicker/, 'category', 'category'],
   [/tags?\b|keywords?|topics?/, 'tags', 'tags'],
@@ -70,21 +70,119 @@ interface Occurrence {
   el: Element;
   what: 'text' | 'link' | 'image';
   order: number;
+  /** Elements of the item on this path (several: a list of one kind, `li > div.kv` lines). */
+  count: number;
 }
 
 /**
- * One step of a column's path: the tag with its first stable class; a sibling of the same tag and classes
- * (table cells, the spans of a byline) gets its place (`td:nth-of-type(2)`), so the columns stay apart.
+ * How plain siblings of one tag are told apart in a family (the same parent path and tag, over all records):
+ * - `start`: by place from the first (`td:nth-of-type(2)`), when every record has as many (a table's cells);
+ * - `end`: by place from the last (`h3:last-of-type`), when records have one or two (an optional first one: a
+ *   subtitle `<h3>` before the authors' `<h3>` in some records only);
+ * - `list`: not at all, when records have varying numbers, three or more in some (tag links): one column, every
+ *   match.
  */
-function step(el: Element): string {
+type Placement = 'start' | 'end' | 'list';
+/** Family key -> how its siblings are placed (see {@link Placement}). */
+type PlacementPlan = Map<string, Placement>;
+
+/** An element's tag and first stable class, escaped for a selector. */
+function simpleStep(el: Element): string {
   const cls = stableClasses(el)[0];
-  const base = cls ? `${el.name}.${cls.replace(/([^\w-])/g, '\\$1')}` : el.name;
+  return cls ? `${el.name}.${cls.replace(/([^\w-])/g, '\\$1')}` : el.name;
+}
+
+/** The family of plain siblings an element belongs to: its record element's place, its parent's path, its tag. */
+function familyOf(el: Element, item: Element, member: number): string {
+  const path: string[] = [];
+  for (let n = el.parent; n && n !== item && isTag(n as AnyNode); n = n.parent) path.unshift(simpleStep(n as Element));
+  return `${member}|${path.join('>')}|${el.name}`;
+}
+
+/** Plain (classless) element siblings of an element's tag, itself included, in order. */
+function plainSiblings(el: Element): Element[] {
   const parent = el.parent;
-  // Repeated siblings with a class are a list of one kind (tags); only plain ones are told apart by place.
-  if (cls || !parent || !isTag(parent as AnyNode)) return base;
-  const same = (parent as Element).children.filter((c): c is Element => isTag(c) && c.name === el.name && stableClasses(c)[0] === cls);
-  if (same.length < 2) return base;
+  if (!parent || !isTag(parent as AnyNode)) return [el];
+  return (parent as Element).children.filter((c): c is Element => isTag(c) && c.name === el.name && !stableClasses(c).length);
+}
+
+/** Decides the placement of each family of plain siblings from the records (see {@link Placement}). */
+function planPlacements(records: Element[][]): PlacementPlan {
+  const counts = new Map<string, Map<Element[], number>>();
+  for (const r of records) {
+    r.forEach((member, j) => {
+      const stack: Element[] = [member];
+      while (stack.length) {
+        const el = stack.pop()!;
+        const groups = new Map<string, number>();
+        for (const c of el.children) {
+          if (!isTag(c) || SKIP.has(c.name)) continue;
+          stack.push(c);
+          if (!stableClasses(c).length) groups.set(c.name, (groups.get(c.name) ?? 0) + 1);
+        }
+        for (const [tag, k] of groups) {
+          const key = `${j}|${familyPath(el, member)}|${tag}`;
+          const per = counts.get(key) ?? counts.set(key, new Map()).get(key)!;
+          per.set(r, Math.max(per.get(r) ?? 0, k));
+        }
+      }
+    });
+  }
+  const plan: PlacementPlan = new Map();
+  for (const [key, per] of counts) {
+    const values = [...per.values()];
+    const max = Math.max(...values);
+    if (max < 2) continue;
+    const tag = key.slice(key.lastIndexOf('|') + 1);
+    if (Math.min(...values) === max || /^(td|th|tr|dt|dd)$/.test(tag)) plan.set(key, 'start');
+    else plan.set(key, max <= 2 ? 'end' : 'list');
+  }
+  return plan;
+}
+
+/** The path of an element from its record element, by tags and first classes (no places). */
+function familyPath(el: Element, member: Element): string {
+  const path: string[] = [];
+  for (let n: Element | null = el; n && n !== member; n = n.parent && isTag(n.parent) ? n.parent as Element : null) path.unshift(simpleStep(n));
+  return path.join('>');
+}
+
+/**
+ * One step of a column's path: the tag with its first stable class; plain siblings of one tag are placed as
+ * their family's plan says (`td:nth-of-type(2)`, `h3:last-of-type`, or not at all for a list), so that the
+ * columns stay apart and line up from record to record.
+ */
+function step(el: Element, plan: PlacementPlan, item: Element, member: number): string {
+  const cls = stableClasses(el)[0];
+  let base = simpleStep(el);
+  const parent = el.parent;
+  if (!parent || !isTag(parent as AnyNode)) return base;
+  // A few siblings of one tag and first class told apart by another class (`card-meta-row-item card-title`,
+  // `… card-price`, `… card-shop-name`) are columns, not a list: that class joins the step.
+  if (cls) {
+    const like = (parent as Element).children.filter((c): c is Element => isTag(c) && c.name === el.name && stableClasses(c)[0] === cls);
+    if (like.length > 1 && like.length <= 4) {
+      const sets = like.map((c) => stableClasses(c).slice(1).sort().join(' '));
+      if (new Set(sets).size === like.length) {
+        const others = new Set(like.filter((c) => c !== el).flatMap((c) => stableClasses(c)));
+        const own = stableClasses(el).slice(1).find((c) => !others.has(c));
+        if (own) base += `.${own.replace(/([^\w-])/g, '\\$1')}`;
+      }
+    }
+    // Table cells are places whatever their class (`td.rmain` four times is four columns).
+    if (el.name !== 'td' && el.name !== 'th') return base;
+    const cells = (parent as Element).children.filter((c): c is Element => isTag(c) && c.name === el.name);
+    return cells.length > 1 ? `${base}:nth-of-type(${cells.indexOf(el) + 1})` : base;
+  }
+  const placement = plan.get(familyOf(el, item, member)) ?? 'start';
+  if (placement === 'list') return base;
   const ofType = (parent as Element).children.filter((c): c is Element => isTag(c) && c.name === el.name);
+  if (placement === 'end') {
+    const fromEnd = ofType.length - ofType.indexOf(el);
+    return fromEnd === 1 ? `${base}:last-of-type` : `${base}:nth-last-of-type(${fromEnd})`;
+  }
+  // Also told apart from siblings of its tag that have a class (`<span class="label">Author:</span> <span>Jane</span>`).
+  if (ofType.length < 2) return base;
   return `${base}:nth-of-type(${ofType.indexOf(el) + 1})`;
 }
 
@@ -94,26 +192,32 @@ function step(el: Element): string {
  */
 function holderOf(node: AnyNode, item: Element): Element | null {
   let p = node.parent as Element | null;
-  while (p && p !== item && isTag(p) && INLINE.has(p.name) && !stableClasses(p).length && !p.attribs.itemprop) p = p.parent as Element | null;
+  // An inline element right inside the record holds its text itself: above it is the whole record.
+  while (p && p !== item && p.parent !== item && isTag(p) && INLINE.has(p.name) && !stableClasses(p).length && !p.attribs.itemprop) p = p.parent as Element | null;
   return p && isTag(p) ? p : null;
 }
 
 /** Text holders, links and images of one item, in document order, each with its path. */
-function occurrences(item: Element): Occurrence[] {
+function occurrences(item: Element, plan: PlacementPlan = new Map(), member = 0): Occurrence[] {
   const out: Occurrence[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, { occ: Occurrence; els: Set<Element> }>();
   let order = 0;
   const pathOf = (el: Element): string[] => {
     const steps: string[] = [];
-    for (let n: Element | null = el; n && n !== item; n = n.parent && isTag(n.parent) ? n.parent : null) steps.unshift(step(n));
+    for (let n: Element | null = el; n && n !== item; n = n.parent && isTag(n.parent) ? n.parent : null) steps.unshift(step(n, plan, item, member));
     return steps;
   };
   const add = (el: Element, what: Occurrence['what']) => {
     const steps = el === item ? [] : pathOf(el);
     const key = `${what}:${steps.join('>')}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    out.push({ key, steps, el, what, order: order++ });
+    const known = seen.get(key);
+    if (known) {
+      if (!known.els.has(el)) { known.els.add(el); known.occ.count++; }
+      return;
+    }
+    const occ: Occurrence = { key, steps, el, what, order: order++, count: 1 };
+    seen.set(key, { occ, els: new Set([el]) });
+    out.push(occ);
   };
   const walk = (node: AnyNode) => {
     if (isText(node)) {
@@ -241,23 +345,18 @@ function nextElement(el: Element): Element | null {
   return null;
 }
 
-/** An element's tag and first stable class (`tr`, `div.meta`). */
-function simpleStep(el: Element): string {
-  const cls = stableClasses(el)[0];
-  return cls ? `${el.name}.${cls.replace(/([^\w-])/g, '\\$1')}` : el.name;
-}
-
 /**
  * The shortest selector that finds this column's element first in most records: a suffix of its path from the
  * record's element (`h3 a`, `p.price_color`), after the member's prefix in records of several elements.
  */
-function columnSelector($: CheerioAPI, records: Element[][], steps: string[], prefix: string, elements: Map<Element[], Element>): string {
+function columnSelector($: CheerioAPI, records: Element[][], steps: string[], prefix: string, elements: Map<Element[], Element>): string | null {
   const candidates: string[] = [];
   for (let k = 1; k <= steps.length; k++) candidates.push(steps.slice(steps.length - k).join(' '));
   if (prefix) {
     for (let i = 0; i < candidates.length; i++) candidates[i] = `${prefix} ${candidates[i]}`;
     if (!steps.length) candidates.push(prefix);
   }
+  let best: { sel: string; share: number } | null = null;
   for (const sel of candidates) {
     let hits = 0;
     let tried = 0;
@@ -271,9 +370,12 @@ function columnSelector($: CheerioAPI, records: Element[][], steps: string[], pr
         break;
       }
     }
-    if (tried && hits / tried >= 0.9) return sel;
+    const share = tried ? hits / tried : 0;
+    if (share >= 0.9) return sel;
+    if (!best || share > best.share) best = { sel, share };
   }
-  return prefix ? (steps.length ? `${prefix} ${steps.join(' > ')}` : prefix) : steps.join(' > ');
+  // No selector finds the column's own element in most records: it would read another column's values.
+  return best && best.share >= 0.6 ? best.sel : null;
 }
 
 /** A column before it is kept, renamed or split: its occurrences, one per record at most. */
@@ -288,43 +390,8 @@ interface Aligned {
   order: number;
   /** A list of like elements (several per record): the field takes them all. */
   list?: boolean;
-}
-
-/**
- * Plain elements of one tag repeated in a record in varying numbers (the tag links of a quote, the authors of a
- * paper) are one list, not a column per place: their columns (`a:nth-of-type(1)`, `a:nth-of-type(2)`, …) become
- * one column of all of them (`a`, `list`). Places present in every record (a table's cells) stay apart.
- */
-function mergeLists(byKey: Map<string, Aligned>, sequences: string[][]): void {
-  const PLACE = /:nth-of-type\((\d+)\)$/;
-  const families = new Map<string, Aligned[]>();
-  for (const g of byKey.values()) {
-    const last = g.steps[g.steps.length - 1];
-    if (!last || !PLACE.test(last) || g.what === 'image') continue;
-    const family = `${g.member}|${g.what}|${[...g.steps.slice(0, -1), last.replace(PLACE, '')].join('>')}`;
-    (families.get(family) ?? families.set(family, []).get(family)!).push(g);
-  }
-  for (const members of families.values()) {
-    if (members.length < 2) continue;
-    const sizes = members.map((g) => g.byRecord.size);
-    if (Math.max(...sizes) === Math.min(...sizes)) continue;
-    members.sort((a, b) => Number(PLACE.exec(a.steps.at(-1)!)![1]) - Number(PLACE.exec(b.steps.at(-1)!)![1]));
-    const head = members[0]!;
-    const steps = [...head.steps.slice(0, -1), head.steps.at(-1)!.replace(PLACE, '')];
-    const key = `${head.key}|list`;
-    const merged: Aligned = { ...head, key, steps, byRecord: new Map(head.byRecord), list: true };
-    for (const g of members.slice(1)) for (const [r, el] of g.byRecord) if (!merged.byRecord.has(r)) merged.byRecord.set(r, el);
-    const old = new Set(members.map((g) => g.key));
-    for (const g of members) byKey.delete(g.key);
-    byKey.set(key, merged);
-    for (const seq of sequences) {
-      const at = seq.findIndex((k) => old.has(k));
-      if (at < 0) continue;
-      const rest = seq.filter((k) => !old.has(k));
-      rest.splice(at, 0, key);
-      seq.splice(0, seq.length, ...rest);
-    }
-  }
+  /** Record -> how many elements it has on this path (several: a list of one kind). */
+  counts: Map<Element[], number>;
 }
 
 /** Words a label may be: short, no digits; "Tags:", "Author:", "Posted by". */
@@ -358,24 +425,24 @@ const labelName = (label: string): string => label.toLowerCase().replace(/[^a-z0
 export function findColumns($: CheerioAPI, items: Element[], baseUrl: string, layout?: RecordLayout): Column[] {
   const records: Element[][] = (layout ? layout.members : items.map((it) => [it])).slice(0, 40);
   const spread = records.some((r) => r.length > 1);
+  const plan = planPlacements(records);
   const byKey = new Map<string, Aligned>();
   const sequences: string[][] = [];
   for (const r of records) {
     const seq: string[] = [];
     let offset = 0;
     r.forEach((member, j) => {
-      const occ = occurrences(member);
+      const occ = occurrences(member, plan, j);
       for (const o of occ) {
         const key = spread ? `m${j}|${o.key}` : o.key;
         let g = byKey.get(key);
-        if (!g) { g = { key, member: j, steps: o.steps, what: o.what, byRecord: new Map(), first: o.el, order: offset + o.order }; byKey.set(key, g); }
-        if (!g.byRecord.has(r)) { g.byRecord.set(r, o.el); seq.push(key); }
+        if (!g) { g = { key, member: j, steps: o.steps, what: o.what, byRecord: new Map(), counts: new Map(), first: o.el, order: offset + o.order }; byKey.set(key, g); }
+        if (!g.byRecord.has(r)) { g.byRecord.set(r, o.el); g.counts.set(r, o.count); seq.push(key); }
       }
       offset += occ.length + 1000;
     });
     sequences.push(seq);
   }
-  mergeLists(byKey, sequences);
   const n = records.length;
   const min = Math.min(n, Math.max(2, Math.ceil(n * 0.1)));
   const prefixes = new Map<number, string>();
@@ -422,6 +489,7 @@ export function findColumns($: CheerioAPI, items: Element[], baseUrl: string, la
     const first = g.first;
     const present = [...g.byRecord.values()];
     const selector = g.steps.length || spread ? columnSelector($, records, g.steps, prefixOf(g.member), g.byRecord) : '';
+    if (selector === null) continue;
     const label = labels.get(g.key) ?? null;
     const labelHint = label ? hintOfWords(label) : null;
     const hint = labelHint ?? hintOf(first) ?? headerHintOf(first, [...g.byRecord.keys()][0]![g.member]!);
@@ -445,7 +513,12 @@ export function findColumns($: CheerioAPI, items: Element[], baseUrl: string, la
       }
     }
     const perItem = selector ? records.slice(0, 10).reduce((k, r) => { try { return k + findIn($, r, selector).length; } catch { return k; } }, 0) / Math.min(10, records.length) : 1;
-    const base: Omit<Column, 'kind'> = { selector, spec, presence: g.byRecord.size / n, samples: values.slice(0, 8), order: g.order, hint: hint?.name ?? null, label, perItem, list: !!g.list };
+    // Elements of one path several to a record (`li > div.kv` lines, `a.tag` links) are a list, when the field's
+    // selector finds no more than them.
+    const repeated = [...g.counts.values()].filter((k) => k > 1).length;
+    const list = !!g.list || (g.what !== 'image' && !!selector && repeated >= Math.max(1, g.byRecord.size * 0.3)
+      && records.slice(0, 10).every((r) => { try { return findIn($, r, selector).length <= (g.counts.get(r) ?? 0); } catch { return false; } }));
+    const base: Omit<Column, 'kind'> = { selector, spec, presence: g.byRecord.size / n, samples: values.slice(0, 8), order: g.order, hint: hint?.name ?? null, label, perItem, list };
     if (spec.type === 'text' && present.every(isLeafText)) {
       const split = splitLabels(base, values);
       if (split) {
@@ -617,7 +690,8 @@ export function nameColumns(columns: Column[], asked: AskedField[], o: { everyCo
       let s = fitOf(c, f);
       if (f.kind === 'title' && c === titleColumn) s += 2.5;
       if (f.kind === 'description' && c.kind === 'text') s += Math.min(1, avgLength(c) / 100);
-      if (f.kind === 'tags' && c.perItem >= 1.5) s += 1.5;
+      // Tags are a list, and their words rather than their links.
+      if (f.kind === 'tags' && (c.perItem >= 1.5 || c.list)) s += c.spec.type === 'link' ? 1 : 1.5;
       s *= 0.5 + 0.5 * c.presence;
       if (s > bestFit) { best = c; bestFit = s; }
     }
@@ -647,7 +721,9 @@ export function nameColumns(columns: Column[], asked: AskedField[], o: { everyCo
       names.add(name);
     }
     // Several matches per item (tags, authors): all of them.
-    const multiple = c.list || (c.perItem >= 1.5 && c.spec.type === 'text' && (c.kind === 'tags' || asked.some((f) => f.name === named.get(c) && f.kind === 'tags') || (everyColumn && !named.has(c))));
+    // Several like elements per record (tags, authors): all of them. A selector that merely matches more than the
+    // column's element (`a` for the title link before other links) reads the first.
+    const multiple = c.list || (c.perItem >= 1.5 && c.spec.type === 'text' && (c.kind === 'tags' || asked.some((f) => f.name === named.get(c) && f.kind === 'tags')));
     // A price asked for is a number; a price among everything on show keeps its currency as shown ("CAD$138.95 (P)").
     const askedPrice = c.kind === 'price' && c.spec.type === 'text' && asked.some((f) => f.kind === 'price' && f.name === named.get(c));
     const spec = askedPrice ? { ...c.spec, transform: ['extract_number'] } : c.spec;
@@ -680,7 +756,7 @@ function titleLike(c: Column): boolean {
 }
 
 function pickTitle(columns: Column[]): Column | null {
-  const texts = columns.filter((c) => (c.spec.type === 'text' || (c.spec.type === 'attribute' && c.spec.attribute === 'title')) && c.presence >= 0.5 && avgLength(c) >= 3);
+  const texts = columns.filter((c) => !c.list && (c.spec.type === 'text' || (c.spec.type === 'attribute' && c.spec.attribute === 'title')) && c.presence >= 0.5 && avgLength(c) >= 3);
   const score = (c: Column) => {
     let s = 0;
     if (c.kind === 'title' || c.hint === 'title') s += 3;
