@@ -161,7 +161,10 @@ export const routes: readonly RouteDef[] = [
   { method: 'GET', path: '/api/v1/jobs/{id}/status/', handler: 'http/job-status.ts', auth: true, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'Job status and progress', responses: { 200: { description: 'The job with a preview of its rows', schema: jobStatusAnswer } }, errors: ID_404 },
   {
     method: 'GET', path: '/api/v1/jobs/{id}/results/', handler: 'http/job-results.ts', auth: true, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'Scraped rows',
-    query: [{ name: 'format', description: 'Answer the rows as a file (docs/exports.md): `json` (the rows alone), `csv` or `xlsx` (attachments)', schema: { type: 'string', enum: ['json', 'csv', 'xlsx'] } }],
+    query: [
+      { name: 'format', description: 'Answer the rows as a file (docs/exports.md): `json` (the rows alone), `csv` or `xlsx` (attachments)', schema: { type: 'string', enum: ['json', 'csv', 'xlsx'] } },
+      { name: 'raw', description: "CSV: `1` writes text cells exactly as scraped; by default a cell a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a CR and is not a plain number) gets a `'` in front (docs/exports.md)", schema: { type: 'string', enum: ['0', '1'], default: '0' } },
+    ],
     responses: {
       200: {
         description: 'Without `format`: `[{data, row_count}]` (`[]` for a failed job); with it, the file',

@@ -3,7 +3,9 @@
  * the CLI and the extension (docs/exports.md): JSON (a pretty-printed array), CSV (RFC 4180, UTF-8 with a
  * byte-order mark) and XLSX (Office Open XML, ECMA-376, written by write-excel-file).
  * Columns are in field order; nested values (arrays, objects) become their JSON text in CSV and XLSX, the
- * same rule in both ({@link flattenValue}); JSON keeps the values as they are.
+ * same rule in both ({@link flattenValue}); JSON keeps the values as they are. A CSV text cell that a spreadsheet
+ * would read as a formula (OWASP's CSV injection: it starts with `=`, `+`, `-`, `@`, a tab or a CR) gets a `'` in
+ * front unless `raw` is asked for ({@link csvField}); XLSX text is always a string cell, never a formula.
  */
 import writeXlsxFile from 'write-excel-file/universal';
 import type { Cell } from 'write-excel-file/universal';
@@ -20,6 +22,12 @@ export interface ExportOptions {
   columns?: readonly string[];
   /** XLSX worksheet name; default `Rows` (cleaned to Excel's rules by {@link sheetName}). */
   sheetName?: string;
+  /**
+   * CSV only: write text cells exactly as scraped, without the `'` that {@link csvField} puts before a cell a
+   * spreadsheet would run as a formula. For programs that read the CSV, never for a file opened in a spreadsheet.
+   * @default false
+   */
+  raw?: boolean;
 }
 
 /** An export file: its bytes, its media type and the file-name extension (without a dot). */
@@ -77,20 +85,43 @@ export function flattenValue(value: unknown): FlatValue {
   return String(value);
 }
 
-/** One CSV field (RFC 4180 section 2): quoted, with quotes doubled, when it holds a comma, quote, CR or LF. */
-export function csvField(value: FlatValue): string {
+/**
+ * First characters that make a spreadsheet program (Excel, LibreOffice Calc, Google Sheets) read a CSV cell as a
+ * formula: `=`, `+`, `-`, `@`, tab and carriage return (OWASP, "CSV Injection").
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** A plain decimal number (`-5`, `+1.5`, `-2e3`): spreadsheets read it as that number, never as a formula. */
+const PLAIN_NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * Whether a text cell would be read as a formula by a spreadsheet program: it starts with one of
+ * {@link FORMULA_START} and is not a plain number. Numbers and booleans never are: a number's text (`-5`) is read as
+ * that number, and so is a text cell holding only a signed number.
+ */
+export function looksLikeFormula(value: FlatValue): value is string {
+  return typeof value === 'string' && FORMULA_START.test(value) && !PLAIN_NUMBER.test(value);
+}
+
+/**
+ * One CSV field (RFC 4180 section 2): quoted, with quotes doubled, when it holds a comma, quote, CR or LF. A text
+ * value that {@link looksLikeFormula} is written with a `'` in front (`=HYPERLINK(…)` → `'=HYPERLINK(…)`), which
+ * spreadsheets show as text, unless `raw` is true (docs/exports.md, "CSV and formula injection").
+ */
+export function csvField(value: FlatValue, raw = false): string {
   if (value === null) return '';
-  const text = String(value);
+  const text = !raw && looksLikeFormula(value) ? `'${value}` : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 /**
  * The CSV text of `rows`: a byte-order mark, a header line of the columns, a line per row, every line ended by
- * CRLF (RFC 4180). No rows and no columns give the byte-order mark alone.
+ * CRLF (RFC 4180). No rows and no columns give the byte-order mark alone. Header and value cells that
+ * {@link looksLikeFormula} get a `'` in front unless `raw` ({@link csvField}).
  */
-export function rowsCsv(rows: readonly Record<string, unknown>[], columns: readonly string[] = exportColumns(rows)): string {
+export function rowsCsv(rows: readonly Record<string, unknown>[], columns: readonly string[] = exportColumns(rows), raw = false): string {
   if (!columns.length) return BOM;
-  const line = (cells: FlatValue[]) => `${cells.map(csvField).join(',')}\r\n`;
+  const line = (cells: FlatValue[]) => `${cells.map((c) => csvField(c, raw)).join(',')}\r\n`;
   let out = BOM + line([...columns]);
   for (const row of rows) out += line(columns.map((c) => flattenValue(Object.hasOwn(row, c) ? row[c] : null)));
   return out;
@@ -110,7 +141,11 @@ function xlsxText(text: string): string {
   return text.replace(/_(x[0-9A-Fa-f]{4}_)/g, '_x005F_$1');
 }
 
-/** One XLSX cell of a flattened value, typed: a number cell, a boolean cell, a string cell or an empty cell. */
+/**
+ * One XLSX cell of a flattened value, typed: a number cell, a boolean cell, a string cell or an empty cell. A string
+ * is written as a shared-string cell (`t="s"`, write-excel-file's `String` type), never as a formula (`<f>`, which it
+ * writes only for the type `'Formula'`), so text that starts with `=` stays text: no `'` is added.
+ */
 function xlsxCell(value: FlatValue): Cell {
   if (value === null) return null;
   if (typeof value === 'string') return { value: xlsxText(value), type: String };
@@ -135,7 +170,7 @@ async function rowsXlsx(rows: readonly Record<string, unknown>[], columns: reado
 /**
  * Exports `rows` as a file of `format` (docs/exports.md).
  * - `json`: the rows as a JSON array pretty-printed with 2 spaces, UTF-8; values as they are.
- * - `csv`: {@link rowsCsv}, UTF-8.
+ * - `csv`: {@link rowsCsv}, UTF-8; formula-like text cells prefixed with `'` unless `options.raw`.
  * - `xlsx`: {@link rowsXlsx}.
  * @throws TypeError for a format that is not one of {@link EXPORT_FORMATS}.
  */
@@ -146,7 +181,7 @@ export async function exportRows(rows: readonly Record<string, unknown>[], forma
     case 'json':
       return file(utf8(JSON.stringify(rows, null, 2)));
     case 'csv':
-      return file(utf8(rowsCsv(rows, options.columns ?? exportColumns(rows))));
+      return file(utf8(rowsCsv(rows, options.columns ?? exportColumns(rows), options.raw ?? false)));
     case 'xlsx':
       return file(await rowsXlsx(rows, options.columns ?? exportColumns(rows), options.sheetName));
     default:

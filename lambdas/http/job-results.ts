@@ -10,12 +10,23 @@ import { EXPORT_FORMATS, exportRows, isExportFormat } from '../export/rows-expor
 import { apiHandler, binary, json, jsonText, uuidParam } from './middleware.ts';
 import { route } from '../routes.ts';
 
+/**
+ * `?raw=`: `1` writes CSV cells exactly as scraped (no `'` before formula-like text), `0` or absent is the default.
+ * @throws CodedError `invalid_request` for any other value.
+ */
+function rawParam(value: string | undefined): boolean {
+  if (value === undefined || value === '0') return false;
+  if (value === '1') return true;
+  throw new CodedError('invalid_request', `raw must be 1 or 0; got "${value.length > 20 ? `${value.slice(0, 20)}…` : value}"`, [{ path: 'raw', message: 'must be 1 or 0' }]);
+}
+
 export const handler = apiHandler(route('GET', '/api/v1/jobs/{id}/results/'), async (event, { svc, account }) => {
   const id = uuidParam(event, 'Job');
   const format = event.queryStringParameters?.format;
   if (format !== undefined && !isExportFormat(format)) {
     throw new CodedError('invalid_request', `format must be one of ${EXPORT_FORMATS.join(', ')}; got "${format}"`, [{ path: 'format', message: `must be one of ${EXPORT_FORMATS.join(', ')}` }]);
   }
+  const raw = rawParam(event.queryStringParameters?.raw);
   const job = await svc.store.getJob(account.id, id);
   if (!job) throw new CodedError('not_found', `Job ${id} not found`);
   if (job.status === 'failed' && format === undefined) return json(200, []);
@@ -25,7 +36,7 @@ export const handler = apiHandler(route('GET', '/api/v1/jobs/{id}/results/'), as
   // The stored rows are already JSON: wrapped, not parsed and serialized again.
   const rows = (await rowsJson(svc, job)) ?? '[]';
   if (format === undefined) return { ...json(200, []), body: `[{"data":${rows},"row_count":${job.row_count}}]` };
-  const file = await exportRows(JSON.parse(rows) as Array<Record<string, unknown>>, format);
+  const file = await exportRows(JSON.parse(rows) as Array<Record<string, unknown>>, format, { raw });
   if (format === 'json') return jsonText(200, new TextDecoder().decode(file.body));
   return binary(200, Buffer.from(file.body), file.contentType, { 'Content-Disposition': `attachment; filename="${id}.${file.extension}"` });
 });

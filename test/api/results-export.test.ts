@@ -1,10 +1,14 @@
 /**
  * GET /api/v1/jobs/{id}/results/?format= over real HTTP (docs/exports.md): a run of the quotes fixture site,
  * then its rows without a format (SPEC.md's shape), as JSON, CSV (read back with its BOM) and XLSX (read back
- * with read-excel-file); an unknown format is a 400 and an unfinished job a 409.
+ * with read-excel-file); an unknown format is a 400 and an unfinished job a 409. A page whose values a spreadsheet
+ * would run as formulas: CSV cells get a `'` in front by default and are kept as scraped with `raw=1`; XLSX keeps
+ * them as text.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import readXlsxFile from 'read-excel-file/node';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes } from '../fixtures/site/quotes.ts';
@@ -111,6 +115,41 @@ extract:
       assert.equal(r.status, 400, format);
       assert.equal(r.body.code, 'invalid_request');
       assert.equal(r.body.details[0].path, 'format');
+    }
+  });
+
+  it("formula-like values: CSV cells get a ' in front, raw=1 keeps them as scraped, XLSX keeps them as text", async () => {
+    const values = ['=HYPERLINK("http://evil.example","Click")', "=cmd|' /C calc'!A0", '+33 1 23 45 67 89', '-2+3', '@SUM(A1:A2)', '-5', 'plain'];
+    const page = `<!doctype html><html><body><ul>${values.map((v) => `<li class="v"><span>${v.replaceAll("&", "&amp;").replaceAll("<", "&lt;")}</span></li>`).join('')}</ul></body></html>`;
+    const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const api = client(svc.url, key);
+      const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const run = await api.post('/api/v1/run/', { yaml_content: `target: { url: "${target}" }\nextract:\n  container: li.v\n  fields:\n    - { name: "=value", selector: span }\n` });
+      assert.equal(run.status, 202, JSON.stringify(run.body));
+      const { job } = await api.waitForJob(run.body.id);
+      assert.equal(job.status, 'completed', job.status_message);
+      const csvOf = async (query: string) => {
+        const res = await raw(`/api/v1/jobs/${run.body.id}/results/?format=csv${query}`);
+        assert.equal(res.status, 200, query);
+        return parseCsv(Buffer.from(await res.arrayBuffer()).subarray(3).toString('utf8'));
+      };
+      const quoted = (v: string) => (/^[=+@-]/.test(v) && v !== '-5' ? `'${v}` : v);
+      assert.deepEqual(await csvOf(''), [["'=value"], ...values.map((v) => [quoted(v)])], 'prefixed by default');
+      assert.deepEqual(await csvOf('&raw=0'), await csvOf(''), 'raw=0 is the default');
+      assert.deepEqual(await csvOf('&raw=1'), [['=value'], ...values.map((v) => [v])], 'raw=1: as scraped');
+      const xlsx = await raw(`/api/v1/jobs/${run.body.id}/results/?format=xlsx`);
+      const sheets = await readXlsxFile(Buffer.from(await xlsx.arrayBuffer()), { trim: false });
+      assert.deepEqual(sheets[0]!.data, [['=value'], ...values.map((v) => [v])], 'XLSX: text cells, unchanged');
+      for (const bad of ['yes', 'true', '2', '']) {
+        const r = await api.get(`/api/v1/jobs/${run.body.id}/results/?format=csv&raw=${bad}`);
+        assert.equal(r.status, 400, bad);
+        assert.equal(r.body.code, 'invalid_request');
+        assert.deepEqual(r.body.details, [{ path: 'raw', message: 'must be 1 or 0' }]);
+      }
+    } finally {
+      await new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); });
     }
   });
 

@@ -1,9 +1,11 @@
 /**
  * Exports (lambdas/export/rows-export.ts, docs/exports.md): column order, CSV (RFC 4180, BOM, CRLF), XLSX read
- * back with read-excel-file (an independent reader), JSON, the flattening rule shared by CSV and XLSX.
+ * back with read-excel-file (an independent reader), JSON, the flattening rule shared by CSV and XLSX, the `'` before
+ * formula-like CSV text (and `raw`), XLSX text never written as a formula.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { inflateRawSync } from 'node:zlib';
 import readXlsxFile from 'read-excel-file/node';
 import { csvField, exportColumns, exportRows, flattenValue, isExportFormat, rowsCsv, sheetName, type ExportFormat } from '../../lambdas/export/rows-export.ts';
 
@@ -35,6 +37,28 @@ async function readXlsx(body: Buffer): Promise<{ sheet: string; data: unknown[][
 }
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** The text files of a ZIP archive (an XLSX), by name: its central directory read, each entry inflated. */
+function unzip(zip: Buffer): Map<string, string> {
+  const files = new Map<string, string>();
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  assert.ok(end >= 0, 'a ZIP end-of-central-directory record');
+  let at = zip.readUInt32LE(end + 16);
+  for (let n = zip.readUInt16LE(end + 10); n > 0; n--) {
+    assert.equal(zip.readUInt32LE(at), 0x02014b50, 'a central directory entry');
+    const method = zip.readUInt16LE(at + 10);
+    const size = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const skip = nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+    const local = zip.readUInt32LE(at + 42);
+    const name = zip.subarray(at + 46, at + 46 + nameLength).toString('utf8');
+    const data = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const raw = zip.subarray(data, data + size);
+    files.set(name, (method === 8 ? inflateRawSync(raw) : raw).toString('utf8'));
+    at += 46 + skip;
+  }
+  return files;
+}
 
 describe('exportColumns', () => {
   it('lists keys in the order they first appear across rows, a key only later rows have last', () => {
@@ -107,9 +131,28 @@ describe('CSV', () => {
     ]);
   });
 
-  it('keeps cells that start with =, +, - or @ as they are (documented: no formula-injection prefix)', () => {
-    const text = rowsCsv([{ a: '=1+1', b: '+33 1 23', c: '-5', d: '@x' }]);
-    assert.equal(text, '\uFEFFa,b,c,d\r\n=1+1,+33 1 23,-5,@x\r\n');
+  it("prefixes text cells that start with =, +, -, @, tab or CR with ' (OWASP CSV injection), header cells too", () => {
+    const rows = [{ a: '=1+1', b: '+33 1 23 45 67 89', c: '-2+3+cmd|\' /C calc\'!A0', d: '@SUM(A1:A2)', e: '\t=1', f: '\r=1', g: '=A1,B1', h: '=HYPERLINK("http://x.example","go")' }];
+    assert.deepEqual(parseCsv(rowsCsv(rows).slice(1))[1], ["'=1+1", "'+33 1 23 45 67 89", "'-2+3+cmd|' /C calc'!A0", "'@SUM(A1:A2)", "'\t=1", "'\r=1", "'=A1,B1", '\'=HYPERLINK("http://x.example","go")']);
+    assert.equal(csvField('=A1,B1'), '"\'=A1,B1"', 'the quote goes inside the RFC 4180 quoting');
+    assert.equal(rowsCsv([{ '=cmd': 1, '@h': 2 }]), "\uFEFF'=cmd,'@h\r\n1,2\r\n", 'field names are cells too');
+  });
+
+  it('leaves numbers, booleans, plain signed numbers as text, other text and nested values alone', () => {
+    const rows = [{ n: -5, m: 1.5, t: true, s: '-5', p: '+1.5', e: '-2e3', x: 'a=b', y: ' =1', l: ['=1'], o: { k: '=1' }, z: '' }];
+    assert.equal(rowsCsv(rows), '\uFEFFn,m,t,s,p,e,x,y,l,o,z\r\n-5,1.5,true,-5,+1.5,-2e3,a=b, =1,"[""=1""]","{""k"":""=1""}",\r\n');
+    for (const v of ['-', '+', '-5 apples', '--5', '-.', '-1e', '+33 1']) assert.ok(csvField(v).startsWith("'"), `${v} is not a plain number`);
+  });
+
+  it('raw: every cell exactly as scraped, through exportRows too', async () => {
+    const rows = [{ '=h': '=1+1', b: '+33 1 23', c: '-5', d: '@x', e: '\tx' }];
+    assert.equal(rowsCsv(rows, undefined, true), '\uFEFF=h,b,c,d,e\r\n=1+1,+33 1 23,-5,@x,\tx\r\n');
+    assert.equal(csvField('=1', true), '=1');
+    const raw = Buffer.from((await exportRows(rows, 'csv', { raw: true })).body).toString('utf8');
+    assert.equal(raw, rowsCsv(rows, undefined, true));
+    const safe = Buffer.from((await exportRows(rows, 'csv')).body).toString('utf8');
+    assert.equal(safe, "\uFEFF'=h,b,c,d,e\r\n'=1+1,'+33 1 23,-5,'@x,'\tx\r\n");
+    assert.deepEqual(await exportRows(rows, 'json', { raw: true }), await exportRows(rows, 'json'), 'raw changes nothing in JSON');
   });
 
   it('uses the given columns (order, subset, a column no row has)', () => {
@@ -158,6 +201,23 @@ describe('XLSX', () => {
     const xlsx = await readXlsx(Buffer.from((await exportRows(rows, 'xlsx')).body));
     assert.deepEqual(xlsx.data[1]!.map((v) => String(v)), csv[1]);
     assert.equal(xlsx.data[1]![0], '["a","b; c",1]');
+  });
+
+  it('writes formula-like text as string cells, never formulas, and unchanged (no quote added)', async () => {
+    const values = ['=1+1', '+33 1 23', '-2+3', '@SUM(A1)', '\t=1', '=HYPERLINK("http://x.example","go")'];
+    const rows = [Object.fromEntries(values.map((v, i) => [`c${i}`, v]))];
+    const body = Buffer.from((await exportRows(rows, 'xlsx')).body);
+    const sheet = await readXlsx(body);
+    assert.deepEqual(sheet.data[1], values);
+    const files = unzip(body);
+    const sheetXml = [...files].find(([name]) => /^xl\/worksheets\/sheet\d+\.xml$/.test(name))?.[1];
+    assert.ok(sheetXml, `a worksheet among ${[...files.keys()].join(', ')}`);
+    assert.ok(!/<f[\s>]/.test(sheetXml), 'no formula element in the sheet');
+    const cells = [...sheetXml.matchAll(/<c r="[A-Z]+2"([^>]*)>/g)].map((m) => m[1]);
+    assert.equal(cells.length, values.length);
+    for (const attrs of cells) assert.match(attrs!, /\bt="s"/, 'each a shared-string cell');
+    const shared = files.get('xl/sharedStrings.xml') ?? '';
+    assert.ok(shared.includes('=1+1') && !shared.includes("'=1+1"), 'the text kept as scraped');
   });
 
   it('keeps a literal _xHHHH_ and leading or trailing spaces', async () => {
