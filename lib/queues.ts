@@ -1,6 +1,8 @@
 /**
- * The job queues: one per job type, each with a dead-letter queue after `maxReceives` deliveries, a
- * visibility time-out above the worker's time-out, SSE and TLS only.
+ * The job queues: one per job type, each with a dead-letter queue after `maxReceives` deliveries (plus the
+ * receives that only deferred a job whose account was at its limit: SQS counts them too), a visibility
+ * time-out above the worker's time-out, SSE and TLS only. Messages carry their account as MessageGroupId, which
+ * makes these standard queues SQS fair queues.
  */
 import { Duration } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -36,7 +38,7 @@ export class Queues extends Construct {
       retentionPeriod: Duration.days(4),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      deadLetterQueue: { queue: deadLetters, maxReceiveCount: stage.maxReceives },
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: stage.maxReceives + stage.maxDeferrals },
     });
     return { queue, deadLetters };
   }

@@ -32,6 +32,12 @@ export interface StageConfig {
   apiThrottle: { rateLimit: number; burstLimit: number };
   /** Deliveries of a job message before it goes to the dead-letter queue. */
   maxReceives: number;
+  /**
+   * Receives of a job message that are deferrals (its account runs as many jobs as its plan allows) before
+   * the worker sends it again as a fresh message: SQS counts every receive, so a queue's maxReceiveCount is
+   * maxReceives + maxDeferrals (lambdas/workers/job-queue-handler.ts).
+   */
+  maxDeferrals: number;
   /** Alarm when a dead-letter queue holds messages, or functions error, or the API answers 5xx. */
   alarms: boolean;
 }
@@ -40,6 +46,7 @@ const base = {
   workerEphemeralMb: 2048,
   workerTimeout: Duration.minutes(15),
   maxReceives: 3,
+  maxDeferrals: 100,
   alarms: true,
 };
 

@@ -2,6 +2,12 @@
  * The queue consumers: the run worker and the generate worker (browser engine: x86_64 with the Chromium
  * layer, ≥1600 MB, large /tmp, 15 minutes), each fed by its queue one message at a time with partial batch
  * failure reporting, and the dead-letter consumer that ends jobs the queues gave up on.
+ *
+ * Fair scheduling: each worker takes a running-job slot of the job's account in the table before it starts a
+ * job (the plan's `max_concurrent_jobs`, never all of `WORKER_CONCURRENCY`); a job whose account holds all its
+ * slots goes back to its queue with ChangeMessageVisibility (part of the event source's consume permissions), or
+ * after `MAX_DEFERRALS` deferrals is sent again (SendMessage on its own queue). The event source's maximum
+ * concurrency stays the ceiling of all accounts together.
  */
 import { Architecture } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -34,10 +40,12 @@ export class Workers extends Construct {
   constructor(scope: Construct, id: string, p: WorkersProps) {
     super(scope, id);
     const { stage } = p;
+    const concurrency = Math.max(2, stage.workerConcurrency);
+    const fairness = { WORKER_CONCURRENCY: String(concurrency), MAX_DEFERRALS: String(stage.maxDeferrals) };
     this.run = serviceFunction(this, 'worker-run', {
       entry: 'workers/run-queue-consumer.ts',
       stage,
-      environment: { ...p.environment, JOB_TIMEOUT_MS: String(stage.workerTimeout.toMilliseconds() - 60_000) },
+      environment: { ...p.environment, ...fairness, JOB_TIMEOUT_MS: String(stage.workerTimeout.toMilliseconds() - 60_000) },
       architecture: Architecture.X86_64,
       memoryMb: stage.workerMemoryMb,
       ephemeralStorageMb: stage.workerEphemeralMb,
@@ -47,10 +55,11 @@ export class Workers extends Construct {
     });
     p.data.table.grantReadWriteData(this.run);
     p.data.bucket.grantPut(this.run);
+    p.queues.run.queue.grantSendMessages(this.run);
     this.run.addEventSource(new SqsEventSource(p.queues.run.queue, {
       batchSize: 1,
       reportBatchItemFailures: true,
-      maxConcurrency: Math.max(2, stage.workerConcurrency),
+      maxConcurrency: concurrency,
     }));
 
     // Generations load and render pages like runs do (the Chromium layer), and may call Anthropic.
@@ -59,6 +68,7 @@ export class Workers extends Construct {
       stage,
       environment: {
         ...p.environment,
+        ...fairness,
         JOB_TIMEOUT_MS: String(stage.workerTimeout.toMilliseconds() - 60_000),
         ...(p.anthropicSecret ? { ANTHROPIC_SECRET_ARN: p.anthropicSecret.secretArn } : {}),
       },
@@ -71,11 +81,12 @@ export class Workers extends Construct {
     });
     p.data.table.grantReadWriteData(this.generate);
     p.data.bucket.grantPut(this.generate);
+    p.queues.generate.queue.grantSendMessages(this.generate);
     p.anthropicSecret?.grantRead(this.generate);
     this.generate.addEventSource(new SqsEventSource(p.queues.generate.queue, {
       batchSize: 1,
       reportBatchItemFailures: true,
-      maxConcurrency: Math.max(2, stage.workerConcurrency),
+      maxConcurrency: concurrency,
     }));
 
     this.deadLetters = serviceFunction(this, 'worker-dead-letters', {

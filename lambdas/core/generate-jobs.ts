@@ -5,7 +5,7 @@
  */
 import { CodedError } from '../errors.ts';
 import { checkHeadroom, meter } from './metering.ts';
-import type { AccountRecord, JobRecord } from './ports.ts';
+import { groupedQueue, type AccountRecord, type JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
 import { createAndQueueJob } from './jobs.ts';
 import { parseTargetUrl } from './target-url.ts';
@@ -39,5 +39,6 @@ export async function startGenerate(svc: Services, account: AccountRecord, body:
   svc.guard.checkUrl(url.href);
 
   const charge = await meter(svc, account, 'generate');
-  return createAndQueueJob(svc, account, { job_type: 'generate', target_url: url.href, config_id: null, yaml_content: '', prompt: prompt }, charge);
+  // The message goes in the account's group: accounts are served in turn (docs/plans-and-metering.md, "Fair scheduling").
+  return createAndQueueJob({ ...svc, queue: groupedQueue(svc.queue, account.id) }, account, { job_type: 'generate', target_url: url.href, config_id: null, yaml_content: '', prompt: prompt }, charge);
 }

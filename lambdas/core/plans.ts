@@ -15,6 +15,13 @@ export interface Plan {
   price_usd_month: number;
   has_api_access: boolean;
   has_server_execution: boolean;
+  /**
+   * Jobs (run and generate) of one account running at once, at most; the account's other jobs wait in the
+   * queue while other accounts' jobs are served (docs/plans-and-metering.md, "Fair scheduling"). Where the
+   * workers are fewer, one worker is always left to other accounts ({@link accountJobLimit}). Optional in a
+   * plans file: {@link DEFAULT_MAX_CONCURRENT_JOBS} when absent.
+   */
+  max_concurrent_jobs: number;
   priority_support: boolean;
   self_healing?: boolean;
   /** Variant B. */
@@ -43,7 +50,11 @@ export interface PlanCatalog {
   plans: Record<string, Plan>;
 }
 
-type RawVariant = { default_plan: string; costs: Record<Operation, number>; plans: Record<string, Omit<Plan, 'name'>> };
+type RawPlan = Omit<Plan, 'name' | 'max_concurrent_jobs'> & { max_concurrent_jobs?: number };
+type RawVariant = { default_plan: string; costs: Record<Operation, number>; plans: Record<string, RawPlan> };
+
+/** Jobs of one account running at once when its plan does not say (a plans file older than the field). */
+export const DEFAULT_MAX_CONCURRENT_JOBS = 1;
 
 function check(cond: unknown, msg: string): asserts cond {
   if (!cond) throw new Error(`plans file: ${msg}`);
@@ -64,6 +75,8 @@ export function loadPlans(billing: Billing, file?: string): PlanCatalog {
   const plans: Record<string, Plan> = {};
   for (const [name, p] of Object.entries(v.plans)) {
     check(typeof p.has_server_execution === 'boolean', `plan "${name}" lacks has_server_execution`);
+    const maxJobs = p.max_concurrent_jobs === undefined ? DEFAULT_MAX_CONCURRENT_JOBS : p.max_concurrent_jobs;
+    check(Number.isInteger(maxJobs) && maxJobs >= 1, `plan "${name}" max_concurrent_jobs must be an integer >= 1`);
     if (billing === 'credits') {
       check(typeof p.credits_per_month === 'number', `plan "${name}" lacks credits_per_month`);
       check(typeof p.rate_limit_per_hour === 'number', `plan "${name}" lacks rate_limit_per_hour`);
@@ -72,9 +85,20 @@ export function loadPlans(billing: Billing, file?: string): PlanCatalog {
       check(typeof p.yaml_generations_per_month === 'number', `plan "${name}" lacks yaml_generations_per_month`);
     }
     for (const [tool, n] of Object.entries(p.tool_calls_per_day ?? {})) check(Number.isInteger(n) && n >= 0, `plan "${name}" tool_calls_per_day.${tool} must be an integer >= 0`);
-    plans[name] = { ...p, name };
+    plans[name] = { ...p, name, max_concurrent_jobs: maxJobs };
   }
   return { billing, default_plan: v.default_plan, costs: v.costs, plans };
+}
+
+/**
+ * Jobs of one account that may run at once on `workers` job workers (local worker threads, or the run
+ * worker's concurrency on AWS): the plan's `max_concurrent_jobs`, but never every worker while there are two
+ * or more, so another account's job always finds one free (ARCHITECTURE.md, idea 7). A plan that is not in
+ * the catalog (403 `plan_unknown` at the API) gets {@link DEFAULT_MAX_CONCURRENT_JOBS}.
+ */
+export function accountJobLimit(plan: Pick<Plan, 'max_concurrent_jobs'> | undefined, workers: number): number {
+  const own = plan?.max_concurrent_jobs ?? DEFAULT_MAX_CONCURRENT_JOBS;
+  return Math.max(1, Math.min(own, workers - 1));
 }
 
 /** The billing variant from SAI_BILLING (`credits` by default). @throws Error for another value. */

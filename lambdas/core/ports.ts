@@ -177,6 +177,20 @@ export interface Store {
   refund(accountId: number, counter: string, amount: number): Promise<void>;
   /** The counter's total, 0 when absent. */
   getCounter(accountId: number, counter: string): Promise<number>;
+
+  /**
+   * Takes one of an account's `limit` running-job slots for `holder` (a job id) until `until` (a lease: a
+   * holder that dies without releasing frees its slot when the lease runs out), atomically: concurrent
+   * callers never hold more than `limit` live slots of one account between them. A holder that already holds
+   * a live slot renews it (whatever the limit). Leases that ended before `now` count for nothing.
+   * @param now, until ISO 8601 UTC.
+   * @returns `{ok: true, running}` with the account's live slots including this one, or `{ok: false, running}`.
+   */
+  acquireJobSlot(accountId: number, holder: string, limit: number, until: string, now: string): Promise<{ ok: boolean; running: number }>;
+  /** Gives back `holder`'s slot; nothing when it holds none. */
+  releaseJobSlot(accountId: number, holder: string): Promise<void>;
+  /** The account's live slots at `now` (ISO 8601 UTC). */
+  countJobSlots(accountId: number, now: string): Promise<number>;
 }
 
 /** A message on a queue, as a consumer sees it. */
@@ -192,9 +206,46 @@ export interface QueueMessage {
 /** Queue names of the service: one per job type, each with its dead-letter queue. */
 export type QueueName = 'run' | 'generate';
 
-/** The producer side of a queue (SQS SendMessage). Consumers are wired per platform. */
+/** Options of {@link JobQueue.send}. */
+export interface SendOptions {
+  /**
+   * The tenant the message belongs to (the account id): the local queue hands out messages of the groups
+   * in turn and never one of a group at its limit; SQS gets it as the MessageGroupId of a fair queue.
+   */
+  group?: string;
+  /** Seconds before the message can be received (SQS DelaySeconds, at most 900). */
+  delaySeconds?: number;
+}
+
+/**
+ * The producer side of a queue (SQS SendMessage), and what a consumer may do with a delivery it holds beyond
+ * deleting it (done per platform, by the event source mapping or the local workers).
+ */
 export interface JobQueue {
-  send(queue: QueueName, body: string): Promise<void>;
+  send(queue: QueueName, body: string, options?: SendOptions): Promise<void>;
+  /**
+   * Gives a delivery back to be received again after `seconds` (SQS ChangeMessageVisibility): a job whose
+   * account is at its limit waits. SQS counts the receive anyway; the local queue does not.
+   * @param receipt the delivery's receipt handle.
+   */
+  deferDelivery?(queue: QueueName, receipt: string, seconds: number): Promise<void>;
+}
+
+/** The message group of an account's jobs ({@link SendOptions.group}). */
+export function accountGroup(accountId: number): string {
+  return String(accountId);
+}
+
+/**
+ * A queue that sends every message in the group of one account (fair scheduling across accounts,
+ * docs/plans-and-metering.md): what the API side queues a job with.
+ */
+export function groupedQueue(queue: JobQueue, accountId: number): JobQueue {
+  const group = accountGroup(accountId);
+  return {
+    send: (name, body, options) => queue.send(name, body, { ...options, group }),
+    ...(queue.deferDelivery ? { deferDelivery: queue.deferDelivery.bind(queue) } : {}),
+  };
 }
 
 /** Stored bytes: results and screenshots (S3, or files). */

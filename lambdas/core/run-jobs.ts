@@ -8,7 +8,7 @@ import { CodedError } from '../errors.ts';
 import { assertLightweight } from '../engine/config.ts';
 import { parseConfigText } from './configs.ts';
 import { checkHeadroom, meter } from './metering.ts';
-import type { AccountRecord, JobRecord } from './ports.ts';
+import { groupedQueue, type AccountRecord, type JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
 import { createAndQueueJob } from './jobs.ts';
 
@@ -57,5 +57,6 @@ export async function startRun(svc: Services, account: AccountRecord, req: RunRe
   svc.guard.checkUrl(config.target.url);
 
   const charge = await meter(svc, account, 'run');
-  return createAndQueueJob(svc, account, { job_type: 'run', target_url: config.target.url, config_id: configId, yaml_content: yaml, prompt: null }, charge);
+  // The message goes in the account's group: accounts are served in turn (docs/plans-and-metering.md, "Fair scheduling").
+  return createAndQueueJob({ ...svc, queue: groupedQueue(svc.queue, account.id) }, account, { job_type: 'run', target_url: config.target.url, config_id: configId, yaml_content: yaml, prompt: null }, charge);
 }

@@ -6,7 +6,7 @@ import { describe, it, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import {
   APIGatewayClient, ConflictException, CreateApiKeyCommand, CreateUsagePlanKeyCommand, DeleteUsagePlanKeyCommand, GetApiKeyCommand, NotFoundException,
 } from '@aws-sdk/client-api-gateway';
@@ -62,6 +62,27 @@ describe('SqsQueue', () => {
     await q.send('run', '{"job_id":"j"}');
     assert.deepEqual(sqs.commandCalls(SendMessageCommand)[0]!.args[0].input, { QueueUrl: 'https://sqs.local/run', MessageBody: '{"job_id":"j"}' });
     await assert.rejects(q.send('generate', '{}'), /no queue URL configured for "generate"/);
+  });
+
+  it("sends a message's group (its account) as the MessageGroupId of a fair queue, and a delay within SQS's 900 s", async () => {
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm1' });
+    const q = new SqsQueue({ urls: { run: 'https://sqs.local/run' }, client: new SQSClient({ region: 'us-east-1' }) });
+    await q.send('run', '{"job_id":"j"}', { group: '42' });
+    await q.send('run', '{"job_id":"k"}', { group: '42', delaySeconds: 5000 });
+    const inputs = sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
+    assert.deepEqual(inputs[0], { QueueUrl: 'https://sqs.local/run', MessageBody: '{"job_id":"j"}', MessageGroupId: '42' });
+    assert.deepEqual(inputs[1], { QueueUrl: 'https://sqs.local/run', MessageBody: '{"job_id":"k"}', MessageGroupId: '42', DelaySeconds: 900 });
+  });
+
+  it('defers a delivery with ChangeMessageVisibility on its queue (at most 12 hours)', async () => {
+    sqs.on(ChangeMessageVisibilityCommand).resolves({});
+    const q = new SqsQueue({ urls: { run: 'https://sqs.local/run', generate: 'https://sqs.local/gen' }, client: new SQSClient({ region: 'us-east-1' }) });
+    await q.deferDelivery('generate', 'rh-1', 30);
+    await q.deferDelivery('run', 'rh-2', 1e9);
+    assert.deepEqual(sqs.commandCalls(ChangeMessageVisibilityCommand).map((c) => c.args[0].input), [
+      { QueueUrl: 'https://sqs.local/gen', ReceiptHandle: 'rh-1', VisibilityTimeout: 30 },
+      { QueueUrl: 'https://sqs.local/run', ReceiptHandle: 'rh-2', VisibilityTimeout: 43_200 },
+    ]);
   });
 
   it('SQS failures propagate (startRun turns them into queue_unavailable and refunds)', async () => {

@@ -126,7 +126,12 @@ describe('CDK stack', () => {
     }
     const worker = policyOf(resources, functionLogicalId(resources, 'scrape-ai-dev-worker-run')).flatMap((s) => s.actions);
     assert.ok(worker.includes('dynamodb:UpdateItem') && worker.some((a) => a.startsWith('s3:PutObject')));
-    assert.ok(!worker.some((a) => a.startsWith('secretsmanager:') || a === 'sqs:SendMessage'), 'the worker neither reads the secret nor enqueues');
+    assert.ok(!worker.some((a) => a.startsWith('secretsmanager:')), 'the run worker does not read the secret');
+    // It sends only a much-deferred job's message again, to its own queue (lambdas/workers/job-queue-handler.ts).
+    for (const s of policyOf(resources, functionLogicalId(resources, 'scrape-ai-dev-worker-run')).filter((x) => x.actions.includes('sqs:SendMessage'))) {
+      assert.match(s.resources, /QueuesRun[0-9A-F]{8}"/);
+      assert.doesNotMatch(s.resources, /QueuesGenerate[0-9A-F]{8}"/, 'the run worker never sends to the generate queue');
+    }
     const authorizer = policyOf(resources, functionLogicalId(resources, 'scrape-ai-dev-authorizer')).flatMap((s) => s.actions);
     assert.ok(!authorizer.some((a) => WRITE_ACTIONS.includes(a) || a.startsWith('s3:') || a.startsWith('sqs:') || a.startsWith('secretsmanager:')), 'the authorizer only reads');
   });
@@ -160,7 +165,7 @@ describe('CDK stack', () => {
     for (const name of ['run', 'generate']) {
       const q = queues.find((x) => x.QueueName === `scrape-ai-dev-${name}`);
       assert.ok(q, name);
-      assert.equal(q.RedrivePolicy.maxReceiveCount, 3);
+      assert.equal(q.RedrivePolicy.maxReceiveCount, 3 + 100, 'maxReceives, plus the receives that only deferred a job of an account at its limit');
       assert.ok(JSON.stringify(q.RedrivePolicy.deadLetterTargetArn).includes(queues.find((x) => x.QueueName === `scrape-ai-dev-${name}-dlq`)!.id));
       assert.ok(q.VisibilityTimeout > 900, `visibility ${q.VisibilityTimeout}s above the 900 s worker time-out`);
       assert.equal(q.SqsManagedSseEnabled, true);
@@ -181,6 +186,14 @@ describe('CDK stack', () => {
     dev.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'], FunctionName: { Ref: functionLogicalId(resources, 'scrape-ai-dev-worker-run') },
     });
+    assert.equal(w.Environment.Variables.WORKER_CONCURRENCY, '2', "the event source's maximum concurrency: an account may hold all but one");
+    assert.equal(w.Environment.Variables.MAX_DEFERRALS, '100');
+    dev.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: functionLogicalId(resources, 'scrape-ai-dev-worker-run') }, ScalingConfig: { MaximumConcurrency: 2 },
+    });
+    const actions = policyOf(resources, functionLogicalId(resources, 'scrape-ai-dev-worker-run')).flatMap((s) => s.actions);
+    assert.ok(actions.includes('sqs:ChangeMessageVisibility'), 'defers a job of an account at its limit');
+    assert.ok(actions.includes('sqs:SendMessage'), 'sends a much-deferred job again as a fresh message');
     const dlq = byType(resources, 'AWS::Lambda::EventSourceMapping').filter(([, m]) => m.Properties.FunctionName.Ref === functionLogicalId(resources, 'scrape-ai-dev-worker-dead-letters'));
     assert.equal(dlq.length, 2, 'the dead-letter consumer reads both dead-letter queues');
   });

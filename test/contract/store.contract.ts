@@ -20,7 +20,8 @@ export interface ContractOptions {
 /** A script run by each racer: `consume` or `transition`, with its arguments. */
 export type RaceScript =
   | { op: 'consume'; accountId: number; counter: string; amount: number; limit: number; times: number }
-  | { op: 'finish'; jobId: string; status: 'completed' | 'failed' };
+  | { op: 'finish'; jobId: string; status: 'completed' | 'failed' }
+  | { op: 'slot'; accountId: number; limit: number; until: string; now: string };
 
 function newJob(accountId: number, over: Partial<JobRecord> = {}): JobRecord {
   const now = new Date().toISOString();
@@ -209,6 +210,43 @@ export function storeContract(name: string, opts: ContractOptions): void {
       assert.equal(await store.getCounter(a.id, 'race:credits'), 5);
     });
 
+    it('job slots: at most `limit` live per account, renewed by their holder, given back, and free once the lease ends', async () => {
+      const a = await newAccount(store);
+      const b = await newAccount(store);
+      const now = '2026-11-22T14:00:00.000Z';
+      const until = '2026-11-22T14:16:00.000Z';
+      assert.equal(await store.countJobSlots(a.id, now), 0);
+      assert.deepEqual(await store.acquireJobSlot(a.id, 'job-1', 2, until, now), { ok: true, running: 1 });
+      assert.deepEqual(await store.acquireJobSlot(a.id, 'job-2', 2, until, now), { ok: true, running: 2 });
+      assert.deepEqual(await store.acquireJobSlot(a.id, 'job-3', 2, until, now), { ok: false, running: 2 }, 'the third job of the account waits');
+      assert.deepEqual(await store.acquireJobSlot(b.id, 'job-9', 2, until, now), { ok: true, running: 1 }, 'another account is not held up');
+      assert.deepEqual(await store.acquireJobSlot(a.id, 'job-1', 2, '2026-11-22T14:30:00.000Z', now), { ok: true, running: 2 }, 'a redelivery of a running job renews its slot');
+      assert.deepEqual(await store.acquireJobSlot(a.id, 'job-1', 1, '2026-11-22T14:30:00.000Z', now), { ok: true, running: 2 }, 'renewed even under a lower limit');
+      assert.equal(await store.countJobSlots(a.id, now), 2);
+      await store.releaseJobSlot(a.id, 'job-2');
+      await store.releaseJobSlot(a.id, 'no-such-job');
+      assert.equal(await store.countJobSlots(a.id, now), 1);
+      assert.deepEqual(await store.acquireJobSlot(a.id, 'job-3', 2, until, now), { ok: true, running: 2 }, 'the slot given back is taken');
+      // job-3's lease ends at 14:16; job-1's (renewed) at 14:30. A holder that died frees its slot when its lease ends.
+      const later = '2026-11-22T14:20:00.000Z';
+      assert.equal(await store.countJobSlots(a.id, later), 1);
+      assert.deepEqual(await store.acquireJobSlot(a.id, 'job-4', 2, '2026-11-22T14:40:00.000Z', later), { ok: true, running: 2 });
+      assert.deepEqual(await store.acquireJobSlot(a.id, 'job-3', 2, '2026-11-22T14:40:00.000Z', later), { ok: false, running: 2 }, 'an expired lease is no claim: its holder queues like any other');
+      await store.releaseJobSlot(a.id, 'job-1');
+      await store.releaseJobSlot(a.id, 'job-4');
+      assert.equal(await store.countJobSlots(a.id, later), 0);
+      assert.equal(await store.countJobSlots(b.id, now), 1);
+    });
+
+    it('race: concurrent takers never hold more job slots than the limit', async () => {
+      const a = await newAccount(store);
+      const now = new Date().toISOString();
+      const until = new Date(Date.now() + 600_000).toISOString();
+      const results = await opts.race(6, { op: 'slot', accountId: a.id, limit: 3, until, now });
+      assert.equal((results as number[]).reduce((s, n) => s + n, 0), 3, '6 racers, 3 slots');
+      assert.equal(await store.countJobSlots(a.id, now), 3);
+    });
+
     it('race: a job is finished exactly once', async () => {
       const a = await newAccount(store);
       const j = newJob(a.id, { status: 'running' });
@@ -226,5 +264,6 @@ export async function runRaceScript(store: Store, s: RaceScript): Promise<number
     for (let i = 0; i < s.times; i++) if ((await store.consume(s.accountId, s.counter, s.amount, s.limit)).ok) ok++;
     return ok;
   }
+  if (s.op === 'slot') return (await store.acquireJobSlot(s.accountId, randomUUID(), s.limit, s.until, s.now)).ok ? 1 : 0;
   return (await store.updateJob(s.jobId, ['running'], { status: s.status, completed_at: new Date().toISOString() })) ? 1 : 0;
 }

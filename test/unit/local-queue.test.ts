@@ -1,4 +1,7 @@
-/** The local queue keeps the SQS semantics the workers rely on: at-least-once, visibility, receive counts, dead letters. */
+/**
+ * The local queue keeps the SQS semantics the workers rely on: at-least-once, visibility, receive counts, dead
+ * letters; and it interleaves accounts (message groups): least recently served first, none past its limit.
+ */
 import { describe, it, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -6,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SqliteStore } from '../../lambdas/adapters/local/sqlite-store.ts';
 import { LocalQueue } from '../../lambdas/adapters/local/queue.ts';
+import { DatabaseSync } from 'node:sqlite';
 
 describe('LocalQueue', () => {
   let now = 1_000_000;
@@ -97,5 +101,129 @@ describe('LocalQueue', () => {
     assert.equal(m?.body, 'kept');
     assert.equal(m?.receiveCount, 2);
     assert.deepEqual(reopened.allBodies('run'), ['kept']);
+  });
+
+  /** Sends `body` on `queue` in group `group`, one ms after the previous send. */
+  async function put(body: string, group?: string, queue: 'run' | 'generate' = 'run') {
+    now += 1;
+    await q.send(queue, body, group ? { group } : {});
+  }
+
+  it('interleaves groups: the least recently served group first, oldest message first within a group', async () => {
+    for (const b of ['a1', 'a2', 'a3', 'a4']) await put(b, 'A');
+    await put('b1', 'B');
+    await put('c1', 'C');
+    await put('b2', 'B');
+    now += 1;
+    const order: string[] = [];
+    for (let m = q.receive('run', 1, 60_000); m.length; m = q.receive('run', 1, 60_000)) order.push(m[0]!.body);
+    assert.deepEqual(order, ['a1', 'b1', 'c1', 'a2', 'b2', 'a3', 'a4'], 'round-robin over A, B, C while each has work');
+  });
+
+  it('one receive of several messages takes them in the same turn order', async () => {
+    for (const b of ['a1', 'a2', 'a3']) await put(b, 'A');
+    await put('b1', 'B');
+    now += 1;
+    assert.deepEqual(q.receive('run', 10, 60_000).map((m) => m.body), ['a1', 'b1', 'a2', 'a3']);
+  });
+
+  it('serves a group that waited before one served a moment ago, whatever the send order', async () => {
+    await put('a1', 'A');
+    now += 1;
+    const [a1] = q.receive('run', 1, 60_000);
+    q.delete(a1!.receipt);
+    await put('a2', 'A');
+    await put('b1', 'B');
+    now += 1;
+    assert.deepEqual(q.receive('run', 2, 60_000).map((m) => m.body), ['b1', 'a2'], 'B was never served, A just was');
+  });
+
+  it("never hands out a message of a group at its limit while another group's message waits", async () => {
+    const limits: Record<string, number> = { A: 1, B: 2 };
+    const limitOf = (g: string) => limits[g] ?? 1;
+    for (const b of ['a1', 'a2', 'a3']) await put(b, 'A');
+    await put('b1', 'B');
+    now += 1;
+    const [first] = q.receive('run', 1, 60_000, limitOf);
+    assert.equal(first?.body, 'a1');
+    assert.deepEqual(q.receive('run', 5, 60_000, limitOf).map((m) => m.body), ['b1'], 'A holds its one slot: only B is served');
+    assert.deepEqual(q.receive('run', 5, 60_000, limitOf), [], 'A at its limit, B has nothing left: nothing to hand out');
+    assert.equal(q.depth('run').visible, 2, "A's messages wait");
+    assert.equal(q.delete(first!.receipt), true);
+    const [second] = q.receive('run', 5, 60_000, limitOf);
+    assert.equal(second?.body, 'a2', 'a slot came free: the next message of A');
+    // A failed delivery waiting for its retry holds no slot; its receive count stays spent.
+    assert.equal(q.retryLater(second!.receipt, 5_000), true);
+    const [third] = q.receive('run', 5, 60_000, limitOf);
+    assert.equal(third?.body, 'a3');
+    now += 5_000;
+    assert.deepEqual(q.receive('run', 5, 60_000, limitOf), [], 'a2 is visible again but A holds a3');
+    q.delete(third!.receipt);
+    const [again] = q.receive('run', 5, 60_000, limitOf);
+    assert.equal(again?.body, 'a2');
+    assert.equal(again?.receiveCount, 2);
+  });
+
+  it("a group's limit counts its messages in flight on both queues", async () => {
+    await put('run-a', 'A', 'run');
+    await put('gen-a', 'A', 'generate');
+    await put('gen-b', 'B', 'generate');
+    now += 1;
+    const limitOf = () => 1;
+    assert.equal(q.receive('run', 1, 60_000, limitOf)[0]?.body, 'run-a');
+    assert.deepEqual(q.receive('generate', 5, 60_000, limitOf).map((m) => m.body), ['gen-b']);
+  });
+
+  it('a message whose consumer died (its visibility ran out) no longer counts against its group', async () => {
+    await put('a1', 'A');
+    await put('a2', 'A');
+    now += 1;
+    const limitOf = () => 1;
+    const [m1] = q.receive('run', 1, 1000, limitOf);
+    assert.deepEqual(q.receive('run', 1, 1000, limitOf), []);
+    now += 1000;
+    const [m2] = q.receive('run', 1, 1000, limitOf);
+    assert.ok(m2, 'the group is served again');
+    assert.equal(q.delete(m1!.receipt), m2.body !== 'a1', "once a1 is delivered again, the dead consumer's receipt is stale");
+  });
+
+  it('deferDelivery gives a message back for later without using up a delivery; its receipt ends', async () => {
+    await put('a1', 'A');
+    now += 1;
+    for (let i = 0; i < 5; i++) {
+      const [m] = q.receive('run', 1, 60_000, () => 1);
+      assert.equal(m?.receiveCount, 1, `deferral ${i + 1} spent no delivery`);
+      await q.deferDelivery('run', m!.receipt, 10);
+      assert.deepEqual(q.receive('run', 1, 60_000, () => 1), [], 'hidden for the delay');
+      assert.equal(q.delete(m!.receipt), false, 'the receipt of a deferred delivery is stale');
+      now += 10_000;
+    }
+    assert.deepEqual(q.depth('run'), { visible: 1, inFlight: 0, dead: 0 });
+  });
+
+  it('serves messages without a group (sent before groups existed) too, each as a group of its own', async () => {
+    await put('a1', 'A');
+    await put('loose');
+    now += 1;
+    assert.deepEqual(q.receive('run', 5, 60_000, () => 1).map((m) => m.body).sort(), ['a1', 'loose']);
+  });
+
+  it('sends with a delay: the message is hidden until then', async () => {
+    await q.send('run', 'later', { group: 'A', delaySeconds: 3 });
+    assert.deepEqual(q.receive('run', 1, 1000), []);
+    now += 3000;
+    assert.equal(q.receive('run', 1, 1000)[0]?.body, 'later');
+  });
+
+  it('opens a queue file made before groups: its messages are kept and served', async () => {
+    const old = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sai-queue-old-')), 'q.db');
+    const db = new DatabaseSync(old);
+    db.exec(`CREATE TABLE queue_messages (id TEXT PRIMARY KEY, queue TEXT NOT NULL, body TEXT NOT NULL, sent_at INTEGER NOT NULL,
+      visible_at INTEGER NOT NULL, receive_count INTEGER NOT NULL DEFAULT 0, receipt TEXT, dead INTEGER NOT NULL DEFAULT 0);
+      INSERT INTO queue_messages (id, queue, body, sent_at, visible_at) VALUES ('m1', 'run', 'from before', 1, 1);`);
+    db.close();
+    const reopened = new LocalQueue(new SqliteStore(old).db, { now: () => now });
+    await reopened.send('run', 'grouped', { group: 'A' });
+    assert.deepEqual(reopened.receive('run', 5, 1000, () => 1).map((m) => m.body), ['from before', 'grouped']);
   });
 });

@@ -4,7 +4,8 @@
  * Every race the contract names is a conditional write: email uniqueness (a guard item written in the
  * same transaction as the account), job transitions (`#status IN (...)`), progress that only goes up
  * (`progress <= :p`, retried without progress when a higher value is stored), and metering (the counter
- * is raised only while it stays within the limit). The same contract suite runs against this store on
+ * is raised only while it stays within the limit), running-job slots (one item per slot number below the
+ * account's limit, taken only while absent or past its lease). The same contract suite runs against this store on
  * DynamoDB Local and against the SQLite store.
  */
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
@@ -33,6 +34,7 @@ const apiKeyKey = (digest: string) => ({ [KEYS.pk]: `APIKEY#${digest}`, [KEYS.sk
 const configKey = (accountId: number, id: string) => ({ [KEYS.pk]: `ACCOUNT#${accountId}`, [KEYS.sk]: `CONFIG#${id}` });
 const jobKey = (id: string) => ({ [KEYS.pk]: `JOB#${id}`, [KEYS.sk]: 'JOB' });
 const counterKey = (accountId: number, name: string) => ({ [KEYS.pk]: `ACCOUNT#${accountId}`, [KEYS.sk]: `COUNTER#${name}` });
+const jobSlotKey = (accountId: number, slot: number) => ({ [KEYS.pk]: `ACCOUNT#${accountId}`, [KEYS.sk]: `JOBSLOT#${String(slot).padStart(4, '0')}` });
 const jobsOf = (accountId: number) => `ACCOUNT#${accountId}#JOBS`;
 
 const ACCOUNT_FIELDS = ['id', 'email', 'first_name', 'last_name', 'plan', 'password_hash', 'api_key_digest', 'api_key_sealed', 'usage_key_id', 'usage_key_value', 'created_at'] as const;
@@ -412,5 +414,74 @@ export class DynamoStore implements Store {
   async getCounter(accountId: number, counter: string): Promise<number> {
     const item = await this.get(counterKey(accountId, counter));
     return item ? Number(item.value) : 0;
+  }
+
+  /** The account's slot items (`JOBSLOT#<n>`: holder and lease end in epoch ms), read consistently. */
+  private async jobSlots(accountId: number): Promise<Array<{ slot: number; holder: string; until: number }>> {
+    const items = await this.queryAll({
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)', ConsistentRead: true,
+      ExpressionAttributeNames: { '#pk': KEYS.pk, '#sk': KEYS.sk }, ExpressionAttributeValues: { ':pk': `ACCOUNT#${accountId}`, ':prefix': 'JOBSLOT#' },
+    });
+    return items.map((i) => ({ slot: Number(String(i[KEYS.sk]).slice('JOBSLOT#'.length)), holder: String(i.holder), until: Number(i.until_ms) }));
+  }
+
+  /**
+   * Slots are items numbered 0 to limit-1: one is taken with a put whose condition is that it is absent or its
+   * lease has ended, so two callers can never take the same one, and no more than `limit` are live. A DynamoDB
+   * TTL removes items of leases long over; no read relies on it.
+   */
+  async acquireJobSlot(accountId: number, holder: string, limit: number, until: string, now: string): Promise<{ ok: boolean; running: number }> {
+    const nowMs = Date.parse(now);
+    const untilMs = Date.parse(until);
+    const ttl = Math.floor(untilMs / 1000) + 86_400;
+    const slots = await this.jobSlots(accountId);
+    const live = slots.filter((s) => s.until > nowMs);
+    const mine = live.find((s) => s.holder === holder);
+    if (mine) {
+      try {
+        await this.doc.send(new UpdateCommand({
+          TableName: this.tableName, Key: jobSlotKey(accountId, mine.slot), UpdateExpression: 'SET until_ms = :until, #ttl = :ttl',
+          ConditionExpression: 'holder = :holder', ExpressionAttributeNames: { '#ttl': KEYS.ttl },
+          ExpressionAttributeValues: { ':until': untilMs, ':ttl': ttl, ':holder': holder },
+        }));
+        return { ok: true, running: live.length };
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+        // Its lease ran out and another holder took the slot meanwhile: take a free one like anybody else.
+      }
+    }
+    const others = live.filter((s) => s.holder !== holder).length;
+    if (others >= limit) return { ok: false, running: others };
+    const taken = new Set(live.filter((s) => s.holder !== holder).map((s) => s.slot));
+    for (let slot = 0; slot < limit; slot++) {
+      if (taken.has(slot)) continue;
+      try {
+        await this.doc.send(new PutCommand({
+          TableName: this.tableName,
+          Item: { ...jobSlotKey(accountId, slot), account_id: accountId, holder, until_ms: untilMs, [KEYS.ttl]: ttl },
+          ConditionExpression: 'attribute_not_exists(PK) OR until_ms <= :now OR holder = :holder',
+          ExpressionAttributeValues: { ':now': nowMs, ':holder': holder },
+        }));
+        return { ok: true, running: others + 1 };
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+        // Another caller took this one first: try the next.
+      }
+    }
+    return { ok: false, running: limit };
+  }
+
+  async releaseJobSlot(accountId: number, holder: string): Promise<void> {
+    for (const s of await this.jobSlots(accountId)) {
+      if (s.holder !== holder) continue;
+      await this.doc.send(new DeleteCommand({
+        TableName: this.tableName, Key: jobSlotKey(accountId, s.slot), ConditionExpression: 'holder = :holder', ExpressionAttributeValues: { ':holder': holder },
+      })).catch((err: unknown) => { if (!isConditionFailure(err)) throw err; });
+    }
+  }
+
+  async countJobSlots(accountId: number, now: string): Promise<number> {
+    const nowMs = Date.parse(now);
+    return (await this.jobSlots(accountId)).filter((s) => s.until > nowMs).length;
   }
 }

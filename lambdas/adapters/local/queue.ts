@@ -9,12 +9,19 @@
  * - ChangeMessageVisibility with the current receipt handle; a stale handle does nothing.
  * It is durable (WAL SQLite, same file as the store) and shared by the threads of the process: each
  * opens its own connection. Senders post on a BroadcastChannel so idle consumers wake at once.
+ *
+ * Fair scheduling across accounts (docs/plans-and-metering.md, "Fair scheduling"): a message may carry a
+ * group (its account). A receive serves the group served least recently among those with a visible message
+ * (round-robin when all have work), oldest message first within a group, and never hands out a message of a
+ * group that already has its limit of messages in flight (held by a consumer, across both queues): one
+ * account's backlog waits behind its own running jobs, not in front of another account's job. Like an SQS
+ * fair queue, a message without a group is a group of its own.
  */
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { statementCache } from './statements.ts';
 import { BroadcastChannel } from 'node:worker_threads';
-import type { JobQueue, QueueMessage, QueueName } from '../../core/ports.ts';
+import type { JobQueue, QueueMessage, QueueName, SendOptions } from '../../core/ports.ts';
 import { immediate } from './sqlite-store.ts';
 
 const SCHEMA = `
@@ -26,10 +33,24 @@ CREATE TABLE IF NOT EXISTS queue_messages (
   visible_at INTEGER NOT NULL,
   receive_count INTEGER NOT NULL DEFAULT 0,
   receipt TEXT,
-  dead INTEGER NOT NULL DEFAULT 0
+  dead INTEGER NOT NULL DEFAULT 0,
+  grp TEXT
 );
 CREATE INDEX IF NOT EXISTS queue_ready ON queue_messages (queue, dead, visible_at);
+CREATE TABLE IF NOT EXISTS queue_groups (
+  grp TEXT PRIMARY KEY,
+  served INTEGER NOT NULL
+);
 `;
+
+/** Columns added after the first version of the table (files made before them get them on open). */
+function migrate(db: DatabaseSync): void {
+  const has = (db.prepare('PRAGMA table_info(queue_messages)').all() as Array<{ name: string }>).some((c) => c.name === 'grp');
+  if (!has) db.exec('ALTER TABLE queue_messages ADD COLUMN grp TEXT');
+}
+
+/** Limit of a group's messages in flight at once, for {@link LocalQueue.receive}. */
+export type GroupLimit = (group: string) => number;
 
 /** Name of the BroadcastChannel that announces new messages to consumers in other threads. */
 export const QUEUE_CHANNEL = 'scrape-ai-local-queue';
@@ -64,44 +85,110 @@ export class LocalQueue implements JobQueue {
     this.db = db;
     this.maxReceives = options.maxReceives ?? 3;
     this.now = options.now ?? Date.now;
-    db.exec(SCHEMA);
+    immediate(db, () => {
+      db.exec(SCHEMA);
+      migrate(db);
+    });
     this.q = statementCache(db);
   }
 
-  /** SendMessage. Wakes idle consumers in every thread. */
-  async send(queue: QueueName, body: string): Promise<void> {
-    const t = this.now();
-    this.q('INSERT INTO queue_messages (id, queue, body, sent_at, visible_at) VALUES (?, ?, ?, ?, ?)').run(randomUUID(), queue, body, t, t);
+  /** Tells idle consumers in every thread to look again (a message was sent, or a group's slot came free). */
+  private wake(queue: QueueName | 'any'): void {
     this.channel ??= new BroadcastChannel(QUEUE_CHANNEL);
     this.channel.unref();
     this.channel.postMessage(queue);
   }
 
+  /** SendMessage (with a group, see the file's comment; and a delay). Wakes idle consumers in every thread. */
+  async send(queue: QueueName, body: string, options: SendOptions = {}): Promise<void> {
+    const t = this.now();
+    const visible = t + Math.max(0, options.delaySeconds ?? 0) * 1000;
+    this.q('INSERT INTO queue_messages (id, queue, body, sent_at, visible_at, grp) VALUES (?, ?, ?, ?, ?, ?)').run(randomUUID(), queue, body, t, visible, options.group ?? null);
+    this.wake(queue);
+  }
+
   /**
-   * ReceiveMessage: up to `max` visible messages, hidden for `visibilityMs`. Messages already received
-   * `maxReceives` times move to the dead-letter queue instead of being delivered.
+   * ReceiveMessage: up to `max` visible messages, hidden for `visibilityMs`, taken group by group (the group
+   * served least recently first; see the file's comment). Messages already received `maxReceives` times move
+   * to the dead-letter queue instead of being delivered.
+   * @param limitOf the most messages of a group in flight at once (both queues together); none: no limit.
    */
-  receive(queue: QueueName, max: number, visibilityMs: number): QueueMessage[] {
+  receive(queue: QueueName, max: number, visibilityMs: number, limitOf?: GroupLimit): QueueMessage[] {
     return immediate(this.db, () => {
       const t = this.now();
       this.q('UPDATE queue_messages SET dead = 1, receipt = NULL WHERE queue = ? AND dead = 0 AND visible_at <= ? AND receive_count >= ?')
         .run(queue, t, this.maxReceives);
-      const rows = this.q('SELECT id FROM queue_messages WHERE queue = ? AND dead = 0 AND visible_at <= ? ORDER BY visible_at, sent_at LIMIT ?')
-        .all(queue, t, max) as Array<{ id: string }>;
       const out: QueueMessage[] = [];
-      for (const { id } of rows) {
+      const limits = new Map<string, number>();
+      const limit = (g: string) => {
+        let n = limits.get(g);
+        if (n === undefined) limits.set(g, n = limitOf ? limitOf(g) : Infinity);
+        return n;
+      };
+      while (out.length < max) {
+        const id = this.next(queue, t, limit);
+        if (!id) break;
         const receipt = randomUUID();
         const r = this.q(`UPDATE queue_messages SET receive_count = receive_count + 1, visible_at = ?, receipt = ?
-          WHERE id = ? RETURNING body, receive_count`).get(t + visibilityMs, receipt, id) as { body: string; receive_count: number };
+          WHERE id = ? RETURNING body, receive_count, grp`).get(t + visibilityMs, receipt, id) as { body: string; receive_count: number; grp: string | null };
+        if (r.grp !== null) {
+          this.q(`INSERT INTO queue_groups (grp, served) VALUES (?, (SELECT COALESCE(MAX(served), 0) + 1 FROM queue_groups))
+            ON CONFLICT (grp) DO UPDATE SET served = excluded.served`).run(r.grp);
+        }
         out.push({ id, body: r.body, receiveCount: Number(r.receive_count), receipt });
       }
       return out;
     });
   }
 
-  /** DeleteMessage with the receipt of the current delivery. @returns false for a stale receipt. */
+  /** The next message to hand out at time `t` (inside receive's transaction), or null. */
+  private next(queue: QueueName, t: number, limit: GroupLimit): string | null {
+    // A message without a group is a group of its own that has never been served.
+    const loose = this.q('SELECT id FROM queue_messages WHERE queue = ? AND dead = 0 AND visible_at <= ? AND grp IS NULL ORDER BY visible_at, sent_at LIMIT 1')
+      .get(queue, t) as { id: string } | undefined;
+    if (loose) return loose.id;
+    const waiting = this.q(`SELECT m.grp AS grp FROM queue_messages m LEFT JOIN queue_groups g ON g.grp = m.grp
+        WHERE m.queue = ? AND m.dead = 0 AND m.visible_at <= ? AND m.grp IS NOT NULL
+        GROUP BY m.grp ORDER BY MAX(g.served IS NOT NULL), MAX(g.served), MIN(m.visible_at), MIN(m.sent_at)`).all(queue, t) as Array<{ grp: string }>;
+    if (!waiting.length) return null;
+    // Held by a consumer now (a receipt, and hidden), in either queue: released, retried and deferred messages hold none.
+    const held = new Map((this.q(`SELECT grp, COUNT(*) AS n FROM queue_messages
+        WHERE dead = 0 AND receipt IS NOT NULL AND visible_at > ? AND grp IS NOT NULL GROUP BY grp`).all(t) as Array<{ grp: string; n: number }>)
+      .map((r) => [r.grp, Number(r.n)]));
+    for (const { grp } of waiting) {
+      if ((held.get(grp) ?? 0) >= limit(grp)) continue;
+      const m = this.q('SELECT id FROM queue_messages WHERE queue = ? AND dead = 0 AND visible_at <= ? AND grp = ? ORDER BY visible_at, sent_at LIMIT 1')
+        .get(queue, t, grp) as { id: string } | undefined;
+      if (m) return m.id;
+    }
+    return null;
+  }
+
+  /** DeleteMessage with the receipt of the current delivery; wakes idle consumers (its group has room again). @returns false for a stale receipt. */
   delete(receipt: string): boolean {
-    return Number(this.q('DELETE FROM queue_messages WHERE receipt = ?').run(receipt).changes) > 0;
+    const deleted = Number(this.q('DELETE FROM queue_messages WHERE receipt = ?').run(receipt).changes) > 0;
+    if (deleted) this.wake('any');
+    return deleted;
+  }
+
+  /**
+   * A failed delivery is retried after `delayMs`: the consumer lets go of it (its receipt ends, so it no longer
+   * counts against its group's limit while it waits); its receive count stays spent.
+   * @returns false for a stale receipt.
+   */
+  retryLater(receipt: string, delayMs: number): boolean {
+    const changed = Number(this.q('UPDATE queue_messages SET visible_at = ?, receipt = NULL WHERE receipt = ?').run(this.now() + delayMs, receipt).changes) > 0;
+    if (changed) this.wake('any');
+    return changed;
+  }
+
+  /**
+   * {@link JobQueue.deferDelivery}: the delivery is given back to be received after `seconds` without using
+   * up a delivery (its receive count as before the receive); its receipt ends.
+   */
+  async deferDelivery(_queue: QueueName, receipt: string, seconds: number): Promise<void> {
+    this.q('UPDATE queue_messages SET visible_at = ?, receive_count = MAX(0, receive_count - 1), receipt = NULL WHERE receipt = ?')
+      .run(this.now() + Math.max(0, seconds) * 1000, receipt);
   }
 
   /** ChangeMessageVisibility: visible again after `visibilityMs` (0: at once). @returns false for a stale receipt. */

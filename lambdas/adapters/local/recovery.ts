@@ -2,11 +2,12 @@
  * Start-up recovery of the local service, so that every job ends `completed` or `failed` after a crash:
  * the messages in flight when the last process died are released at once (their next delivery retries
  * the job or, past `SAI_MAX_RECEIVES`, dead-letters it), and every unfinished job (run or generate) without a
- * message gets one again on its queue (the `recover` transition of core/job-states.ts records why). Runs before the workers
+ * message gets one again on its queue, in its account's group (the `recover` transition of core/job-states.ts records why). Runs before the workers
  * start, so nothing races with it.
  */
 import { transitionJob, UNFINISHED } from '../../core/job-states.ts';
 import type { RunMessage } from '../../core/run-jobs.ts';
+import { accountGroup } from '../../core/ports.ts';
 import type { LocalServices } from './runtime.ts';
 
 /** What recovery did. */
@@ -41,7 +42,7 @@ export async function recoverJobs(local: LocalServices): Promise<Recovered> {
     }, { by: 'recovery' });
     if (!kept) continue;
     const queue = job.job_type === 'run' ? 'run' : 'generate';
-    await local.queue.send(queue, JSON.stringify({ job_id: job.id } satisfies RunMessage));
+    await local.queue.send(queue, JSON.stringify({ job_id: job.id } satisfies RunMessage), { group: accountGroup(job.account_id) });
     requeued++;
   }
   return { released, requeued };

@@ -77,6 +77,12 @@ CREATE TABLE IF NOT EXISTS counters (
   expires_at TEXT,
   PRIMARY KEY (account_id, name)
 );
+CREATE TABLE IF NOT EXISTS job_slots (
+  account_id INTEGER NOT NULL,
+  holder TEXT NOT NULL,
+  until TEXT NOT NULL,
+  PRIMARY KEY (account_id, holder)
+);
 `;
 
 /** Adds a column unless the table has it (a table the schema just made has every column already). */
@@ -225,6 +231,11 @@ export class SqliteStore implements Store {
     return toAccount(this.q('SELECT * FROM accounts WHERE api_key_digest = ?').get(digest) as SqlRow | undefined);
   }
 
+  /** The plan name of an account, or null when there is no such account (synchronous: the local queue's group limits). */
+  planOf(accountId: number): string | null {
+    return (this.q('SELECT plan FROM accounts WHERE id = ?').get(accountId) as { plan: string } | undefined)?.plan ?? null;
+  }
+
   async listAccounts(): Promise<AccountRecord[]> {
     return (this.q('SELECT * FROM accounts ORDER BY id').all() as SqlRow[]).map((r) => toAccount(r)!);
   }
@@ -348,5 +359,27 @@ export class SqliteStore implements Store {
   async getCounter(accountId: number, counter: string): Promise<number> {
     const r = this.q('SELECT value FROM counters WHERE account_id = ? AND name = ?').get(accountId, counter) as { value: number } | undefined;
     return r ? Number(r.value) : 0;
+  }
+
+  async acquireJobSlot(accountId: number, holder: string, limit: number, until: string, now: string): Promise<{ ok: boolean; running: number }> {
+    // One write transaction: the count and the insert cannot interleave with another connection's.
+    return immediate(this.db, () => {
+      this.q('DELETE FROM job_slots WHERE account_id = ? AND until <= ?').run(accountId, now);
+      const live = Number((this.q('SELECT COUNT(*) AS n FROM job_slots WHERE account_id = ?').get(accountId) as { n: number }).n);
+      if (Number(this.q('UPDATE job_slots SET until = ? WHERE account_id = ? AND holder = ?').run(until, accountId, holder).changes) > 0) {
+        return { ok: true, running: live };
+      }
+      if (live >= limit) return { ok: false, running: live };
+      this.q('INSERT INTO job_slots (account_id, holder, until) VALUES (?, ?, ?)').run(accountId, holder, until);
+      return { ok: true, running: live + 1 };
+    });
+  }
+
+  async releaseJobSlot(accountId: number, holder: string): Promise<void> {
+    this.q('DELETE FROM job_slots WHERE account_id = ? AND holder = ?').run(accountId, holder);
+  }
+
+  async countJobSlots(accountId: number, now: string): Promise<number> {
+    return Number((this.q('SELECT COUNT(*) AS n FROM job_slots WHERE account_id = ? AND until > ?').get(accountId, now) as { n: number }).n);
   }
 }

@@ -4,6 +4,10 @@
  * lambdas/workers/run-queue-consumer.ts or generate-queue-consumer.ts as an SQS event (the same handlers the
  * cloud runs) and deletes or releases them as the batch response says.
  *
+ * Accounts share the workers fairly: the queue hands this thread the message of the account served least
+ * recently, and none of an account that already runs its plan's `max_concurrent_jobs` (never all workers while
+ * there are two or more: core/plans.ts `accountJobLimit`); adapters/local/queue.ts.
+ *
  * Running jobs here, off the HTTP thread, keeps status polls fast while pages are parsed. The parent
  * (worker-pool.ts) learns which message this thread holds, so that if the thread dies (out of memory,
  * a crash) the message becomes visible again at once and the job is retried or dead-lettered.
@@ -17,6 +21,8 @@ import { handler as generateHandler } from '../../workers/generate-queue-consume
 import { closeBrowser, onBrowserLaunch } from '../../workers/worker-browser.ts';
 import { QUEUE_CHANNEL } from './queue.ts';
 import { createLocalServices, toSqsEvent, visibilityTimeoutMs, type LocalSettings } from './runtime.ts';
+import { accountJobLimit } from '../../core/plans.ts';
+import { configureJobAdmission } from '../../workers/job-queue-handler.ts';
 
 /** Messages this thread sends to its parent. */
 export type WorkerReport = { type: 'holding'; receipt: string; messageId: string; jobId: string | null } | { type: 'idle' } | { type: 'ready' } | { type: 'browser'; pid: number };
@@ -25,6 +31,24 @@ const settings = workerData as LocalSettings;
 onBrowserLaunch((pid) => parentPort?.postMessage({ type: 'browser', pid } satisfies WorkerReport));
 const local = createLocalServices(settings);
 installServices(local.services);
+// The local queue keeps each account within its limit when it hands out messages: the consumer takes no store slot.
+configureJobAdmission({ mode: 'queue', workers: settings.workers });
+
+/** How long an account's limit is remembered, ms (a plan change applies within it). */
+const LIMIT_CACHE_MS = 5_000;
+const limits = new Map<string, { limit: number; at: number }>();
+
+/** The most jobs of an account (a message group) running at once: its plan's limit on this many workers. */
+function accountLimit(group: string): number {
+  const t = Date.now();
+  const cached = limits.get(group);
+  if (cached && t - cached.at < LIMIT_CACHE_MS) return cached.limit;
+  const id = Number(group);
+  const plan = Number.isInteger(id) ? local.store.planOf(id) : null;
+  const limit = accountJobLimit(plan ? local.services.plans.plans[plan] : undefined, settings.workers);
+  limits.set(group, { limit, at: t });
+  return limit;
+}
 
 /** The queues this thread consumes, each with the handler its Lambda runs; taken in turn. */
 const CONSUMERS: ReadonlyArray<[QueueName, (event: SQSEvent) => Promise<SQSBatchResponse>]> = [['run', runHandler], ['generate', generateHandler]];
@@ -67,7 +91,7 @@ async function loop(): Promise<void> {
     let messages: ReturnType<typeof local.queue.receive> = [];
     for (let i = 0; i < CONSUMERS.length && !messages.length; i++) {
       [queue, handle] = CONSUMERS[(turn + i) % CONSUMERS.length]!;
-      messages = local.queue.receive(queue, 1, visibilityTimeoutMs(settings));
+      messages = local.queue.receive(queue, 1, visibilityTimeoutMs(settings), accountLimit);
       if (messages.length) turn = (turn + i + 1) % CONSUMERS.length;
     }
     if (!messages.length || !queue || !handle) {
@@ -80,7 +104,7 @@ async function loop(): Promise<void> {
     try { jobId = (JSON.parse(m.body) as { job_id?: string }).job_id ?? null; } catch { /* the handler drops it */ }
     parentPort?.postMessage({ type: 'holding', receipt: m.receipt, messageId: m.id, jobId } satisfies WorkerReport);
     const result = await handle(toSqsEvent(queue, messages));
-    if (result.batchItemFailures.some((f) => f.itemIdentifier === m.id)) local.queue.changeVisibility(m.receipt, retryDelayMs(m.receiveCount));
+    if (result.batchItemFailures.some((f) => f.itemIdentifier === m.id)) local.queue.retryLater(m.receipt, retryDelayMs(m.receiveCount));
     else local.queue.delete(m.receipt);
     parentPort?.postMessage({ type: 'idle' } satisfies WorkerReport);
   }
