@@ -1,29 +1,38 @@
 /**
  * Fetching pages through the outbound guard: the HTTP client of the lightweight engine and the tools.
  *
- * Built on undici (one keep-alive Agent per Fetcher). What it adds on top, each a documented default
- * (docs/limits.md):
- * - every connection goes through {@link OutboundGuard}: IP literals are checked before the socket
- *   opens, host names through the socket's `lookup`; redirects are followed here, hop by hop, so each
- *   hop is checked the same way;
- * - a time limit per request (headers and body), a body size cap (compressed and decompressed);
+ * Built on undici (one keep-alive Agent per Fetcher) and its `redirect` interceptor. What it adds on top, each a
+ * documented default (docs/limits.md):
+ * - every connection goes through {@link OutboundGuard}: IP literals are checked before the socket opens, host
+ *   names through the socket's `lookup`; every redirect hop is checked too, before undici follows it (its
+ *   Location, then its origin at dispatch), so a hop to a refused address never gets a connection;
+ * - a time limit per attempt (headers and body: a server that sends one byte a second is cut off by it), a body
+ *   size cap on the bytes received and, streaming, on the bytes decompressed (a gzip or brotli bomb stops at the
+ *   cap), and a small cap on the body of a redirect;
  * - retries with exponential back-off and jitter on 429, 5xx and network errors, honouring Retry-After;
  * - a per-host concurrency limit (undici's `connections` per origin: requests beyond it wait their turn);
- * - the charset from a byte-order mark, else the Content-Type header, else a `<meta>` declaration,
- *   else UTF-8 (the WHATWG encoding sniffing order, prescan of the first 4 KiB).
+ * - the charset as browsers find it (WHATWG encoding sniffing, html-encoding-sniffer): a byte-order mark, else the
+ *   Content-Type header, else the `<meta>` prescan of the first 1024 bytes, else UTF-8.
+ *
+ * A response is read by a dispatch handler, not a stream: nothing here can emit an unhandled `error` event, every
+ * failure of a body (reset, time-out, size cap, bad compression) settles the fetch's promise once, and a `HEAD`
+ * reads no body and is never too large. docs/decisions.md ("Fetcher on undici's parts") says which undici parts are
+ * used and which are kept ours.
  */
 import zlib from 'node:zlib';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import net from 'node:net';
+import { Agent, buildConnector, interceptors, type Dispatcher } from 'undici';
+// @ts-expect-error html-encoding-sniffer ships no type declarations; its one export is typed below.
+import htmlEncodingSniffer from 'html-encoding-sniffer';
 import { CodedError } from '../errors.ts';
 import { OutboundGuard } from './guard.ts';
-import net from 'node:net';
 import { sleep } from '../sleep.ts';
 
 /** Options of a {@link Fetcher}. */
 export interface FetcherOptions {
-  /** Milliseconds a single attempt may take, headers and body. @default 30000 */
+  /** Milliseconds a single attempt may take, headers and body (all its redirect hops included). @default 30000 */
   timeoutMs?: number;
-  /** Largest body accepted, in bytes, after decompression. @default 10485760 (10 MiB) */
+  /** Largest body accepted, in bytes, as received and after decompression. @default 10485760 (10 MiB) */
   maxBytes?: number;
   /** Redirects followed per request. @default 10 */
   maxRedirects?: number;
@@ -50,11 +59,11 @@ export interface FetchedPage {
   headers: Record<string, string>;
   /** The MIME type without parameters, lower case ('' when absent). */
   contentType: string;
-  /** The body, decompressed. */
+  /** The body, decompressed (empty for a `HEAD`). */
   body: Buffer;
   /** The body decoded with the detected charset. */
   text: string;
-  /** The charset used to decode `text`. */
+  /** The encoding used to decode `text`: its WHATWG name in lower case (`utf-8`, `windows-1252`, `shift_jis`). */
   charset: string;
   /** Retries spent on this request. */
   retries: number;
@@ -67,14 +76,28 @@ export interface FetchedPage {
 /** Per-request options. */
 export interface FetchRequestOptions {
   signal?: AbortSignal;
+  /**
+   * Headers on top of the fetcher's. They go to the origin named and its same-origin redirects; at a redirect to
+   * another origin the ones that are not standard request headers (User-Agent, Accept, Accept-Language,
+   * Accept-Encoding) are dropped, for that hop and every later one.
+   */
   headers?: Record<string, string>;
   method?: 'GET' | 'HEAD';
 }
 
 export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; scrape-ai/0.1; +https://github.com/scrape-ai/scrape-ai)';
 
+/** Largest body of a redirect response read before the fetch fails (its body is never used). */
+export const REDIRECT_BODY_MAX_BYTES = 128 * 1024;
+
 const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET',
   'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED']);
+
+/** The statuses undici's redirect handler follows (a 304 with a Location is not a redirect). */
+const REDIRECT_STATUSES = new Set([300, 301, 302, 303, 307, 308]);
+
+/** The request headers every fetch sends; a caller's headers of these names replace them and follow any redirect. */
+const STANDARD_HEADERS = new Set(['user-agent', 'accept', 'accept-encoding', 'accept-language']);
 
 /** A fetch that failed for good; code `fetch_failed` (or `response_too_large`). */
 export class FetchError extends CodedError {
@@ -91,7 +114,6 @@ export class FetchError extends CodedError {
   }
 }
 
-
 /** Parses Retry-After (seconds or an HTTP date) to milliseconds; undefined when absent or unreadable. */
 export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
   if (!value) return undefined;
@@ -102,44 +124,45 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
   return Number.isNaN(t) ? undefined : Math.max(0, t - now);
 }
 
-function isLabel(label: string): boolean {
-  try {
-    new TextDecoder(label);
-    return true;
-  } catch {
-    return false;
-  }
+/** html-encoding-sniffer: the HTML standard's encoding sniffing; returns a WHATWG encoding name ("UTF-8", "Shift_JIS"). */
+const sniffEncoding = htmlEncodingSniffer as (bytes: Uint8Array, options?: { xml?: boolean; transportLayerEncodingLabel?: string; defaultEncoding?: string }) => string;
+
+/** The `charset` parameter of a Content-Type header, unquoted, or undefined. */
+function charsetParam(contentType: string | undefined): string | undefined {
+  if (!contentType) return undefined;
+  return /charset\s*=\s*["']?([\w.:-]+)/i.exec(contentType)?.[1];
 }
 
 /**
- * Finds the charset of an HTML body: byte-order mark, Content-Type header, `<meta charset>` or
- * `<meta http-equiv="Content-Type" content="…charset=…">` in the first 4 KiB, else utf-8.
+ * Finds the encoding of an HTML body as a browser does (the HTML standard's encoding sniffing, by
+ * html-encoding-sniffer): a byte-order mark; else the Content-Type header's charset when it names an encoding; else a
+ * `<meta charset>` or `<meta http-equiv="Content-Type" content="…charset=…">` in the first 1024 bytes (a meta
+ * UTF-16 means UTF-8); else UTF-8.
+ * @returns the WHATWG name of the encoding in lower case: `utf-8`, `windows-1252` (also for `iso-8859-1`, `latin1`
+ *   and `us-ascii`, as in browsers), `shift_jis`, `utf-16le`, or `replacement` for the labels browsers refuse to
+ *   decode (`iso-2022-kr`, `hz-gb-2312`…).
  */
-export function detectCharset(body: Buffer, contentTypeHeader: string | undefined): string {
-  // A BOM outranks the header (HTML encoding sniffing, step 1), as in browsers: a UTF-8 page with a
-  // BOM served as latin1 reads as UTF-8, not as "ï»¿" followed by mojibake.
-  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return 'utf-8';
-  if (body[0] === 0xfe && body[1] === 0xff) return 'utf-16be';
-  if (body[0] === 0xff && body[1] === 0xfe) return 'utf-16le';
-  const fromHeader = /charset\s*=\s*["']?([\w.:-]+)/i.exec(contentTypeHeader ?? '')?.[1];
-  if (fromHeader && isLabel(fromHeader)) return fromHeader.toLowerCase();
-  const head = body.subarray(0, 4096).toString('latin1');
-  const meta = /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(head)?.[1];
-  if (meta && isLabel(meta)) {
-    // A page that declares UTF-16 in a meta tag is read as UTF-8 (HTML spec, prescan rule).
-    return /^utf-16/i.test(meta) ? 'utf-8' : meta.toLowerCase();
+export function detectCharset(body: Uint8Array, contentTypeHeader: string | undefined): string {
+  const label = charsetParam(contentTypeHeader);
+  try {
+    return sniffEncoding(body, { transportLayerEncodingLabel: label, defaultEncoding: 'UTF-8' }).toLowerCase();
+  } catch {
+    // html-encoding-sniffer 6.0.0 throws a TypeError on a meta `content` that ends right after `charset` or `charset=`
+    // (it reads past the string): the prescan found nothing usable. BOM, then header, then UTF-8, without it.
+    return sniffEncoding(body, { xml: true, transportLayerEncodingLabel: label, defaultEncoding: 'UTF-8' }).toLowerCase();
   }
-  return 'utf-8';
 }
 
 const decoders = new Map<string, TextDecoder>();
 
 /**
- * Decodes a body with the WHATWG decoder of a charset (a byte-order mark is dropped, bad bytes become U+FFFD);
- * UTF-8 without a BOM, the common case, through Buffer's native decoder, which gives the same text.
+ * Decodes a body with the WHATWG decoder of an encoding (a byte-order mark is dropped, bad bytes become U+FFFD);
+ * UTF-8 without a BOM, the common case, through Buffer's native decoder, which gives the same text. The
+ * `replacement` encoding decodes a non-empty body to one U+FFFD, as browsers do.
  */
 function decodeText(body: Buffer, charset: string): string {
   if (charset === 'utf-8' && !(body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf)) return body.toString('utf8');
+  if (charset === 'replacement') return body.length ? '\uFFFD' : '';
   let decoder = decoders.get(charset);
   if (!decoder) {
     try {
@@ -150,32 +173,6 @@ function decodeText(body: Buffer, charset: string): string {
     decoders.set(charset, decoder);
   }
   return decoder.decode(body);
-}
-
-function decompress(body: Buffer, encoding: string | undefined, maxBytes: number, url: string): Buffer {
-  const enc = (encoding ?? '').trim().toLowerCase();
-  // An empty body (HEAD, 204, 304) carries the encoding header of the resource but no stream to inflate.
-  if (!enc || enc === 'identity' || body.length === 0) return body;
-  const opts = { maxOutputLength: maxBytes };
-  try {
-    if (enc === 'gzip' || enc === 'x-gzip') return zlib.gunzipSync(body, { ...opts, finishFlush: zlib.constants.Z_SYNC_FLUSH });
-    if (enc === 'deflate') {
-      try {
-        return zlib.inflateSync(body, opts);
-      } catch (err) {
-        // Raw deflate (no zlib header) is the fallback for a bad header only: an overrun must stay one.
-        if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw err;
-        return zlib.inflateRawSync(body, opts);
-      }
-    }
-    if (enc === 'br') return zlib.brotliDecompressSync(body, opts);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || /maxOutputLength|too large/i.test((err as Error).message)) {
-      throw new FetchError('response_too_large', `Response of ${url} is larger than ${maxBytes} bytes once decompressed`, url);
-    }
-    throw new FetchError('fetch_failed', `Could not decompress the ${enc} response of ${url}: ${(err as Error).message}`, url);
-  }
-  return body;
 }
 
 /**
@@ -209,6 +206,354 @@ export function guardedAgent(guard: OutboundGuard, o: { connections: number; tim
   });
 }
 
+/** The origin {@link Fetcher.fetch} checked before its first dispatch (carried along by undici's redirect handler). */
+const kCheckedOrigin = Symbol('scrape-ai.checkedOrigin');
+
+type GuardedDispatchOptions = Dispatcher.DispatchOptions & { [kCheckedOrigin]?: string };
+
+/**
+ * The interceptor under undici's redirect interceptor, so it sees every hop: a hop to an origin not checked yet is
+ * checked by the guard before it is dispatched, and each response goes through a {@link GuardedHop}.
+ */
+function hopGuard(guard: OutboundGuard, redirectBodyMax: number): Dispatcher.DispatcherComposeInterceptor {
+  return (dispatch) => (opts: GuardedDispatchOptions, handler) => {
+    const origin = String(opts.origin);
+    if (opts[kCheckedOrigin] !== origin) {
+      try {
+        guard.checkUrl(origin);
+      } catch (err) {
+        handler.onResponseError?.(null as unknown as Dispatcher.DispatchController, err as Error);
+        return false;
+      }
+    }
+    return dispatch(opts, new GuardedHop(handler, guard, origin, opts.path, redirectBodyMax));
+  };
+}
+
+/**
+ * One hop's response on its way to undici's redirect handler: a redirect's Location is checked by the guard before
+ * the redirect handler can follow it (a refused scheme or address fails the fetch with `target_forbidden` and no
+ * connection), an unreadable Location fails it, and a redirect's body is capped (it is never used).
+ */
+class GuardedHop implements Dispatcher.DispatchHandler {
+  private readonly handler: Dispatcher.DispatchHandler;
+  private readonly guard: OutboundGuard;
+  private readonly origin: string;
+  private readonly path: string;
+  private readonly redirectBodyMax: number;
+  /** Bytes of a redirect's body so far; -1 when the response is not a redirect. */
+  private redirectBytes = -1;
+
+  constructor(handler: Dispatcher.DispatchHandler, guard: OutboundGuard, origin: string, path: string, redirectBodyMax: number) {
+    this.handler = handler;
+    this.guard = guard;
+    this.origin = origin;
+    this.path = path;
+    this.redirectBodyMax = redirectBodyMax;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+    this.handler.onRequestStart?.(controller, context);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>, statusMessage?: string): void {
+    const location = headers.location;
+    if (REDIRECT_STATUSES.has(statusCode) && location) {
+      this.redirectBytes = 0;
+      const here = `${this.origin}${this.path}`;
+      let next: URL;
+      try {
+        next = new URL(String(location), here);
+      } catch {
+        controller.abort(new FetchError('fetch_failed', `Bad redirect Location "${String(location).slice(0, 200)}" from ${here}`, here));
+        return;
+      }
+      try {
+        this.guard.checkUrl(next);
+      } catch (err) {
+        controller.abort(err as Error);
+        return;
+      }
+    }
+    this.handler.onResponseStart?.(controller, statusCode, headers, statusMessage);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.redirectBytes >= 0) {
+      this.redirectBytes += chunk.length;
+      if (this.redirectBytes > this.redirectBodyMax) {
+        const here = `${this.origin}${this.path}`;
+        controller.abort(new FetchError('response_too_large', `The redirect response of ${here} has a body over ${this.redirectBodyMax} bytes`, here));
+        return;
+      }
+    }
+    this.handler.onResponseData?.(controller, chunk);
+  }
+
+  onResponseEnd(controller: Dispatcher.DispatchController, trailers: Record<string, string | string[] | undefined>): void {
+    this.handler.onResponseEnd?.(controller, trailers);
+  }
+
+  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+    this.handler.onResponseError?.(controller, error);
+  }
+}
+
+/** What a {@link PageHandler} needs of its fetcher. */
+interface PageLimits {
+  maxBytes: number;
+  maxRedirects: number;
+  timeoutMs: number;
+}
+
+/** The Content-Encodings decompressed (others are returned as received). */
+type Encoding = 'gzip' | 'deflate' | 'br';
+
+function encodingOf(header: string | undefined): Encoding | null {
+  if (!header) return null;
+  const e = header.trim().toLowerCase();
+  if (e === 'gzip' || e === 'x-gzip') return 'gzip';
+  if (e === 'deflate' || e === 'br') return e;
+  return null;
+}
+
+/** Output chunk of the decompressors: larger than zlib's 16 KiB, fewer thread-pool round trips per page. */
+const DECOMPRESS_CHUNK = 64 * 1024;
+
+/**
+ * A streaming decompressor for an encoding (its work runs on libuv's thread pool, never synchronously). `deflate`
+ * is zlib-wrapped per RFC 9110, but some servers send raw deflate, which browsers read too: the first two bytes
+ * tell (a zlib header is `CMF FLG` with compression method 8 and `(CMF*256+FLG) % 31 == 0`). gzip and deflate
+ * tolerate a truncated stream (Z_SYNC_FLUSH at the end), as browsers show what arrived.
+ */
+function createDecompressor(encoding: Encoding, head: Buffer): zlib.Gunzip | zlib.Inflate | zlib.InflateRaw | zlib.BrotliDecompress {
+  const opts = { chunkSize: DECOMPRESS_CHUNK, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+  if (encoding === 'gzip') return zlib.createGunzip(opts);
+  if (encoding === 'br') return zlib.createBrotliDecompress({ chunkSize: DECOMPRESS_CHUNK });
+  const zlibHeader = head.length >= 2 && (head[0]! & 0x0f) === 8 && ((head[0]! << 8) | head[1]!) % 31 === 0;
+  return zlibHeader ? zlib.createInflate(opts) : zlib.createInflateRaw(opts);
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * Reads one attempt's final response (after undici's redirect handler) into a {@link FetchedPage}, or fails it:
+ * the attempt's time limit and the caller's signal abort it, a body over the cap (declared, received or
+ * decompressed) fails it with `response_too_large`, a redirect past the limit or a redirect loop with
+ * `fetch_failed`; undici's own errors (reset, closed, time-outs) are passed on for the retry loop to judge. It
+ * settles once; whatever happens later (a late error of an aborted socket, a decompressor's last output) is
+ * ignored, and the decompressor always has its `error` listener.
+ */
+class PageHandler implements Dispatcher.DispatchHandler {
+  private done = false;
+  private controller: Dispatcher.DispatchController | null = null;
+  /** The reason to abort with once the request starts (it was still queued for a connection). */
+  private pendingAbort: Error | null = null;
+  private history: URL[] | undefined;
+  private status = 0;
+  private headers: Record<string, string> = {};
+  private setCookies: string[] = [];
+  private ignoreBody = false;
+  private encoding: Encoding | null = null;
+  private chunks: Buffer[] = [];
+  private received = 0;
+  private decompressor: zlib.Gunzip | zlib.Inflate | zlib.InflateRaw | zlib.BrotliDecompress | null = null;
+  /** The first bytes of a deflate body, until there are two to tell zlib from raw deflate. */
+  private deflateHead: Buffer | null = null;
+  private decoded: Buffer[] = [];
+  private decodedSize = 0;
+  private responseEnded = false;
+  private readonly timer: NodeJS.Timeout;
+  private readonly limits: PageLimits;
+  private readonly first: URL;
+  private readonly startUrl: string;
+  private readonly method: 'GET' | 'HEAD';
+  private readonly signal: AbortSignal | undefined;
+  private readonly resolve: (page: FetchedPage) => void;
+  private readonly reject: (err: unknown) => void;
+
+  constructor(limits: PageLimits, first: URL, startUrl: string, method: 'GET' | 'HEAD', signal: AbortSignal | undefined,
+    resolve: (page: FetchedPage) => void, reject: (err: unknown) => void) {
+    this.limits = limits;
+    this.first = first;
+    this.startUrl = startUrl;
+    this.method = method;
+    this.signal = signal;
+    this.resolve = resolve;
+    this.reject = reject;
+    // No closure per request: the timer gets the handler as its argument, the signal calls handleEvent.
+    this.timer = setTimeout(PageHandler.onTimeout, limits.timeoutMs, this);
+    signal?.addEventListener('abort', this, { once: true });
+  }
+
+  private static onTimeout(h: PageHandler): void {
+    h.fail(new DOMException(`The request to ${h.startUrl} exceeded its timeout of ${h.limits.timeoutMs} ms`, 'TimeoutError'));
+  }
+
+  /** The caller's signal aborted (EventListener interface). */
+  handleEvent(): void {
+    this.fail(this.signal!.reason);
+  }
+
+  /** The URL of the response being read: the last hop's. */
+  private get currentUrl(): string {
+    const h = this.history;
+    return h && h.length > 1 ? h[h.length - 1]!.href : this.first.href;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController, context: { history?: URL[] } | undefined): void {
+    this.controller = controller;
+    if (context?.history) this.history = context.history;
+    if (this.pendingAbort) controller.abort(this.pendingAbort);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    if (this.done || statusCode < 200) return; // 1xx: informational, the response follows
+    this.controller = controller;
+    this.status = statusCode;
+    const out: Record<string, string> = {};
+    for (const name in headers) {
+      const v = headers[name];
+      out[name.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
+    }
+    this.headers = out;
+    const cookies = headers['set-cookie'];
+    if (cookies !== undefined) this.setCookies = Array.isArray(cookies) ? cookies : [cookies];
+    if (REDIRECT_STATUSES.has(statusCode) && out.location) {
+      // undici's redirect handler follows up to maxRedirects and hands over the one after.
+      this.fail(new FetchError('fetch_failed', `Too many redirects (more than ${this.limits.maxRedirects}) starting at ${this.startUrl}`, this.startUrl));
+      return;
+    }
+    // A HEAD has no body, whatever its Content-Length says (it is the length a GET would get); nor do 204 and 304.
+    this.ignoreBody = this.method === 'HEAD' || statusCode === 204 || statusCode === 304;
+    if (this.ignoreBody) return;
+    const declared = Number(out['content-length']);
+    if (declared > this.limits.maxBytes) {
+      this.fail(new FetchError('response_too_large', `Response of ${this.currentUrl} is ${declared} bytes, limit ${this.limits.maxBytes} bytes`, this.currentUrl));
+      return;
+    }
+    this.encoding = encodingOf(out['content-encoding']);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.done || this.ignoreBody) return;
+    this.received += chunk.length;
+    if (this.received > this.limits.maxBytes) {
+      this.fail(new FetchError('response_too_large', `Response of ${this.currentUrl} exceeds the limit of ${this.limits.maxBytes} bytes`, this.currentUrl));
+      return;
+    }
+    if (!this.encoding) {
+      this.chunks.push(chunk);
+      return;
+    }
+    let input = chunk;
+    if (!this.decompressor) {
+      if (this.encoding === 'deflate' && (this.deflateHead ? this.deflateHead.length : 0) + chunk.length < 2) {
+        this.deflateHead = this.deflateHead ? Buffer.concat([this.deflateHead, chunk]) : chunk;
+        return;
+      }
+      if (this.deflateHead) {
+        input = Buffer.concat([this.deflateHead, chunk]);
+        this.deflateHead = null;
+      }
+      this.startDecompressor(input);
+    }
+    if (!this.decompressor!.write(input)) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    if (this.done) return;
+    this.responseEnded = true;
+    if (this.encoding && !this.decompressor && this.deflateHead) this.startDecompressor(this.deflateHead);
+    if (this.decompressor) this.decompressor.end();
+    else this.finish();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.done) return;
+    if ((error as { code?: string }).code === 'UND_ERR_INVALID_ARG' && /redirect loop/i.test(error.message)) {
+      this.fail(new FetchError('fetch_failed', `Redirect loop starting at ${this.startUrl}: ${this.currentUrl} leads back to a URL already visited`, this.startUrl, undefined, error));
+      return;
+    }
+    this.fail(error);
+  }
+
+  private startDecompressor(head: Buffer): void {
+    const z = createDecompressor(this.encoding!, head);
+    this.decompressor = z;
+    z.on('data', (out: Buffer) => {
+      if (this.done) return;
+      this.decodedSize += out.length;
+      if (this.decodedSize > this.limits.maxBytes) {
+        this.fail(new FetchError('response_too_large', `Response of ${this.currentUrl} is larger than ${this.limits.maxBytes} bytes once decompressed`, this.currentUrl));
+        return;
+      }
+      this.decoded.push(out);
+    });
+    z.on('drain', () => {
+      if (!this.done) this.controller?.resume();
+    });
+    z.on('error', (err: Error) => {
+      this.fail(new FetchError('fetch_failed', `Could not decompress the ${this.encoding} response of ${this.currentUrl}: ${err.message}`, this.currentUrl, undefined, err));
+    });
+    z.on('end', () => {
+      if (this.responseEnded) this.finish();
+    });
+  }
+
+  /**
+   * Settles with an error, once: stops the timer, the decompressor and the request. The request may be a redirect
+   * hop still queued for a connection, so the reason is kept for {@link onRequestStart}; aborting a request that
+   * already ended does nothing.
+   */
+  private fail(err: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    this.cleanup();
+    this.pendingAbort = err as Error;
+    this.controller?.abort(err as Error);
+    this.reject(err);
+  }
+
+  private cleanup(): void {
+    clearTimeout(this.timer);
+    this.signal?.removeEventListener('abort', this);
+    if (this.decompressor) this.decompressor.destroy();
+    this.chunks = [];
+    this.decoded = [];
+  }
+
+  private finish(): void {
+    if (this.done) return;
+    let body: Buffer;
+    if (this.encoding) body = this.decoded.length === 1 ? this.decoded[0]! : this.decoded.length ? Buffer.concat(this.decoded, this.decodedSize) : EMPTY;
+    else body = this.chunks.length === 1 ? this.chunks[0]! : this.chunks.length ? Buffer.concat(this.chunks, this.received) : EMPTY;
+    this.done = true;
+    this.cleanup();
+    try {
+      const contentType = this.headers['content-type'];
+      const charset = detectCharset(body, contentType);
+      const h = this.history;
+      const redirected = h !== undefined && h.length > 1;
+      this.resolve({
+        requestedUrl: this.startUrl,
+        url: redirected ? h[h.length - 1]!.href : this.first.href,
+        status: this.status,
+        headers: this.headers,
+        contentType: contentType ? contentType.split(';')[0]!.trim().toLowerCase() : '',
+        body,
+        text: decodeText(body, charset),
+        charset,
+        retries: 0,
+        setCookies: this.setCookies,
+        redirectChain: redirected ? [this.first.href, ...h.slice(1).map((u) => u.href)] : [this.first.href],
+      });
+    } catch (err) {
+      this.reject(err);
+    }
+  }
+}
+
 /**
  * An HTTP client for pages, safe by construction: it cannot reach an address the guard refuses.
  *
@@ -223,7 +568,10 @@ export function guardedAgent(guard: OutboundGuard, o: { connections: number; tim
 export class Fetcher {
   readonly guard: OutboundGuard;
   private readonly agent: Agent;
+  private readonly dispatcher: Dispatcher;
   private readonly o: Required<FetcherOptions>;
+  /** The request headers of a fetch without headers of its own (shared: undici does not change them). */
+  private readonly baseHeaders: Readonly<Record<string, string>>;
 
   constructor(guard: OutboundGuard, options: FetcherOptions = {}) {
     this.guard = guard;
@@ -237,7 +585,18 @@ export class Fetcher {
       perHostConcurrency: options.perHostConcurrency ?? 4,
       userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
     };
+    this.baseHeaders = Object.freeze({
+      'user-agent': this.o.userAgent,
+      accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+      'accept-encoding': 'gzip, deflate, br',
+      'accept-language': 'en-US,en;q=0.9',
+    });
     this.agent = guardedAgent(guard, { connections: this.o.perHostConcurrency, timeoutMs: this.o.timeoutMs, connectTimeoutMs: Math.min(this.o.timeoutMs, 10_000) });
+    // compose(a, b): b wraps a, so the redirect handler sees each hop only after hopGuard has.
+    this.dispatcher = this.agent.compose(
+      hopGuard(guard, Math.min(REDIRECT_BODY_MAX_BYTES, this.o.maxBytes)),
+      interceptors.redirect({ maxRedirections: this.o.maxRedirects }),
+    );
   }
 
   /**
@@ -279,102 +638,40 @@ export class Fetcher {
     return Math.min(this.o.retryMaxMs, base / 2 + Math.random() * base / 2);
   }
 
-  private async fetchOnce(startUrl: string, options: FetchRequestOptions): Promise<FetchedPage> {
-    const url = this.guard.checkUrl(startUrl);
-    // One controller for the attempt's time limit and the caller's signal: cheaper than AbortSignal.timeout()
-    // plus AbortSignal.any() per request (their timers and weak references show in a crawl's GC time).
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DOMException(`The request to ${startUrl} exceeded its timeout of ${this.o.timeoutMs} ms`, 'TimeoutError')), this.o.timeoutMs);
-    const caller = options.signal;
-    const onAbort = () => controller.abort(caller!.reason);
-    if (caller) {
-      if (caller.aborted) onAbort();
-      else caller.addEventListener('abort', onAbort, { once: true });
-    }
+  /** One attempt: the request and its redirects, within the attempt's time limit. */
+  private fetchOnce(startUrl: string, options: FetchRequestOptions): Promise<FetchedPage> {
+    let url: URL;
     try {
-      return await this.fetchHops(url, startUrl, options, controller.signal);
-    } finally {
-      clearTimeout(timer);
-      caller?.removeEventListener('abort', onAbort);
+      url = this.guard.checkUrl(startUrl);
+    } catch (err) {
+      return Promise.reject(err);
     }
-  }
-
-  private async fetchHops(first: URL, startUrl: string, options: FetchRequestOptions, signal: AbortSignal): Promise<FetchedPage> {
-    let url = first;
+    if (options.signal?.aborted) return Promise.reject(options.signal.reason);
+    const method = options.method ?? 'GET';
+    let headers: Record<string, string> = this.baseHeaders as Record<string, string>;
+    let strip: string[] | undefined;
+    if (options.headers) {
+      headers = { ...this.baseHeaders };
+      for (const name in options.headers) {
+        const lower = name.toLowerCase();
+        headers[lower] = options.headers[name]!;
+        // The caller's own headers (credentials, say) go to the origin it named, not to where a redirect leads.
+        if (!STANDARD_HEADERS.has(lower)) (strip ??= []).push(lower);
+      }
+    }
     const origin = url.origin;
-    const chain = [first.href];
-    for (let hop = 0; ; hop++) {
-      const res: Dispatcher.ResponseData = await this.agent.request({
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method: options.method ?? 'GET',
-        headers: {
-          'user-agent': this.o.userAgent,
-          accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
-          'accept-encoding': 'gzip, deflate, br',
-          'accept-language': 'en-US,en;q=0.9',
-          // The caller's headers (credentials, say) go to the origin it named, not to where a redirect leads.
-          ...(url.origin === origin ? options.headers : {}),
-        },
-        signal,
-      });
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
-      const location = headers.location;
-      if (res.statusCode >= 300 && res.statusCode < 400 && location) {
-        await res.body.dump();
-        if (hop >= this.o.maxRedirects) {
-          throw new FetchError('fetch_failed', `Too many redirects (more than ${this.o.maxRedirects}) starting at ${startUrl}`, startUrl);
-        }
-        let next: URL;
-        try {
-          next = new URL(location, url);
-        } catch {
-          throw new FetchError('fetch_failed', `Bad redirect Location "${location}" from ${url.href}`, url.href);
-        }
-        url = this.guard.checkUrl(next);
-        chain.push(url.href);
-        continue;
-      }
-      const declared = Number(headers['content-length']);
-      if (declared > this.o.maxBytes) {
-        res.body.destroy();
-        throw new FetchError('response_too_large', `Response of ${url.href} is ${declared} bytes, limit ${this.o.maxBytes} bytes`, url.href);
-      }
-      let raw: Buffer;
-      if (declared >= 0 && declared <= this.o.maxBytes) {
-        // A declared length within the cap: undici fails a body that runs past it, so read it in one go.
-        raw = Buffer.from(await res.body.arrayBuffer());
-      } else {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        for await (const chunk of res.body) {
-          size += (chunk as Buffer).length;
-          if (size > this.o.maxBytes) {
-            res.body.destroy();
-            throw new FetchError('response_too_large', `Response of ${url.href} exceeds the limit of ${this.o.maxBytes} bytes`, url.href);
-          }
-          chunks.push(chunk as Buffer);
-        }
-        raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      }
-      const body = decompress(raw, headers['content-encoding'], this.o.maxBytes, url.href);
-      const charset = detectCharset(body, headers['content-type']);
-      const text = decodeText(body, charset);
-      return {
-        requestedUrl: startUrl,
-        url: url.href,
-        status: res.statusCode,
-        headers,
-        contentType: (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase(),
-        body,
-        text,
-        charset,
-        retries: 0,
-        setCookies: ([] as string[]).concat(res.headers['set-cookie'] ?? []),
-        redirectChain: chain,
-      };
-    }
+    const opts: GuardedDispatchOptions & { stripHeadersOnCrossOriginRedirect?: string[] } = {
+      origin,
+      path: url.pathname + url.search,
+      method,
+      headers,
+      [kCheckedOrigin]: origin,
+    };
+    if (strip) opts.stripHeadersOnCrossOriginRedirect = strip;
+    return new Promise<FetchedPage>((resolve, reject) => {
+      const handler = new PageHandler(this.o, url, startUrl, method, options.signal, resolve, reject);
+      this.dispatcher.dispatch(opts, handler);
+    });
   }
 
   /** Closes idle connections; pending requests are aborted. */
@@ -382,4 +679,3 @@ export class Fetcher {
     await this.agent.close();
   }
 }
-

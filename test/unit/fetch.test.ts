@@ -129,7 +129,7 @@ describe('retries', () => {
       assert.equal(page.retries, 2);
       assert.equal(site.hits.get('/flaky/b503/?fail=2&code=503'), 3);
       // Waits of 50–100 ms, then 100–200 ms (base doubling, jitter in the upper half).
-      assert.ok(ms >= 150 && ms < 1500, `elapsed ${ms.toFixed(0)} ms`);
+      assert.ok(ms >= 150 && ms < 5000, `elapsed ${ms.toFixed(0)} ms`);
     });
   });
 
@@ -141,14 +141,14 @@ describe('retries', () => {
       assert.equal(page.status, 200);
       assert.equal(page.retries, 1);
       assert.equal(site.hits.get('/flaky/r429/?fail=1&code=429'), 2);
-      assert.ok(ms >= 980 && ms < 2500, `waited the 1 s of Retry-After (${ms.toFixed(0)} ms)`);
+      assert.ok(ms >= 980 && ms < 6000, `waited the 1 s of Retry-After (${ms.toFixed(0)} ms)`);
     });
     await withFetcher({ retryBaseMs: 10, retryMaxMs: 150 }, async (f) => {
       const t0 = performance.now();
       const page = await f.fetch(`${site.url}/flaky/c429/?fail=1&code=429`);
       const ms = since(t0);
       assert.equal(page.status, 200);
-      assert.ok(ms >= 140 && ms < 800, `Retry-After capped at 150 ms (${ms.toFixed(0)} ms)`);
+      assert.ok(ms >= 140 && ms < 950, `Retry-After capped at 150 ms (${ms.toFixed(0)} ms)`);
     });
   });
 
@@ -203,7 +203,7 @@ describe('time-outs and aborting', () => {
       const t0 = performance.now();
       await assert.rejects(f.fetch(`${site.url}/hang/`), code('fetch_failed', /^Could not fetch .*\/hang\/: .*timeout/i));
       const ms = since(t0);
-      assert.ok(ms >= 280 && ms < 1500, `gave up after ${ms.toFixed(0)} ms`);
+      assert.ok(ms >= 280 && ms < 5000, `gave up after ${ms.toFixed(0)} ms`);
       assert.equal(site.hits.get('/hang/'), 1);
     });
     await withFetcher({ timeoutMs: 200, retries: 1, retryBaseMs: 10 }, async (f) => {
@@ -220,7 +220,7 @@ describe('time-outs and aborting', () => {
       await withFetcher({ timeoutMs: 300, retries: 0 }, async (f) => {
         const t0 = performance.now();
         await assert.rejects(f.fetch(`${srv.url}/`), code('fetch_failed'));
-        assert.ok(since(t0) < 1500);
+        assert.ok(since(t0) < 5000);
       });
     });
   });
@@ -231,13 +231,13 @@ describe('time-outs and aborting', () => {
       setTimeout(() => c.abort(new Error('caller gave up')), 100);
       let t0 = performance.now();
       await assert.rejects(f.fetch(`${site.url}/hang/?abort`, { signal: c.signal }), /caller gave up/);
-      assert.ok(since(t0) < 1000, `aborted after ${since(t0).toFixed(0)} ms`);
+      assert.ok(since(t0) < 2400, `aborted after ${since(t0).toFixed(0)} ms`);
 
       const d = new AbortController();
       setTimeout(() => d.abort(new Error('stop waiting')), 100);
       t0 = performance.now();
       await assert.rejects(f.fetch(`${site.url}/flaky/abort/?fail=5&code=503`, { signal: d.signal }), /stop waiting/);
-      assert.ok(since(t0) < 1000, 'the 2.5–5 s back-off was cut short');
+      assert.ok(since(t0) < 2400, 'the 2.5–5 s back-off was cut short');
       assert.equal(site.hits.get('/flaky/abort/?fail=5&code=503'), 1);
 
       await assert.rejects(f.fetch(`${site.url}/status/200/?pre-aborted`, { signal: AbortSignal.abort(new Error('never started')) }), /never started/);
@@ -297,7 +297,7 @@ describe('charsets', () => {
   it('decodes by the Content-Type header, <meta charset> and <meta http-equiv>', async () => {
     await withFetcher({ retries: 0 }, async (f) => {
       const latin1 = await f.fetch(`${site.url}/charset/latin1/`);
-      assert.equal(latin1.charset, 'iso-8859-1');
+      assert.equal(latin1.charset, 'windows-1252', 'iso-8859-1 is windows-1252 to browsers (WHATWG Encoding)');
       assert.equal(latin1.contentType, 'text/html');
       assert.ok(latin1.text.includes(CHARSET_TEXT.latin1), latin1.text);
       const meta = await f.fetch(`${site.url}/charset/meta/`);
@@ -335,7 +335,7 @@ describe('charsets', () => {
     });
   });
 
-  it('detectCharset: BOM, then header, then meta in the first 4 KiB, then UTF-8', () => {
+  it('detectCharset: BOM, then header, then the meta prescan of the first 1024 bytes, then UTF-8; WHATWG names', () => {
     const b = (s: string) => Buffer.from(s, 'latin1');
     const bom8 = Buffer.from([0xef, 0xbb, 0xbf, 0x3c]);
     assert.equal(detectCharset(bom8, undefined), 'utf-8');
@@ -345,15 +345,53 @@ describe('charsets', () => {
     assert.equal(detectCharset(b('<meta charset="shift_jis">'), 'text/html; charset=ISO-8859-2'), 'iso-8859-2', 'header over meta');
     assert.equal(detectCharset(b(''), 'text/html; charset="Windows-1251"'), 'windows-1251');
     assert.equal(detectCharset(b(''), "text/html;charset='koi8-r'"), 'koi8-r');
+    assert.equal(detectCharset(b(''), 'text/html; charset=ISO-8859-1'), 'windows-1252', 'latin1 labels are windows-1252');
+    assert.equal(detectCharset(b(''), 'text/html; charset=us-ascii'), 'windows-1252');
     assert.equal(detectCharset(b('<html><head><meta charset=windows-1252>'), 'text/html'), 'windows-1252');
     assert.equal(detectCharset(b("<META CHARSET='Shift_JIS'>"), undefined), 'shift_jis');
     assert.equal(detectCharset(b('<meta http-equiv="Content-Type" content="text/html; charset=EUC-JP">'), 'text/html'), 'euc-jp');
     assert.equal(detectCharset(b('<meta charset="utf-16le">'), undefined), 'utf-8', 'a meta UTF-16 means UTF-8');
     assert.equal(detectCharset(b('<meta charset="bogus">'), 'text/html; charset=nope'), 'utf-8', 'unknown labels are skipped');
-    assert.equal(detectCharset(b('<meta charset="latin1">'), 'text/html; charset=nope'), 'latin1', 'an unknown header label falls through to meta');
-    assert.equal(detectCharset(b(`<html>${' '.repeat(5000)}<meta charset="windows-1252">`), undefined), 'utf-8', 'past the 4 KiB prescan');
+    assert.equal(detectCharset(b('<meta charset="latin1">'), 'text/html; charset=nope'), 'windows-1252', 'an unknown header label falls through to meta');
+    assert.equal(detectCharset(b(`<html>${' '.repeat(1100)}<meta charset="windows-1252">`), undefined), 'utf-8', 'past the 1024-byte prescan');
     assert.equal(detectCharset(b('<p>no declaration</p>'), 'text/html'), 'utf-8');
     assert.equal(detectCharset(b(''), undefined), 'utf-8');
+    assert.equal(detectCharset(b(''), 'text/html; charset=iso-2022-kr'), 'replacement', 'a label browsers refuse to decode');
+    // Where the prescan differs from a regex over the bytes: it reads tags as the tokenizer does.
+    assert.equal(detectCharset(b('<!-- <meta charset="koi8-r"> --><meta charset="euc-jp">'), undefined), 'euc-jp', 'a meta in a comment does not count');
+    assert.equal(detectCharset(b('<meta content="text/html; charset=koi8-r">'), undefined), 'utf-8', 'content= without http-equiv does not count');
+    assert.equal(detectCharset(b('<title>x</title><p data-x="<meta charset=koi8-r>">'), undefined), 'utf-8', 'a meta inside an attribute does not count');
+    // html-encoding-sniffer 6.0.0 throws on these (it reads past the string); a hostile page must not make us throw.
+    for (const content of ['charset', 'text/html; charset=', 'text/html; charset= ']) {
+      assert.equal(detectCharset(b(`<meta http-equiv="content-type" content="${content}">`), undefined), 'utf-8', content);
+      assert.equal(detectCharset(b(`<meta http-equiv="content-type" content="${content}">`), 'text/html; charset=koi8-r'), 'koi8-r', content);
+    }
+  });
+
+  it('decompression: gzip and deflate read a truncated stream as far as it goes; deflate is told from raw deflate across chunks', async () => {
+    const html = `<html><body>${Array.from({ length: 500 }, (_, i) => `<p>item ${i}: ${(i * 7919) % 10007}</p>`).join('')}</body></html>`;
+    const gzip = zlib.gzipSync(html);
+    const bodies: Record<string, { enc: string; body: Buffer }> = {
+      'truncated-gzip': { enc: 'gzip', body: gzip.subarray(0, Math.floor(gzip.length / 2)) },
+      'split-deflate': { enc: 'deflate', body: zlib.deflateSync(html) },
+      'split-raw-deflate': { enc: 'deflate', body: zlib.deflateRawSync(html) },
+      'not-gzip': { enc: 'gzip', body: Buffer.from(html) },
+    };
+    await withServer((req, res) => {
+      const { enc, body } = bodies[req.url!.slice(1)]!;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-encoding': enc });
+      // The first byte alone, then the rest: a zlib header is two bytes.
+      res.write(body.subarray(0, 1));
+      setTimeout(() => res.end(body.subarray(1)), 30);
+    }, async (srv) => {
+      await withFetcher({ retries: 0 }, async (f) => {
+        const truncated = await f.fetch(`${srv.url}/truncated-gzip`);
+        assert.ok(truncated.text.length > 100 && html.startsWith(truncated.text), 'a prefix of the page, as a browser shows it');
+        assert.equal((await f.fetch(`${srv.url}/split-deflate`)).text, html);
+        assert.equal((await f.fetch(`${srv.url}/split-raw-deflate`)).text, html);
+        await assert.rejects(f.fetch(`${srv.url}/not-gzip`), code('fetch_failed', /^Could not decompress the gzip response of http:\/\/127\.0\.0\.1:\d+\/not-gzip: /));
+      });
+    });
   });
 });
 
@@ -382,21 +420,22 @@ describe('per-host concurrency', () => {
       const g = new OutboundGuard({ allow: ['127.0.0.0/8', 'localhost'] });
       await withFetcher({ perHostConcurrency: 2, retries: 0 }, async (f) => {
         const t0 = performance.now();
-        const eight = Promise.all(Array.from({ length: 8 }, (_, i) => f.fetch(`${srv.url}/slow/200/item/${i}`)));
+        const eight = Promise.all(Array.from({ length: 8 }, (_, i) => f.fetch(`${srv.url}/slow/300/item/${i}`)));
         await new Promise((r) => setTimeout(r, 50));
         const t1 = performance.now();
-        const other = await f.fetch(`http://localhost:${srv.port}/slow/200/other`);
+        const other = await f.fetch(`http://localhost:${srv.port}/slow/300/other`);
         const otherMs = since(t1);
         const pages = await eight;
         const allMs = since(t0);
-        assert.deepEqual(pages.map((p) => p.text), Array.from({ length: 8 }, (_, i) => `<p>/slow/200/item/${i}</p>`));
-        assert.equal(other.text, '<p>/slow/200/other</p>');
+        assert.deepEqual(pages.map((p) => p.text), Array.from({ length: 8 }, (_, i) => `<p>/slow/300/item/${i}</p>`));
+        assert.equal(other.text, '<p>/slow/300/other</p>');
         assert.equal(peak.get('127.0.0.1'), 2, 'two at a time for 127.0.0.1');
         assert.ok(sockets.get('127.0.0.1')!.size <= 2, `${sockets.get('127.0.0.1')!.size} connections to 127.0.0.1`);
         assert.equal(peak.get('localhost'), 1);
         assert.equal(peakTotal, 3);
-        assert.ok(allMs >= 4 * 200 - 20, `8 requests through 2 connections take 4 rounds (${allMs.toFixed(0)} ms)`);
-        assert.ok(otherMs < 2 * 200, `the other host waited ${otherMs.toFixed(0)} ms, not for the queue`);
+        assert.ok(allMs >= 4 * 300 - 20, `8 requests through 2 connections take 4 rounds (${allMs.toFixed(0)} ms)`);
+        // Behind the queue it would take about 4 × 300 ms; on its own connection 300 ms (3× room for a loaded machine).
+        assert.ok(otherMs < 3 * 300, `the other host waited ${otherMs.toFixed(0)} ms, not for the queue`);
       }, g);
     });
   });
