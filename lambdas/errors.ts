@@ -41,7 +41,7 @@ export const ERROR_CODES = {
   invalid_request: {
     status: 400, where: ['http', 'cli'],
     description: 'A body field is missing, of the wrong type or unknown; both or neither of config_id and yaml_content; a bad `limit`; in the accounts CLI a bad email, a short password or an unknown plan',
-    details: '`[{path, message}]`',
+    details: '`[{path, message}]`, at most 10 (the message counts the rest)',
   },
   invalid_json: { status: 400, where: ['http'], description: 'The body is not JSON (the message names a non-JSON Content-Type)' },
   invalid_config: {

@@ -35,17 +35,34 @@ export interface ConfigProblem {
 export const MAX_CONFIG_PROBLEMS = 50;
 
 /**
+ * Longest message of one listed problem, characters: a problem quotes what it refers to (a selector, a key, the
+ * document itself when it is no mapping), which is cut here, so that an error answer stays small whatever the text.
+ */
+const MAX_PROBLEM_MESSAGE_CHARS = 300;
+
+/** A text cut to {@link MAX_PROBLEM_MESSAGE_CHARS}, with `…` and its full length when cut. */
+function clip(text: string): string {
+  return text.length <= MAX_PROBLEM_MESSAGE_CHARS ? text : `${text.slice(0, MAX_PROBLEM_MESSAGE_CHARS)}… (${text.length} characters in all)`;
+}
+
+/** A problem whose path and message are {@link clip}ped. */
+function clipped(p: ConfigProblem): ConfigProblem {
+  return p.message.length <= MAX_PROBLEM_MESSAGE_CHARS && p.path.length <= MAX_PROBLEM_MESSAGE_CHARS ? p : { ...p, path: clip(p.path), message: clip(p.message) };
+}
+
+/**
  * Thrown by {@link parseConfig}: code `invalid_config`, details the first {@link MAX_CONFIG_PROBLEMS}
- * {@link ConfigProblem}s in document order; the message names the first problem and how many more there are.
+ * {@link ConfigProblem}s in document order; the message names the first problem and how many more there are. Each
+ * listed problem's path and message are cut to {@link MAX_PROBLEM_MESSAGE_CHARS}.
  */
 export class ConfigError extends CodedError {
   declare readonly details: ConfigProblem[];
   constructor(problems: ConfigProblem[]) {
-    const first = problems[0]!;
+    const first = clipped(problems[0]!);
     const where = first.line ? ` (line ${first.line}, column ${first.column})` : '';
     const capped = problems.length > MAX_CONFIG_PROBLEMS ? `; details list the first ${MAX_CONFIG_PROBLEMS}` : '';
     const more = problems.length > 1 ? ` and ${problems.length - 1} more problem(s)${capped}` : '';
-    super('invalid_config', `Invalid config: ${first.path ? first.path + ': ' : ''}${first.message}${where}${more}`, problems.slice(0, MAX_CONFIG_PROBLEMS));
+    super('invalid_config', `Invalid config: ${first.path ? first.path + ': ' : ''}${first.message}${where}${more}`, problems.slice(0, MAX_CONFIG_PROBLEMS).map(clipped));
     this.name = 'ConfigError';
   }
 }

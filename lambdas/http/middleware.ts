@@ -151,17 +151,123 @@ function badRequests(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: false });
 
-function bodyProblems(errors: ErrorObject[]): Array<{ path: string; message: string }> {
+/** Most problems an `invalid_request` answer lists (message and details); the message counts the others (docs/errors.md). */
+export const MAX_BODY_PROBLEMS = 10;
+/** Longest field path quoted in a problem, characters; a longer one (a key of 500 KB) is cut and ends with `…`. */
+const MAX_PROBLEM_PATH_CHARS = 100;
+/** Largest `maxItems` a body schema may give an array: {@link boundedBody} keeps at most this many items plus one. */
+const MAX_SCHEMA_ITEMS = 1000;
+
+type Schema = Record<string, unknown>;
+type BodyProblem = { path: string; message: string };
+
+const isSchema = (x: unknown): x is Schema => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/**
+ * Checks once per route that a body schema bounds the work of a failed validation: every array has `maxItems` (at
+ * most {@link MAX_SCHEMA_ITEMS}) and `additionalProperties` is never a schema, so that {@link boundedBody} can cut a
+ * body down to what the schema can complain about.
+ * @throws Error naming the schema path (a programming error, caught when the handler module loads).
+ */
+function assertBoundedSchema(schema: Schema, at = '(body)'): void {
+  if (isSchema(schema.items)) {
+    if (typeof schema.maxItems !== 'number' || schema.maxItems > MAX_SCHEMA_ITEMS) throw new Error(`body schema ${at}: an array needs maxItems <= ${MAX_SCHEMA_ITEMS}`);
+    assertBoundedSchema(schema.items, `${at}[]`);
+  }
+  if (isSchema(schema.additionalProperties)) throw new Error(`body schema ${at}: additionalProperties must be true or false, not a schema`);
+  if (isSchema(schema.properties)) for (const [k, v] of Object.entries(schema.properties)) if (isSchema(v)) assertBoundedSchema(v, `${at}.${k}`);
+}
+
+/**
+ * A copy of a parsed body that has everything the schema can complain about, in bounded size: in an object whose
+ * schema refuses unknown fields (`additionalProperties: false`), its known fields (each cut down the same way) and the
+ * first {@link MAX_BODY_PROBLEMS} unknown ones (their values left out: the name is the problem); an array longer than
+ * its `maxItems` is cut to `maxItems + 1` items (still one too many: the problem is kept, the items past it are not
+ * checked one by one). `unknownLeftOut` counts the unknown fields left out, each one problem more.
+ */
+function boundedBody(value: unknown, schema: Schema, out: { unknownLeftOut: number }): unknown {
+  if (Array.isArray(value)) {
+    if (!isSchema(schema.items) || typeof schema.maxItems !== 'number') return value;
+    const items = schema.items;
+    return value.slice(0, schema.maxItems + 1).map((v) => boundedBody(v, items, out));
+  }
+  if (typeof value !== 'object' || value === null || !isSchema(schema.properties)) return value;
+  const props = schema.properties;
+  const obj = value as Record<string, unknown>;
+  // No prototype: a field named __proto__ stays a field.
+  const copy = Object.create(null) as Record<string, unknown>;
+  // One pass over the names (a body of 50,000 keys costs that pass, not 50,000 errors); the known fields by name.
+  const names = Object.keys(obj);
+  let known = 0;
+  for (const k of Object.keys(props)) {
+    if (!Object.hasOwn(obj, k)) continue;
+    known++;
+    copy[k] = isSchema(props[k]) ? boundedBody(obj[k], props[k], out) : obj[k];
+  }
+  if (known === names.length) return copy;
+  if (schema.additionalProperties !== false) {
+    // Unknown fields are allowed and have no schema: kept as they are (they cannot fail).
+    for (const k of names) if (!Object.hasOwn(props, k)) copy[k] = obj[k];
+    return copy;
+  }
+  let listed = 0;
+  for (let i = 0; i < names.length && listed < MAX_BODY_PROBLEMS; i++) {
+    if (Object.hasOwn(props, names[i]!)) continue;
+    copy[names[i]!] = null;
+    listed++;
+  }
+  out.unknownLeftOut += names.length - known - listed;
+  return copy;
+}
+
+/** A field path for people, cut to {@link MAX_PROBLEM_PATH_CHARS}. */
+function shortPath(path: string): string {
+  return path.length > MAX_PROBLEM_PATH_CHARS ? `${path.slice(0, MAX_PROBLEM_PATH_CHARS - 1)}…` : path;
+}
+
+function bodyProblems(errors: ErrorObject[]): BodyProblem[] {
   return errors.map((e) => {
     const path = e.instancePath.slice(1).replace(/\//g, '.');
-    if (e.keyword === 'required') return { path: (e.params as { missingProperty: string }).missingProperty, message: 'is required' };
-    if (e.keyword === 'additionalProperties') return { path: [path, (e.params as { additionalProperty: string }).additionalProperty].filter(Boolean).join('.'), message: 'is not a known field' };
-    return { path: path || '(body)', message: e.message ?? 'is invalid' };
+    if (e.keyword === 'required') return { path: shortPath((e.params as { missingProperty: string }).missingProperty), message: 'is required' };
+    if (e.keyword === 'additionalProperties') return { path: shortPath([path, (e.params as { additionalProperty: string }).additionalProperty].filter(Boolean).join('.')), message: 'is not a known field' };
+    return { path: shortPath(path || '(body)'), message: e.message ?? 'is invalid' };
   });
 }
 
+/** What a body validator found: nothing, or the problems to list (at most {@link MAX_BODY_PROBLEMS}) and how many there are. */
+type BodyCheck = { ok: true } | { ok: false; problems: BodyProblem[]; total: number };
+
+/**
+ * A route's body validator, bounded whatever the body: the body is cut down by {@link boundedBody} (one pass over
+ * each object's names) and validated with every error, so at most {@link MAX_BODY_PROBLEMS} unknown fields per object
+ * are collected whatever its size; the others are counted, not listed. Problems other than unknown fields come first.
+ */
+export function bodyValidator(schema: Schema): (body: unknown) => BodyCheck {
+  assertBoundedSchema(schema);
+  const validate = ajv.compile(schema);
+  return (body) => {
+    const out = { unknownLeftOut: 0 };
+    // The cut-down body is valid exactly when the body is: it keeps every known field and, of the rest, enough to fail.
+    if (validate(boundedBody(body, schema, out))) return { ok: true };
+    const found = bodyProblems(validate.errors ?? []);
+    const unknownField = (p: BodyProblem) => (p.message === 'is not a known field' ? 1 : 0);
+    const sorted = found.map((p, i) => [p, i] as const).sort((a, b) => unknownField(a[0]) - unknownField(b[0]) || a[1] - b[1]).map(([p]) => p);
+    return { ok: false, problems: sorted.slice(0, MAX_BODY_PROBLEMS), total: found.length + out.unknownLeftOut };
+  };
+}
+
+/**
+ * The message of an `invalid_request` for body problems: the listed ones, then how many more there are.
+ * **Example:** `Invalid request body: url is required; k0 is not a known field; … and 49,990 more problems (50,000 in all)`.
+ */
+export function bodyProblemsMessage(problems: readonly BodyProblem[], total: number): string {
+  const listed = problems.map((p) => `${p.path} ${p.message}`).join('; ');
+  const more = total - problems.length;
+  return `Invalid request body: ${listed}${more > 0 ? `; and ${more.toLocaleString('en-US')} more problem${more === 1 ? '' : 's'} (${total.toLocaleString('en-US')} in all; details list the first ${problems.length})` : ''}`;
+}
+
 /** Parses the JSON body (base64 too) and validates it against the route's schema. */
-function jsonBody(validate: ValidateFunction): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
+function jsonBody(validate: (body: unknown) => BodyCheck): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
   return {
     before: async (request) => {
       const e = request.event;
@@ -174,12 +280,10 @@ function jsonBody(validate: ValidateFunction): MiddlewareObj<ApiEvent, ApiResult
         body = raw.trim() === '' ? {} : JSON.parse(raw);
       } catch (err) {
         const ct = requestHeader(e, 'content-type');
-        throw new CodedError('invalid_json', `The request body is not valid JSON (${(err as Error).message})${ct && !/json/i.test(ct) ? `; send it with Content-Type: application/json, not ${ct}` : ''}`);
+        throw new CodedError('invalid_json', `The request body is not valid JSON (${(err as Error).message})${ct && !/json/i.test(ct) ? `; send it with Content-Type: application/json, not ${ct.slice(0, 100)}` : ''}`);
       }
-      if (!validate(body)) {
-        const problems = bodyProblems(validate.errors ?? []);
-        throw new CodedError('invalid_request', `Invalid request body: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);
-      }
+      const check = validate(body);
+      if (!check.ok) throw new CodedError('invalid_request', bodyProblemsMessage(check.problems, check.total), check.problems);
       request.context.body = body;
     },
   };
@@ -203,7 +307,7 @@ export function apiHandler<B = unknown>(
   const h = middy<ApiEvent, ApiResult, Error, ApiContext>().use(injectLambdaContext(logger, { resetKeys: true })).use(withServices()).use(errors());
   if (def.auth) h.use(account());
   if (def.auth && def.body) h.use(badRequests());
-  if (def.body) h.use(jsonBody(ajv.compile(def.body)));
+  if (def.body) h.use(jsonBody(bodyValidator(def.body)));
   return h.handler(fn as (event: ApiEvent, context: ApiContext) => Promise<ApiResult>);
 }
 

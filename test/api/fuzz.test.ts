@@ -16,7 +16,9 @@
  * Properties, for every response:
  * 1. no 5xx, and an answer at all (within API Gateway's 29 s integration time-out);
  * 2. every non-2xx has the body `{error: string, code: string, details: array}` with a code of the closed
- *    list ERROR_CODES (lambdas/errors.ts);
+ *    list ERROR_CODES (lambdas/errors.ts); an error body does not amplify the request: at most
+ *    {@link ERROR_BODY_ALLOWANCE} bytes more than the request's body, and an `invalid_request` lists at most
+ *    MAX_BODY_PROBLEMS (10) problems in its details;
  * 3. the service stays responsive to others: while a heavy request (64 KiB or more) is in flight, an
  *    untouched account's `GET /api/v1/me/` answers 200 within 1 s; once the fuzzing is over, within 50 ms
  *    (warm connection, best of 3);
@@ -70,6 +72,14 @@ const CATEGORY_BUDGET_MS = 60_000;
 const HEAVY_BODY_BYTES = 64 * 1024;
 const PROBE_INTERVAL_MS = 50;
 const PROBE_LIMIT_MS = 1_000;
+/**
+ * Property 2: an error body may be this many bytes larger than the request's body (a message, up to 50 config
+ * problems that quote what they refer to); an answer naming every one of 50,000 unknown keys (4 MB for a 727 KB body)
+ * is well past it.
+ */
+const ERROR_BODY_ALLOWANCE = 16 * 1024;
+/** Property 2: most problems an `invalid_request` lists (MAX_BODY_PROBLEMS of lambdas/http/middleware.ts). */
+const MAX_LISTED_PROBLEMS = 10;
 /** Slowest requests listed when a category runs out of time. */
 const SLOWEST_LISTED = 5;
 /** Property 3: the untouched account's GET /me/ after the fuzzing, best of {@link LATENCY_TRIES}. */
@@ -204,7 +214,7 @@ const ERROR_CODE_SET: ReadonlySet<string> = new Set(Object.keys(ERROR_CODES));
  * Properties 1 and 2 for one answer.
  * @returns what is wrong with it, or null.
  */
-function checkAnswer(res: FuzzResponse): { kind: string; code?: string } | null {
+function checkAnswer(res: FuzzResponse, req: FuzzRequest): { kind: string; code?: string } | null {
   if ('error' in res) return { kind: `no answer (${res.error.replace(/\d+ ms/, 'N ms')})` };
   let body: unknown;
   try { body = JSON.parse(res.text); } catch { body = undefined; }
@@ -217,6 +227,13 @@ function checkAnswer(res: FuzzResponse): { kind: string; code?: string } | null 
     return { kind: `a ${res.status} answer whose body is not {error: string, code: string, details: array}` };
   }
   if (!ERROR_CODE_SET.has(b.code)) return { kind: `a ${res.status} answer with code "${b.code}", not in ERROR_CODES`, code };
+  const bytes = Buffer.byteLength(res.text);
+  if (bytes > (req.body?.length ?? 0) + ERROR_BODY_ALLOWANCE) {
+    return { kind: `a ${res.status} error body of ${bytes} bytes for a ${req.body?.length ?? 0}-byte request (more than ${ERROR_BODY_ALLOWANCE} bytes over it)`, code };
+  }
+  if (b.code === 'invalid_request' && b.details.length > MAX_LISTED_PROBLEMS) {
+    return { kind: `an invalid_request listing ${b.details.length} problems (at most ${MAX_LISTED_PROBLEMS})`, code };
+  }
   return null;
 }
 
@@ -347,7 +364,7 @@ class Ledger {
       this.slowest.sort((a, b) => b.ms - a.ms);
       this.slowest.length = Math.min(this.slowest.length, SLOWEST_LISTED);
     }
-    const problem = checkAnswer(res);
+    const problem = checkAnswer(res, req);
     if (problem) this.record(problem.kind, problem.code, req, res);
     return res;
   }
