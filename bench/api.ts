@@ -11,6 +11,11 @@
 //           job threads' one-time engine start is behind them) and after a 3 s wrk warm-up under load. Also
 //           polled: one of the running jobs, and the completed job before the 4 jobs start (idle baseline, after a 3 s wrk warm-up). Before
 //           and after each wrk run a GET status checks that the 4 jobs are still `running`.
+//   minimal wrk on GET status of a completed 100-row job (bench/configs/books-100.yaml: 5 listing pages of the
+//           bench site, 4 listing fields, crawled from nginx without a rate limit), then the same wrk on the minimal node:http +
+//           node:sqlite server of bench/contenders/status-minimal.ts reading the same row from the service's own
+//           database and answering the same JSON (checked), alternately, --minimal-rounds times (3), nothing else
+//           running. Prints each round, the medians, the ratio of requests/s (service/minimal) and both p99s.
 //   run     POST /run/ of a one-page static config (bench/configs/one-page.yaml: a 1 KB page, 5 items, the
 //           lightweight engine, 3 fields), then GET status every 5 ms over the same kept-alive connection until
 //           `completed`: 50 jobs one after another (after 5 not counted), nothing else running. p50/p95 in ms.
@@ -21,14 +26,15 @@
 //           2 min at most), while account B calls GET /me/ one request at a time over one kept-alive connection.
 //           Status codes and answer times per body, B's p50/p99/max. Before the loop, B's /me/ and each body once
 //           are timed with nothing else going on, after one warm-up round (what a body costs without queueing).
-// Each part runs on a fresh service (part status on its own, parts run and bodies on one). Accounts are pro
+// Each part runs on a fresh service (parts status and minimal each on their own, parts run and bodies on one). Accounts are pro
 // accounts of a generated plans file (SAI_PLANS_FILE) whose pro plan has 1,000,000 credits and calls per hour.
-// Targets (2 cores): status polls under load >= 5,000 req/s and p99 < 20 ms; run to completed p50 < 150 ms;
+// Targets (2 cores): status polls under load >= 5,000 req/s and p99 < 20 ms; the completed 100-row job's status at
+// >= 0.5x the minimal server's req/s with p99 < 20 ms; run to completed p50 < 150 ms;
 // every hostile body answered within 250 ms; B's /me/ p99 < 50 ms meanwhile. A missed target is reported
 // (MISSED), not a failure; the exit code is 1 only when a part could not run. Figures: .bench/api-<timestamp>.json.
 //
-//   npm run bench -- api [--only status,run,bodies] [--wrk-seconds N (10)] [--connections N (64)] [--rate 16k]
-//                        [--runs N (50)] [--bodies-seconds N (10)] [--bodies-connections N (3)]
+//   npm run bench -- api [--only status,minimal,run,bodies] [--wrk-seconds N (10)] [--connections N (64)] [--rate 16k]
+//                        [--runs N (50)] [--bodies-seconds N (10)] [--bodies-connections N (3)] [--minimal-rounds N (3)]
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -44,8 +50,8 @@ import { ensureSite } from './site.ts';
 
 const execFileAsync = promisify(execFile);
 
-const TARGETS = { statusRps: 5000, statusP99Ms: 20, runP50Ms: 150, bodyMaxMs: 250, meP99Ms: 50 } as const;
-const PARTS = ['status', 'run', 'bodies'] as const;
+const TARGETS = { statusRps: 5000, statusP99Ms: 20, runP50Ms: 150, bodyMaxMs: 250, meP99Ms: 50, minimalRatio: 0.5 } as const;
+const PARTS = ['status', 'minimal', 'run', 'bodies'] as const;
 type Part = (typeof PARTS)[number];
 /** Time-out of every request the bench makes itself (wrk gets the same). */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -65,6 +71,7 @@ interface Options {
   runs: number;
   bodiesSeconds: number;
   bodiesConnections: number;
+  minimalRounds: number;
 }
 
 function options(argv: string[]): Options {
@@ -78,6 +85,7 @@ function options(argv: string[]): Options {
       runs: { type: 'string', default: '50' },
       'bodies-seconds': { type: 'string', default: '10' },
       'bodies-connections': { type: 'string', default: '3' },
+      'minimal-rounds': { type: 'string', default: '3' },
     },
   });
   const only = values.only.split(',').map((s) => s.trim()).filter(Boolean);
@@ -96,6 +104,7 @@ function options(argv: string[]): Options {
     runs: int('runs', values.runs),
     bodiesSeconds: int('bodies-seconds', values['bodies-seconds']),
     bodiesConnections: int('bodies-connections', values['bodies-connections']),
+    minimalRounds: int('minimal-rounds', values['minimal-rounds']),
   };
 }
 
@@ -143,6 +152,10 @@ interface Service {
   url: string;
   /** account name -> API key */
   keys: Record<string, string>;
+  /** account name -> account id */
+  ids: Record<string, number>;
+  /** The service's DATA_DIR (removed when it stops). */
+  dataDir: string;
   alive(): boolean;
   /** The last lines the service printed. */
   tail(): string;
@@ -183,9 +196,12 @@ async function startService(accounts: string[]): Promise<Service> {
   };
   try {
     const keys: Record<string, string> = {};
+    const ids: Record<string, number> = {};
     for (const name of accounts) {
       const { stdout } = await execFileAsync(process.execPath, [join(ROOT, 'bin/accounts.ts'), 'create', '--email', `${name}@bench.example`, '--password', 'bench-password-1', '--plan', 'pro', '--json'], { env, cwd: ROOT });
-      keys[name] = (JSON.parse(stdout) as { api_key: string }).api_key;
+      const created = JSON.parse(stdout) as { id: number; api_key: string };
+      keys[name] = created.api_key;
+      ids[name] = created.id;
     }
     const proc = spawn(process.execPath, [join(ROOT, 'bin/local.ts')], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     liveChildren.add(proc);
@@ -224,7 +240,7 @@ async function startService(accounts: string[]): Promise<Service> {
           reject(new Error(`service exited with ${code ?? signal} at start:\n${out}`));
         });
       });
-      return { url, keys, alive, tail: () => out.trim().split('\n').slice(-15).join('\n'), stop };
+      return { url, keys, ids, dataDir: env.DATA_DIR!, alive, tail: () => out.trim().split('\n').slice(-15).join('\n'), stop };
     } catch (err) {
       await stop();
       throw err;
@@ -460,6 +476,136 @@ async function partStatus(o: Options, wrk: string, nginxBin: string, targets: Ta
           idle: strip(idle), completed: strip(completed), runningJob: strip(runningJob), checks, allRunning,
           outputs: { idle: idle.output, completed: completed.output, runningJob: runningJob.output },
         };
+      } finally {
+        await client.close();
+      }
+    }));
+}
+
+// ---- part minimal ----
+
+/** Rows of the polled job of part minimal. */
+const MINIMAL_ROWS = 100;
+
+interface MinimalRound { order: string; service: WrkResult; minimal: WrkResult }
+interface MinimalResult {
+  rows: number;
+  /** Bytes of the status answer (the same from both). */
+  answerBytes: number;
+  rounds: MinimalRound[];
+  median: { serviceRps: number; minimalRps: number; ratio: number; serviceP99: number; minimalP99: number };
+  outputs: string[];
+}
+
+/** Starts bench/contenders/status-minimal.ts on the service's database; stopped with the part. */
+async function startMinimal(svc: Service): Promise<{ url: string; stop(): Promise<void> }> {
+  const proc = spawn(process.execPath, [join(BENCH_DIR, 'contenders', 'status-minimal.ts'), '--db', join(svc.dataDir, 'scrape-ai.db'), '--blobs', join(svc.dataDir, 'blobs'),
+    '--account', String(svc.ids.poll), '--key', svc.keys.poll!], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  liveChildren.add(proc);
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  let out = '';
+  proc.stdout!.on('data', (c: Buffer) => { out += c.toString(); });
+  proc.stderr!.on('data', (c: Buffer) => { out += c.toString(); });
+  const stop = async () => {
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    liveChildren.delete(proc);
+  };
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the minimal server did not start in 20 s:\n${out}`)), 20_000);
+      proc.stdout!.on('data', () => {
+        const m = /listening on (http:\/\/\S+)/.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+      proc.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`the minimal server exited with ${code ?? signal}:\n${out}`));
+      });
+    });
+    return { url, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/**
+ * Part minimal: wrk on GET status of a completed 100-row job, the service against the minimal node:http + node:sqlite
+ * server answering the same row with the same body, in alternating order, nothing else running.
+ */
+async function partMinimal(o: Options, wrk: string, nginxBin: string, targets: Target[]): Promise<MinimalResult> {
+  ensureSite();
+  console.log(`\n== status polls of a completed ${MINIMAL_ROWS}-row job: the service vs a minimal node:http + node:sqlite server on the same row (wrk -t2 -c${o.connections} -d${o.wrkSeconds}s, ${o.minimalRounds} rounds, alternating)`);
+  return withStarted(await startNginx({ nginx: nginxBin, root: SITE_DIR }), async (nginx) =>
+    withStarted(await startService(['poll']), async (svc) => {
+      const key = svc.keys.poll!;
+      const client = new Client(svc.url, { keepAliveTimeout: 60_000 });
+      try {
+        const yaml = readFileSync(join(BENCH_DIR, 'configs', 'books-100.yaml'), 'utf8').replaceAll('127.0.0.1:PORT', new URL(nginx.origin).host);
+        const job = await expect(202, client, 'POST', '/api/v1/run/', key, { yaml_content: yaml });
+        const done = await waitForEnd(client, key, job.id, 100, 180_000);
+        if (done.status !== 'completed' || done.results.row_count !== MINIMAL_ROWS) throw new Error(`the ${MINIMAL_ROWS}-row job ended ${done.status} with ${done.results?.row_count} rows: ${done.status_message}`);
+        return await withStarted(await startMinimal(svc), async (minimal) => {
+          // The same answer from both, or the comparison means nothing.
+          const path = statusPath(job.id);
+          const mine = await fetch(svc.url + path, { headers: { authorization: `Bearer ${key}` } });
+          const theirs = await fetch(minimal.url + path, { headers: { authorization: `Bearer ${key}` } });
+          const [a, b] = [await mine.text(), await theirs.text()];
+          if (mine.status !== 200 || theirs.status !== 200 || JSON.stringify(JSON.parse(a)) !== JSON.stringify(JSON.parse(b))) {
+            throw new Error(`the two servers answer differently: service ${mine.status} ${a.slice(0, 200)}…, minimal ${theirs.status} ${b.slice(0, 200)}…`);
+          }
+          console.log(`   service ${svc.url}, minimal ${minimal.url}; job ${job.id}: ${MINIMAL_ROWS} rows, status answer ${Buffer.byteLength(a)} bytes (the same JSON from both)`);
+          await runWrk(wrk, svc.url + path, key, 3, o.connections); // warm-up (JIT, caches), not counted
+          await runWrk(wrk, minimal.url + path, key, 3, o.connections);
+          const rounds: MinimalRound[] = [];
+          const outputs: string[] = [];
+          for (let i = 0; i < o.minimalRounds; i++) {
+            // Alternating order: whatever the machine does meanwhile falls on both alike.
+            const serviceFirst = i % 2 === 0;
+            const first = await runWrk(wrk, (serviceFirst ? svc.url : minimal.url) + path, key, o.wrkSeconds, o.connections);
+            const second = await runWrk(wrk, (serviceFirst ? minimal.url : svc.url) + path, key, o.wrkSeconds, o.connections);
+            const [service, min] = serviceFirst ? [first, second] : [second, first];
+            outputs.push(service.output, min.output);
+            const strip = ({ output: _o, ...r }: WrkResult & { output: string }): WrkResult => r;
+            rounds.push({ order: serviceFirst ? 'service, minimal' : 'minimal, service', service: strip(service), minimal: strip(min) });
+            console.log(`   round ${i + 1}: service ${service.requestsPerSecond.toFixed(0)} req/s p99 ${ms(service.latencyMs.p99)} ms; minimal ${min.requestsPerSecond.toFixed(0)} req/s p99 ${ms(min.latencyMs.p99)} ms; ratio ${(service.requestsPerSecond / min.requestsPerSecond).toFixed(2)}`);
+          }
+          const head = [...WRK_HEAD];
+          head[0] = `GET status, ${MINIMAL_ROWS} rows, ${o.connections} connections`;
+          console.log(`\n${table([head, ...rounds.flatMap((r, i) => [wrkRow(`round ${i + 1}: service`, r.service), wrkRow(`round ${i + 1}: minimal node:http + node:sqlite`, r.minimal)])])}`);
+          const m = {
+            serviceRps: round(median(rounds.map((r) => r.service.requestsPerSecond)), 0),
+            minimalRps: round(median(rounds.map((r) => r.minimal.requestsPerSecond)), 0),
+            ratio: round(median(rounds.map((r) => r.service.requestsPerSecond / r.minimal.requestsPerSecond))),
+            serviceP99: round(median(rounds.map((r) => r.service.latencyMs.p99))),
+            minimalP99: round(median(rounds.map((r) => r.minimal.latencyMs.p99))),
+          };
+          const clean = (r: WrkResult) => r.non2xx === 0 && Object.values(r.socketErrors).every((n) => n === 0);
+          const allClean = rounds.every((r) => clean(r.service) && clean(r.minimal));
+          if (!allClean) console.log('   WARNING: wrk saw non-2xx answers or socket errors (see the table)');
+          console.log(`   medians of ${rounds.length} rounds: service ${m.serviceRps} req/s, p99 ${ms(m.serviceP99)} ms; minimal ${m.minimalRps} req/s, p99 ${ms(m.minimalP99)} ms; service/minimal ${m.ratio.toFixed(2)}×`);
+          const ratioPass = m.ratio >= TARGETS.minimalRatio && allClean;
+          const p99Pass = m.serviceP99 < TARGETS.statusP99Ms && allClean;
+          targets.push(
+            { part: 'minimal', target: `status of a completed ${MINIMAL_ROWS}-row job: >= ${TARGETS.minimalRatio}× the minimal server's req/s`, value: `${m.ratio.toFixed(2)}× (${m.serviceRps} vs ${m.minimalRps} req/s)`, pass: ratioPass },
+            { part: 'minimal', target: `status of a completed ${MINIMAL_ROWS}-row job: p99 < ${TARGETS.statusP99Ms} ms`, value: `${ms(m.serviceP99)} ms (minimal: ${ms(m.minimalP99)} ms)`, pass: p99Pass },
+          );
+          console.log(`   target >= ${TARGETS.minimalRatio}× the minimal server: ${verdict(ratioPass)}; p99 < ${TARGETS.statusP99Ms} ms: ${verdict(p99Pass)}`);
+          return { rows: MINIMAL_ROWS, answerBytes: Buffer.byteLength(a), rounds, median: m, outputs };
+        });
       } finally {
         await client.close();
       }
@@ -767,7 +913,7 @@ export async function main(argv: string[]): Promise<number> {
   const o = options(argv);
   mkdirSync(OUT_DIR, { recursive: true });
   const { nginx: nginxBin } = ensureSystemPackages({ scrapy: false });
-  const wrk = o.only.includes('status') ? ensureWrk() : undefined;
+  const wrk = o.only.includes('status') || o.only.includes('minimal') ? ensureWrk() : undefined;
   const env = {
     node: process.version,
     wrk: wrk ? wrkVersion(wrk) : undefined,
@@ -790,7 +936,7 @@ export async function main(argv: string[]): Promise<number> {
 
   const targets: Target[] = [];
   const errors: Record<string, string> = {};
-  const results: { status?: StatusResult; run?: RunResult; bodies?: BodiesResult } = {};
+  const results: { status?: StatusResult; minimal?: MinimalResult; run?: RunResult; bodies?: BodiesResult } = {};
   const attempt = async (part: Part, fn: () => Promise<void>): Promise<void> => {
     try {
       await fn();
@@ -802,7 +948,8 @@ export async function main(argv: string[]): Promise<number> {
   };
   try {
     if (o.only.includes('status')) await attempt('status', async () => { results.status = await partStatus(o, wrk!, nginxBin, targets); });
-    const rest = o.only.filter((p) => p !== 'status');
+    if (o.only.includes('minimal')) await attempt('minimal', async () => { results.minimal = await partMinimal(o, wrk!, nginxBin, targets); });
+    const rest = o.only.filter((p) => p !== 'status' && p !== 'minimal');
     if (rest.length) {
       await attempt(rest[0]!, async () => {
         writeApiSite();

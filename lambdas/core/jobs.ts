@@ -2,7 +2,7 @@
  * Jobs: a new job stored and queued, the views of SPEC.md ("Job"), where a job's rows are kept, and the end of a job the queue gave
  * up on. The state machine, which every change of a job's state goes through, is core/job-states.ts.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { FINISHED, transitionJob } from './job-states.ts';
 import type { AccountRecord, JobRecord, JobType, QueueName } from './ports.ts';
 import { refund, type Charge } from './metering.ts';
@@ -18,7 +18,7 @@ export function resultsKey(job: Pick<JobRecord, 'account_id' | 'id'>, attempt: n
   return `results/${job.account_id}/${job.id}/${attempt}.json`;
 }
 
-/** Blob key of the first {@link STATUS_ROWS_PREVIEW} rows, next to the rows: status polls read only this. */
+/** Blob key of the first {@link STATUS_ROWS_PREVIEW} rows, next to the rows: status polls read only this (once per process and job). */
 export function previewKey(resultsKey: string): string {
   return resultsKey.replace(/\.json$/, '.preview.json');
 }
@@ -58,28 +58,45 @@ export async function rowsJson(svc: Services, job: JobRecord): Promise<string | 
   return (await svc.blobs.get(job.results_key))?.toString('utf8') ?? null;
 }
 
-/** Most characters of preview texts kept in memory per process (about 32 MB). */
-const PREVIEW_CACHE_CHARS = 16 * 1024 * 1024;
-/**
- * Preview texts of completed jobs by blob key, oldest first. A preview never changes once written (one
- * key per attempt, and only the winning attempt's key is on the job), so every process may keep it:
- * a completed job polled again costs no blob read and no JSON parse.
- */
-const previewTexts = new Map<string, string>();
-let previewChars = 0;
+/** Most characters of finished jobs' status answers kept in memory per process (about 32 MB). */
+const STATUS_CACHE_CHARS = 16 * 1024 * 1024;
 
-function rememberPreview(key: string, text: string): void {
-  if (text.length > PREVIEW_CACHE_CHARS / 4) return;
-  // Two first polls of one job load it twice: count it once.
-  const before = previewTexts.get(key);
-  if (before !== undefined) previewChars -= before.length;
-  previewTexts.set(key, text);
-  previewChars += text.length;
-  for (const [k, t] of previewTexts) {
-    if (previewChars <= PREVIEW_CACHE_CHARS) break;
-    previewTexts.delete(k);
-    previewChars -= t.length;
+/** A finished job's status answer, serialized once: its JSON text and its entity tag. */
+export interface FinishedStatus {
+  text: string;
+  /** A strong entity tag of the text (`"…"`, RFC 9110 8.8.3), for `If-None-Match`. */
+  etag: string;
+}
+
+/**
+ * Status answers of finished jobs by `<account id>/<job id>`, oldest first. A finished job never changes again (no
+ * transition leaves `completed` or `failed`, core/job-states.ts; its preview has one key per attempt and only the
+ * winning attempt's key is on the job), so every process may keep its answer: a finished job polled again costs no
+ * store read, no blob read and no serialization. The account is part of the key: another account's poll of the
+ * same id misses and is refused by the store as before.
+ */
+const finishedStatuses = new Map<string, FinishedStatus>();
+let finishedChars = 0;
+
+const statusCacheKey = (accountId: number, jobId: string): string => `${accountId}/${jobId}`;
+
+function rememberFinished(key: string, answer: FinishedStatus): void {
+  if (answer.text.length > STATUS_CACHE_CHARS / 4) return;
+  // Two first polls of one job build it twice: count it once.
+  const before = finishedStatuses.get(key);
+  if (before !== undefined) finishedChars -= before.text.length;
+  finishedStatuses.set(key, answer);
+  finishedChars += answer.text.length;
+  for (const [k, a] of finishedStatuses) {
+    if (finishedChars <= STATUS_CACHE_CHARS) break;
+    finishedStatuses.delete(k);
+    finishedChars -= a.text.length;
   }
+}
+
+/** The status answer of a finished job of the account, when this process has it; undefined otherwise. */
+export function cachedFinishedStatus(accountId: number, jobId: string): FinishedStatus | undefined {
+  return finishedStatuses.get(statusCacheKey(accountId, jobId));
 }
 
 /**
@@ -89,30 +106,41 @@ function rememberPreview(key: string, text: string): void {
 async function previewJson(svc: Services, job: JobRecord): Promise<string> {
   if (job.status !== 'completed' || !job.results_key) return '[]';
   const key = previewKey(job.results_key);
-  const cached = previewTexts.get(key);
-  if (cached !== undefined) return cached;
   const preview = await svc.blobs.get(key);
-  let text: string;
   if (preview) {
-    text = preview.toString('utf8');
+    const text = preview.toString('utf8');
     if (!Array.isArray(JSON.parse(text))) throw new Error(`preview ${key} is not a JSON array`);
-  } else {
-    const rows = await svc.blobs.get(job.results_key);
-    text = rows ? JSON.stringify((JSON.parse(rows.toString('utf8')) as Row[]).slice(0, STATUS_ROWS_PREVIEW)) : '[]';
+    return text;
   }
-  rememberPreview(key, text);
-  return text;
+  const rows = await svc.blobs.get(job.results_key);
+  return rows ? JSON.stringify((JSON.parse(rows.toString('utf8')) as Row[]).slice(0, STATUS_ROWS_PREVIEW)) : '[]';
 }
 
 /**
- * GET /jobs/{id}/status/: every field of SPEC.md's job, as the JSON text of the response body. The rows
- * of `results.data` are spliced in as stored, never parsed and written again.
+ * GET /jobs/{id}/status/: every field of SPEC.md's job, as the JSON text of the response body, with an entity tag
+ * for a finished job. The rows of `results.data` are spliced in as stored, never parsed and written again. A
+ * finished job's answer is built once per process and kept ({@link cachedFinishedStatus}).
  */
-export async function jobStatusJson(svc: Services, job: JobRecord): Promise<string> {
+export async function jobStatusAnswer(svc: Services, job: JobRecord): Promise<{ text: string; etag?: string }> {
+  const finished = FINISHED.includes(job.status);
+  const key = statusCacheKey(job.account_id, job.id);
+  if (finished) {
+    const cached = finishedStatuses.get(key);
+    if (cached) return cached;
+  }
   const rows = await previewJson(svc, job);
   const head = JSON.stringify(summary(job));
   const rowCount = job.status === 'completed' ? job.row_count : 0;
-  return `${head.slice(0, -1)},"results":{"data":${rows},"row_count":${rowCount}},"yaml_config":${JSON.stringify({ id: job.config_id, yaml_content: job.yaml_content })}}`;
+  const text = `${head.slice(0, -1)},"results":{"data":${rows},"row_count":${rowCount}},"yaml_config":${JSON.stringify({ id: job.config_id, yaml_content: job.yaml_content })}}`;
+  if (!finished) return { text };
+  const answer = { text, etag: `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"` };
+  rememberFinished(key, answer);
+  return answer;
+}
+
+/** The JSON text of {@link jobStatusAnswer}. */
+export async function jobStatusJson(svc: Services, job: JobRecord): Promise<string> {
+  return (await jobStatusAnswer(svc, job)).text;
 }
 
 /**

@@ -1,11 +1,13 @@
 /**
  * The status response of a job (lambdas/core/jobs.ts jobStatusJson): SPEC.md's fields, the first rows
  * spliced in from the preview blob as stored, a completed job's preview read once per process, jobs
- * older than previews served from their rows.
+ * older than previews served from their rows; a finished job's answer kept per process with its entity tag, an
+ * unfinished job's never.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { jobStatusJson, previewKey, STATUS_ROWS_PREVIEW } from '../../lambdas/core/jobs.ts';
+import { randomUUID } from 'node:crypto';
+import { cachedFinishedStatus, jobStatusAnswer, jobStatusJson, previewKey, STATUS_ROWS_PREVIEW } from '../../lambdas/core/jobs.ts';
 import type { BlobStore, JobRecord } from '../../lambdas/core/ports.ts';
 import { testServices } from '../helpers/services.ts';
 
@@ -23,7 +25,7 @@ function countingBlobs(): BlobStore & { reads: number; data: Map<string, string>
 
 function job(over: Partial<JobRecord>): JobRecord {
   return {
-    id: '6f2c7a52-8d7e-4b7e-9a59-0c3f0a1b2c3d', account_id: 1, job_type: 'run', status: 'completed', progress: 100,
+    id: randomUUID(), account_id: 1, job_type: 'run', status: 'completed', progress: 100,
     status_message: 'Completed: "quoted" \\ text', items_found: 3, pages_scraped: 2, api_discovered: false,
     target_url: 'https://e.com/', config_id: null, yaml_content: 'target: {url: "https://e.com/"}\n', created_at: '2026-11-24T10:00:00.000Z',
     updated_at: '2026-11-24T10:00:01.000Z', started_at: '2026-11-24T10:00:00.500Z', completed_at: '2026-11-24T10:00:01.000Z',
@@ -59,5 +61,28 @@ describe('jobStatusJson', () => {
     const rows = Array.from({ length: 150 }, (_, i) => ({ i }));
     await blobs.put(old.results_key!, JSON.stringify(rows), 'application/json');
     assert.deepEqual(JSON.parse(await jobStatusJson(svc, old)).results, { data: rows.slice(0, STATUS_ROWS_PREVIEW), row_count: 150 });
+  });
+
+  it("keeps a finished job's answer (completed or failed) with a strong ETag, by account and id; never an unfinished job's", async () => {
+    const blobs = countingBlobs();
+    const { svc } = testServices({ overrides: { blobs } });
+    const done = job({});
+    await blobs.put(previewKey(done.results_key!), '[{"a":1}]', 'application/json');
+    assert.equal(cachedFinishedStatus(done.account_id, done.id), undefined, 'nothing before the first poll');
+    const first = await jobStatusAnswer(svc, done);
+    assert.match(first.etag!, /^"[A-Za-z0-9_-]{27}"$/);
+    assert.deepEqual(cachedFinishedStatus(done.account_id, done.id), first);
+    assert.equal(cachedFinishedStatus(2, done.id), undefined, "another account's poll of the id finds nothing");
+    const failed = job({ status: 'failed', results_key: null, row_count: 0, status_message: 'target_failed: 404' });
+    const f = await jobStatusAnswer(svc, failed);
+    assert.equal(JSON.parse(f.text).status, 'failed');
+    assert.deepEqual(cachedFinishedStatus(failed.account_id, failed.id), f);
+    assert.notEqual(f.etag, first.etag);
+    for (const status of ['pending', 'running'] as const) {
+      const j = job({ status, completed_at: null, results_key: null });
+      const a = await jobStatusAnswer(svc, j);
+      assert.equal(a.etag, undefined, status);
+      assert.equal(cachedFinishedStatus(j.account_id, j.id), undefined, `${status}: not kept`);
+    }
   });
 });
