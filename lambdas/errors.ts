@@ -65,7 +65,7 @@ export const ERROR_CODES = {
   invalid_credentials: { status: 401, where: ['http'], description: 'Login with a wrong email or password (same answer for both)' },
   plan_required: {
     status: 403, where: ['http'],
-    description: 'The plan lacks server execution (POST /run/) or API access',
+    description: 'The plan lacks server execution (POST /run/) or API access, or the SSL checker is asked about a port other than 443 on a plan without `ssl_checker_any_port`',
     details: '`[{plan, required, plans_with_it}]`',
   },
   plan_unknown: {

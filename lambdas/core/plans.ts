@@ -39,6 +39,12 @@ export interface Plan {
    * their own; absent: no daily limit (SPEC.md "Other limits": the SEO analyzer, 30 a day).
    */
   tool_calls_per_day?: Record<string, number>;
+  /**
+   * The SSL checker may check a port other than 443 (its `port`, or the URL's own): a port scan of public hosts
+   * through the service is then the plan's to allow. Absent or false: such a call is refused with 403
+   * `plan_required` before anything is spent (lambdas/tools/ssl.ts `checkSslPortAllowed`).
+   */
+  ssl_checker_any_port?: boolean;
 }
 
 /** The plans and operation costs of one variant. */
@@ -85,6 +91,7 @@ export function loadPlans(billing: Billing, file?: string): PlanCatalog {
       check(typeof p.yaml_generations_per_month === 'number', `plan "${name}" lacks yaml_generations_per_month`);
     }
     for (const [tool, n] of Object.entries(p.tool_calls_per_day ?? {})) check(Number.isInteger(n) && n >= 0, `plan "${name}" tool_calls_per_day.${tool} must be an integer >= 0`);
+    check(p.ssl_checker_any_port === undefined || typeof p.ssl_checker_any_port === 'boolean', `plan "${name}" ssl_checker_any_port must be true or false`);
     plans[name] = { ...p, name, max_concurrent_jobs: maxJobs };
   }
   return { billing, default_plan: v.default_plan, costs: v.costs, plans };

@@ -107,8 +107,15 @@ export const toolBodies = {
     depth: { type: 'integer', minimum: 0, maximum: LINK_CHECK_BOUNDS.maxDepth },
     max_links: { type: 'integer', minimum: 1, maximum: LINK_CHECK_BOUNDS.maxMaxLinks },
   }),
-  'dns-whois': toolBody({ servers: { type: 'array', minItems: 1, maxItems: 4, items: { type: 'string', minLength: 1, maxLength: 64 } } }),
-  'ssl-checker': toolBody({ port: { type: 'integer', minimum: 1, maximum: 65535 } }),
+  'dns-whois': toolBody({
+    servers: {
+      type: 'array', minItems: 1, maxItems: 4, items: { type: 'string', minLength: 1, maxLength: 64 },
+      description: 'DNS servers to ask instead of the service\'s resolvers: `IP`, `IP:53`, `[IPv6]` or `[IPv6]:53` (port 53 only; docs/tools.md "DNS server ports")',
+    },
+  }),
+  'ssl-checker': toolBody({
+    port: { type: 'integer', minimum: 1, maximum: 65535, description: 'The port to check (default: the URL\'s, else 443); other than 443 only on plans with `ssl_checker_any_port`, else 403 `plan_required`' },
+  }),
 } as const satisfies Record<string, JSONSchema>;
 
 // ---- answers ----

@@ -15,12 +15,16 @@
  *    (RFC 3912) at the TLD's WHOIS server. DNS and registration data are looked up at the same time.
  *
  * The addresses DNS answers with are only reported, never connected to, so the guard does not check them.
+ *
+ * The DNS servers a caller names are asked on port 53 only ({@link checkDnsServers}): any other port would let a
+ * caller probe public hosts' ports through the service. Another port is accepted only for an address that the
+ * outbound guard refuses by default and SAI_OUTBOUND_ALLOW opens (a DNS server of local development or a test).
  */
 import { Resolver } from 'node:dns/promises';
 import net from 'node:net';
 import { parse as parseDomain } from 'tldts';
 import { CodedError } from '../errors.ts';
-import { TargetForbiddenError, type OutboundGuard } from '../net/guard.ts';
+import { OutboundGuard, TargetForbiddenError } from '../net/guard.ts';
 import { BUNDLED_RDAP_BOOTSTRAP, queryRdap, rdapBaseForAddress, rdapBaseForDomain, type RdapBootstrap, type RegistrationData } from './rdap.ts';
 import { isWhoisNotFound, parseWhois, queryWhois, type WhoisServer } from './whois.ts';
 
@@ -347,11 +351,20 @@ function normalizeHost(host: string): { host: string; type: DnsWhoisReport['host
   return { host: h, type: 'name' };
 }
 
+/** The only port of a DNS server a caller names (DNS, RFC 1035 4.2), except for allowlisted private servers. */
+export const DNS_SERVER_PORT = 53;
+
+/** The guard without an allowlist: an address it refuses is private, loopback, link-local or metadata. */
+const PUBLIC_ONLY = new OutboundGuard();
+
 /**
- * Parses and checks the DNS servers a caller names: `IP`, `IP:port`, `[IPv6]` or `[IPv6]:port`.
+ * Parses and checks the DNS servers a caller names: `IP`, `IP:port`, `[IPv6]` or `[IPv6]:port`. The port must be
+ * {@link DNS_SERVER_PORT} (or left out), except for an address only SAI_OUTBOUND_ALLOW permits (local development,
+ * tests), which may use any.
  * @returns the servers as `Resolver#setServers` takes them.
- * @throws CodedError `invalid_request` (`details: [{path, message}]`) for a server that is not an address;
- *   TargetForbiddenError (`target_forbidden`) for an address the guard refuses (`guard.refusal`).
+ * @throws CodedError `invalid_request` (`details: [{path, message}]`) for a server that is not an address, or a
+ *   public one on a port other than 53; TargetForbiddenError (`target_forbidden`) for an address the guard refuses
+ *   (`guard.refusal`).
  */
 export function checkDnsServers(guard: OutboundGuard, servers: readonly string[]): string[] {
   return servers.map((raw, i) => {
@@ -373,6 +386,9 @@ export function checkDnsServers(guard: OutboundGuard, servers: readonly string[]
     }
     const why = guard.refusal(address);
     if (why) throw new TargetForbiddenError(`Refused the DNS server ${address}: ${why}. Private, loopback, link-local and metadata addresses are not queried unless SAI_OUTBOUND_ALLOW permits them.`);
+    if (port !== null && port !== DNS_SERVER_PORT && PUBLIC_ONLY.refusal(address) === null) {
+      throw new CodedError('invalid_request', `DNS server "${raw}": DNS servers are asked on port ${DNS_SERVER_PORT} only (got ${port})`, [{ path: `servers[${i}]`, message: `port must be ${DNS_SERVER_PORT}` }]);
+    }
     if (family === 6) return port === null ? address : `[${address}]:${port}`;
     return port === null ? address : `${address}:${port}`;
   });

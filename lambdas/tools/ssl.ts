@@ -18,6 +18,9 @@
  *
  * A server that cannot be reached or does not speak TLS is an error: `target_unreachable` with a reason, as
  * lambdas/core/tools.ts gives it for the page tools.
+ *
+ * Ports: 443 for every plan; any other port only for plans with `ssl_checker_any_port` ({@link checkSslPortAllowed},
+ * before the call is metered), so that the checker cannot be used to scan public hosts' ports.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -26,6 +29,8 @@ import { CodedError, isCodedError } from '../errors.ts';
 import { unreachableError } from '../net/unreachable.ts';
 import { DEFAULT_USER_AGENT } from '../net/fetch.ts';
 import type { OutboundGuard } from '../net/guard.ts';
+import type { PlanCatalog } from '../core/plans.ts';
+import { parseTargetUrl } from '../core/target-url.ts';
 import { certificateKeyStrength, describeCertificate, ephemeralStrength, type CertificateInfo } from './ssl-cert.ts';
 import {
   GRADES, TLS_VERSIONS, VERSION_LABEL, gradeServer, parseHsts,
@@ -415,6 +420,33 @@ async function runProbe(probe: Probe, connectTo: tls.ConnectionOptions, timeoutM
     if (/^ERR_SSL_/.test(code) && !e.tcpConnected) return { probe, result: 'rejected' };
     return { probe, result: 'inconclusive' };
   }
+}
+
+/** The port the SSL checker checks when the plan says nothing else (HTTPS). */
+export const SSL_DEFAULT_PORT = 443;
+
+/**
+ * The port a call checks: its `port`, else the URL's own, else {@link SSL_DEFAULT_PORT} (the handler's rule).
+ * @throws CodedError `invalid_url` for a URL that is not an absolute http(s) URL.
+ */
+export function sslCheckPort(body: { url: string; port?: number }): number {
+  const url = parseTargetUrl(body.url);
+  return body.port ?? (url.port ? Number(url.port) : SSL_DEFAULT_PORT);
+}
+
+/**
+ * Refuses a call on a port other than 443 unless the account's plan has `ssl_checker_any_port`
+ * (lambdas/core/plans.json): the checker connects to the port it is given, so any other port would let a caller
+ * probe which ports of public hosts are open. Called before the call is metered, so a refusal costs nothing.
+ * @throws CodedError `plan_required` (403) with `details: [{plan, required: 'ssl_checker_any_port', plans_with_it}]`;
+ *   `invalid_url` for a URL that does not parse.
+ */
+export function checkSslPortAllowed(catalog: Pick<PlanCatalog, 'plans'>, planName: string, body: { url: string; port?: number }): void {
+  const port = sslCheckPort(body);
+  if (port === SSL_DEFAULT_PORT || catalog.plans[planName]?.ssl_checker_any_port === true) return;
+  const withIt = Object.values(catalog.plans).filter((p) => p.ssl_checker_any_port === true).map((p) => p.name);
+  throw new CodedError('plan_required', `The ${planName} plan checks port ${SSL_DEFAULT_PORT} only (asked: ${port}); `
+    + `${withIt.length ? `plans that check any port: ${withIt.join(', ')}` : 'no plan checks other ports'}`, [{ plan: planName, required: 'ssl_checker_any_port', plans_with_it: withIt }]);
 }
 
 /**

@@ -474,7 +474,7 @@ describe('dns-whois: the outbound guard and failures', () => {
     for (const [server, kind] of [['10.0.0.2', 'private'], ['169.254.169.254:53', 'cloud metadata'], ['[fd00:ec2::254]:53', 'metadata'], ['[::1]', 'loopback']]) {
       assert.throws(() => checkDnsServers(strict, [server!]), (e: { code?: string; message: string }) => e.code === 'target_forbidden' && e.message.includes(kind!), server);
     }
-    assert.deepEqual(checkDnsServers(strict, ['9.9.9.9', '1.1.1.1:5353', '[2620:fe::fe]:53', '2620:fe::9']), ['9.9.9.9', '1.1.1.1:5353', '[2620:fe::fe]:53', '2620:fe::9']);
+    assert.deepEqual(checkDnsServers(strict, ['9.9.9.9', '1.1.1.1:53', '[2620:fe::fe]:53', '2620:fe::9']), ['9.9.9.9', '1.1.1.1:53', '[2620:fe::fe]:53', '2620:fe::9']);
     assert.deepEqual(checkDnsServers(new OutboundGuard({ allow: ['127.0.0.1/32'] }), ['127.0.0.1:53']), ['127.0.0.1:53'], 'the allowlist permits it');
   });
 
