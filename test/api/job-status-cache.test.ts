@@ -54,7 +54,7 @@ describe('status of a finished job: kept answer, ETag, 304', () => {
     const changed = await fetch(svc.url + path, { headers: { authorization: `Bearer ${key}`, 'if-none-match': '"something-else"' } });
     assert.equal(changed.status, 200);
     assert.equal(await changed.text(), text);
-    for (const headers of [{ authorization: `Bearer ${other}` }, { authorization: `Bearer ${other}`, 'if-none-match': etag! }]) {
+    for (const headers of [{ authorization: `Bearer ${other}` }, { authorization: `Bearer ${other}`, 'if-none-match': etag! }] as Array<Record<string, string>>) {
       const theirs = await fetch(svc.url + path, { headers });
       assert.equal(theirs.status, 404, "another account's poll");
       assert.equal((await theirs.json()).code, 'not_found');
