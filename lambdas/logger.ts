@@ -5,6 +5,13 @@
  * Lambda the API handlers add the invocation's context (function name, request id, cold start) through
  * Powertools' `injectLambdaContext` middleware (lambdas/http/middleware.ts).
  *
+ * **Request scope.** A Lambda instance serves one invocation at a time, so the context `injectLambdaContext` puts on
+ * the logger is that invocation's. The local service serves many requests at once from one event loop: there each
+ * request runs in {@link withRequestScope} (lambdas/adapters/local/http-edges.ts), an AsyncLocalStorage scope that
+ * holds the request's own Lambda context and keys, and the logger writes those (not another request's) on every line
+ * logged while the request is handled, its access-log line included. Outside a scope (Lambda, workers, start-up) the
+ * logger is Powertools' own, unchanged.
+ *
  * Level: `POWERTOOLS_LOG_LEVEL`, else `LOG_LEVEL` (`DEBUG`, `INFO`, `WARN`, `ERROR`, `SILENT`; default
  * `INFO`), read by Powertools itself; Lambda's advanced logging controls (`AWS_LAMBDA_LOG_LEVEL`) win over
  * both. Powertools writes `debug` and `info` to stdout and `warn` and `error` to stderr, as Lambda's own
@@ -17,7 +24,81 @@
  * logger.error('run attempt failed', { jobId, attempt, error: err });
  * ```
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
+import type { Context } from 'aws-lambda';
+
+type LogKeys = Record<string, unknown>;
+type LogItemExtraInput = Parameters<Logger['info']> extends [unknown, ...infer R] ? R : never;
+
+/** What one request adds to the lines logged while it is handled. */
+interface RequestScope {
+  /** The Lambda context of the handler serving it, as Powertools writes it (`function_name`, `function_request_id`, …). */
+  context: LogKeys | null;
+  /** Keys appended during the request (`appendKeys`), cleared by `resetKeys`. */
+  keys: LogKeys;
+}
+
+const scopes = new AsyncLocalStorage<RequestScope>();
+
+/**
+ * Powertools' Logger whose Lambda context and temporary keys belong to the current request scope when there is one
+ * ({@link withRequestScope}), and to the logger itself otherwise (Powertools' behaviour).
+ */
+class RequestScopedLogger extends Logger {
+  /** Within a request scope: the context is the request's, not the shared logger's. */
+  override addContext(context: Context): void {
+    const scope = scopes.getStore();
+    if (!scope) {
+      super.addContext(context);
+      return;
+    }
+    scope.context = {
+      cold_start: this.getColdStart(),
+      function_arn: context.invokedFunctionArn,
+      function_memory_size: context.memoryLimitInMB,
+      function_name: context.functionName,
+      function_request_id: context.awsRequestId,
+    };
+  }
+
+  override appendKeys(attributes: LogKeys): void {
+    const scope = scopes.getStore();
+    if (scope) Object.assign(scope.keys, attributes);
+    else super.appendKeys(attributes);
+  }
+
+  override removeKeys(keys: string[]): void {
+    const scope = scopes.getStore();
+    if (!scope) {
+      super.removeKeys(keys);
+      return;
+    }
+    for (const k of keys) delete scope.keys[k];
+  }
+
+  override resetKeys(): void {
+    const scope = scopes.getStore();
+    if (scope) scope.keys = {};
+    else super.resetKeys();
+  }
+
+  /** Every line: the request's context and keys first, so that the call's own keys win. */
+  protected override createAndPopulateLogItem(logLevel: number, input: Parameters<Logger['info']>[0], extraInput: LogItemExtraInput): ReturnType<Logger['createAndPopulateLogItem']> {
+    const scope = scopes.getStore();
+    if (!scope || (!scope.context && Object.keys(scope.keys).length === 0)) return super.createAndPopulateLogItem(logLevel, input, extraInput);
+    return super.createAndPopulateLogItem(logLevel, input, [{ ...scope.context, ...scope.keys }, ...extraInput] as LogItemExtraInput);
+  }
+}
 
 /** The process's logger (one per thread: each worker thread loads its own copy of this module). */
-export const logger = new Logger({ serviceName: 'scrape-ai' });
+export const logger: Logger = new RequestScopedLogger({ serviceName: 'scrape-ai' });
+
+/**
+ * Runs `fn` in a new request scope: the Lambda context added by the handler (`injectLambdaContext`) and keys
+ * appended meanwhile go on the lines logged within `fn` and what it starts, and on no other request's.
+ * @param keys keys for every line of the request from the start (e.g. none: the handler adds its context).
+ */
+export function withRequestScope<T>(fn: () => T, keys: LogKeys = {}): T {
+  return scopes.run({ context: null, keys: { ...keys } }, fn);
+}

@@ -443,7 +443,8 @@ export function sslCheckPort(body: { url: string; port?: number }): number {
  */
 export function checkSslPortAllowed(catalog: Pick<PlanCatalog, 'plans'>, planName: string, body: { url: string; port?: number }): void {
   const port = sslCheckPort(body);
-  if (port === SSL_DEFAULT_PORT || catalog.plans[planName]?.ssl_checker_any_port === true) return;
+  // A plan the catalog lacks is refused as such (403 plan_unknown) by the metering that follows.
+  if (port === SSL_DEFAULT_PORT || !catalog.plans[planName] || catalog.plans[planName].ssl_checker_any_port === true) return;
   const withIt = Object.values(catalog.plans).filter((p) => p.ssl_checker_any_port === true).map((p) => p.name);
   throw new CodedError('plan_required', `The ${planName} plan checks port ${SSL_DEFAULT_PORT} only (asked: ${port}); `
     + `${withIt.length ? `plans that check any port: ${withIt.join(', ')}` : 'no plan checks other ports'}`, [{ plan: planName, required: 'ssl_checker_any_port', plans_with_it: withIt }]);

@@ -3,7 +3,9 @@
  * arrives, the answer is a status below 500 with the `{error, code, details}` body. Requests node:http
  * refuses before any handler (unknown methods, oversized headers, a bad `Expect`, CONNECT, malformed
  * requests), request targets that are no path, query parameters named after Object.prototype members on
- * every route, and the access log's redaction of credential-like query values.
+ * every route, and the access log's redaction of credential-like query values. A request without Host, a declared
+ * or chunked body over 1 MiB (413 at once, the connection closed without reading the rest), access-log lines of
+ * concurrent requests with their own request id and function name, a client that goes away logged as aborted.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -53,6 +55,24 @@ function rawRequest(baseUrl: string, request: string): Promise<RawAnswer> {
       resolve({ status: Number(lines[0]?.split(' ')[1]), headers, body, raw });
     });
   });
+}
+
+/** A chunked body's data (RFC 9112 7.1). */
+function dechunk(text: string): string {
+  let out = '';
+  for (let at = 0; at < text.length;) {
+    const eol = text.indexOf('\r\n', at);
+    const size = parseInt(text.slice(at, eol), 16);
+    if (!size) break;
+    out += text.slice(eol + 2, eol + 2 + size);
+    at = eol + 2 + size + 2;
+  }
+  return out;
+}
+
+/** The access-log lines (`"message":"request"`) of a service's output, parsed. */
+function accessLines(output: string): Array<Record<string, any>> {
+  return output.split('\n').filter((l) => l.startsWith('{') && l.includes('"message":"request"')).map((l) => JSON.parse(l) as Record<string, any>);
 }
 
 function assertShaped(a: { status: number; body: any }, status: number, code: string, what: string): void {
@@ -118,5 +138,133 @@ describe('HTTP edges', () => {
     assert.match(log, /api_key=\[redacted\]&token=\[redacted\]&Password=\[redacted\]&page=7/);
     assert.match(log, /x-api-key=\[redacted\]&q=sai_\[redacted\]/);
     assert.match(log, /\/api\/v1\/jobs\/sai_\[redacted\]\/status\//);
+  });
+
+  it('a request without Host gets 400 bad_http_request with the error body (HTTP/1.1); HTTP/1.0 needs none', async () => {
+    const noHost = await rawRequest(svc.url, 'GET /api/v1/me/ HTTP/1.1\r\nConnection: close\r\n\r\n');
+    assertShaped(noHost, 400, 'bad_http_request', 'no Host');
+    assert.match(noHost.body.error, /Host/);
+    assert.equal(noHost.headers['content-type'], 'application/json; charset=utf-8');
+    const http10 = await rawRequest(svc.url, `GET /api/v1/me/ HTTP/1.0\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+    assert.equal(http10.status, 200, http10.raw.slice(0, 300));
+  });
+
+  it('a declared body over 1 MiB: 413 with the error body at once, and the connection closed without reading the body', async () => {
+    const { hostname, port } = new URL(svc.url);
+    const declared = 10 * 1024 ** 3;
+    const outcome = await new Promise<{ raw: string; sent: number; ms: number }>((resolve, reject) => {
+      const t0 = performance.now();
+      let sent = 0;
+      let raw = '';
+      const socket = net.connect(Number(port), hostname, () => {
+        socket.write(`POST /api/v1/configs/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`);
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        const pump = () => {
+          while (!socket.destroyed && socket.writable && sent < declared) {
+            sent += chunk.length;
+            if (!socket.write(chunk)) return;
+          }
+        };
+        socket.on('drain', pump);
+        pump();
+      });
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => { raw += d; });
+      socket.on('error', () => { /* EPIPE / ECONNRESET once the server closes: expected */ });
+      socket.on('close', () => resolve({ raw, sent, ms: performance.now() - t0 }));
+      setTimeout(() => { socket.destroy(); reject(new Error(`still open after 20 s; sent ${sent} bytes; got ${JSON.stringify(raw.slice(0, 200))}`)); }, 20_000).unref();
+    });
+    const [head, body] = [outcome.raw.slice(0, outcome.raw.indexOf('\r\n\r\n')), outcome.raw.slice(outcome.raw.indexOf('\r\n\r\n') + 4)];
+    assert.match(head, /^HTTP\/1\.1 413 /, outcome.raw.slice(0, 300));
+    assert.match(head, /\r\nconnection: close\r\n/i);
+    const parsed = JSON.parse(/transfer-encoding: chunked/i.test(head) ? dechunk(body) : body);
+    assert.equal(parsed.code, 'payload_too_large');
+    assert.ok(Array.isArray(parsed.details));
+    assert.ok(outcome.sent < 256 * 1024 * 1024, `the client got to send ${outcome.sent} bytes of the declared ${declared} before the close`);
+  });
+
+  it('a chunked body over 1 MiB: 413 and the connection closed, the rest not read', async () => {
+    const { hostname, port } = new URL(svc.url);
+    const outcome = await new Promise<{ raw: string; sent: number }>((resolve, reject) => {
+      let sent = 0;
+      let raw = '';
+      const socket = net.connect(Number(port), hostname, () => {
+        socket.write(`POST /api/v1/configs/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+        const data = Buffer.alloc(64 * 1024, 0x20);
+        const chunk = Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]);
+        const pump = () => {
+          while (!socket.destroyed && socket.writable && sent < 8 * 1024 ** 3) {
+            sent += data.length;
+            if (!socket.write(chunk)) return;
+          }
+        };
+        socket.on('drain', pump);
+        pump();
+      });
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => { raw += d; });
+      socket.on('error', () => { /* expected once the server closes */ });
+      socket.on('close', () => resolve({ raw, sent }));
+      setTimeout(() => { socket.destroy(); reject(new Error(`still open after 20 s; sent ${sent} bytes; got ${JSON.stringify(raw.slice(0, 200))}`)); }, 20_000).unref();
+    });
+    assert.match(outcome.raw, /^HTTP\/1\.1 413 /, outcome.raw.slice(0, 300));
+    assert.match(outcome.raw, /\r\nconnection: close\r\n/i);
+    assert.match(outcome.raw, /"code":"payload_too_large"/);
+    assert.ok(outcome.sent < 256 * 1024 * 1024, `the client got to send ${outcome.sent} bytes before the close`);
+  });
+
+  it("access-log lines of requests served at once each carry their own request's id and function name", async () => {
+    // Validation of a config over 2 KiB waits for the config parser's thread: a real wait, during which the other
+    // requests' handlers run and add their own Lambda context.
+    const yaml = `target: { url: "https://example.com/" }\nextract:\n  container: li\n  fields:\n${Array.from({ length: 60 }, (_, i) => `    - { name: f${i}, selector: "span.c${i}" }\n`).join('')}`;
+    assert.ok(yaml.length > 2048);
+    const kinds = [
+      { path: '/api/v1/configs/validate/', fn: 'http/configs-validate.ts', method: 'POST', body: JSON.stringify({ yaml_content: yaml }) },
+      { path: '/api/v1/me/', fn: 'http/me.ts', method: 'GET' },
+      { path: '/api/v1/configs/', fn: 'http/configs-list.ts', method: 'GET' },
+    ];
+    const sent = await Promise.all(Array.from({ length: 90 }, async (_, i) => {
+      const k = kinds[i % kinds.length]!;
+      const path = `${k.path}?probe=scope-${i}`;
+      const res = await fetch(svc.url + path, { method: k.method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(k.body ? { body: k.body } : {}) });
+      await res.arrayBuffer();
+      assert.equal(res.status, 200, path);
+      return { path, requestId: res.headers.get('x-request-id')!, fn: k.fn };
+    }));
+    await new Promise((r) => setTimeout(r, 300));
+    const lines = accessLines(svc.output());
+    const wrong: string[] = [];
+    for (const s of sent) {
+      const line = lines.find((l) => l.path === s.path);
+      assert.ok(line, `an access-log line for ${s.path}`);
+      assert.equal(line.requestId, s.requestId, s.path);
+      assert.equal(line.status, 200);
+      if (line.function_request_id !== s.requestId || line.function_name !== s.fn) wrong.push(`${s.path}: ${line.function_name} ${line.function_request_id} (request ${s.requestId})`);
+    }
+    assert.deepEqual(wrong, [], `${wrong.length} of ${sent.length} lines name another request`);
+  });
+
+  it('a client that goes away mid-body is logged as aborted, never as a 500, and no failure is logged', async () => {
+    const { hostname, port } = new URL(svc.url);
+    const marker = `abort-${Date.now()}`;
+    await new Promise<void>((resolve) => {
+      const socket = net.connect(Number(port), hostname, () => {
+        socket.write(`POST /api/v1/configs/?probe=${marker} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`);
+        setTimeout(() => { socket.destroy(); resolve(); }, 200);
+      });
+      socket.on('error', () => resolve());
+    });
+    let line: Record<string, any> | undefined;
+    for (let i = 0; i < 50 && !line; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      line = accessLines(svc.output()).find((l) => String(l.path).includes(marker));
+    }
+    assert.ok(line, 'an access-log line for the aborted request');
+    assert.equal(line.aborted, true, JSON.stringify(line));
+    assert.notEqual(line.status, 500, JSON.stringify(line));
+    const failures = svc.output().split('\n').filter((l) => l.includes('"request failed"') && l.includes(line!.requestId));
+    assert.deepEqual(failures, [], 'no "request failed" error for a client that went away');
+    // And the service is fine: the next request on a new connection is answered.
+    assert.equal((await client(svc.url, key).get('/api/v1/me/')).status, 200);
   });
 });

@@ -252,6 +252,39 @@ describe('page-analysis tools over HTTP', () => {
     assert.equal(await credits(), before, 'no credit spent on targets that could not be reached');
   });
 
+  it('ports: the SSL checker checks 443 only below pro (403 plan_required, not charged, not counted), dns-whois asks port 53 only', async () => {
+    const free = await createAccount(svc.dataDir, { plan: 'free' });
+    const freeApi = client(svc.url, free.api_key);
+    const freeCredits = async () => (await freeApi.get('/api/v1/me/')).body.subscription.credits_remaining as number;
+    const before = await freeCredits();
+    const port = await closedPort();
+    // 12 refusals: more than the free plan's 10 calls an hour, so a refusal that counted would end in a 429.
+    for (let i = 0; i < 6; i++) {
+      for (const body of [{ url: `https://127.0.0.1:${port}/` }, { url: 'https://127.0.0.1/', port }]) {
+        const r = await freeApi.post('/api/v1/tools/ssl-checker/', body);
+        assert.equal(r.status, 403, `${JSON.stringify(body)}: ${JSON.stringify(r.body)}`);
+        assert.equal(r.body.code, 'plan_required');
+        assert.deepEqual(r.body.details, [{ plan: 'free', required: 'ssl_checker_any_port', plans_with_it: ['pro'] }]);
+      }
+    }
+    for (const servers of [['8.8.8.8:5353'], ['1.1.1.1', '[2606:4700:4700::1111]:853']]) {
+      const r = await freeApi.post('/api/v1/tools/dns-whois/', { url: 'https://example.com/', servers });
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      assert.equal(r.body.code, 'invalid_request');
+      assert.match(r.body.details[0].path, /^servers\[\d\]$/);
+      assert.equal(r.body.details[0].message, 'port must be 53');
+    }
+    assert.equal(await freeCredits(), before, 'refused before metering: nothing charged');
+    // Port 443 passes the gate on every plan (the name does not resolve: 422, credit given back).
+    const on443 = await freeApi.post('/api/v1/tools/ssl-checker/', { url: 'https://no-such-host.invalid/' });
+    assert.equal(on443.status, 422, JSON.stringify(on443.body));
+    assert.equal(on443.body.details[0].reason, 'dns');
+    // Pro checks any port: the closed loopback port is reached (refused), not refused by the plan.
+    const pro8443 = await api.post('/api/v1/tools/ssl-checker/', { url: `https://127.0.0.1:${port}/` });
+    assert.equal(pro8443.status, 422, JSON.stringify(pro8443.body));
+    assert.equal(pro8443.body.details[0].reason, 'refused');
+  });
+
   it('screenshot: a PNG of the viewport by default, JPEG on request, JSON with a stored URL that works without the key', async () => {
     const res = await fetch(`${svc.url}/api/v1/tools/screenshot/`, {
       method: 'POST', headers: { authorization: `Bearer ${pro.api_key}`, 'content-type': 'application/json' },

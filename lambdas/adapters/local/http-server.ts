@@ -4,8 +4,9 @@
  * becomes a proxy event (api-gateway-event.ts), routes with `auth` go through the authorizer
  * (authorize.ts), and the route's middy handler (the same module the route's Lambda runs) answers.
  * `/` and `/assets/…` are the web dashboard's built files (lambdas/dashboard/static.ts), with its CSP.
- * One access-log line per request (Powertools Logger, `SAI_ACCESS_LOG=0` turns it off), with the values
- * of credential-like query parameters redacted.
+ * Around every request, http-edges.ts: its logger scope, its access-log line (written when the answer is sent,
+ * `SAI_ACCESS_LOG=0` turns it off, credential-like query values redacted), and the refusals of the HTTP layer
+ * itself (no `Host`, a declared body over the limit) with the error body.
  *
  * Requests node:http refuses before any handler sees them (a malformed request, an unknown method,
  * headers over 16 KiB, a request that does not arrive in time, an `Expect` other than 100-continue,
@@ -18,7 +19,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { routes, pathMatcher, type RouteDef } from '../../routes.ts';
 import { errorResult, MAX_BODY_BYTES, STATUS_BY_CODE, type ApiResult } from '../../http/middleware.ts';
 import type { ErrorCode } from '../../errors.ts';
-import { logger } from '../../logger.ts';
+import { requestFailed, serveRequest } from './http-edges.ts';
 import { lambdaContext, toProxyEvent, writeProxyResult } from './api-gateway-event.ts';
 import { authorizeRequest } from './authorize.ts';
 import { dashboardAnswer, isDashboardPath } from '../../dashboard/static.ts';
@@ -88,31 +89,6 @@ function requestUrl(target: string | undefined): URL | null {
   }
 }
 
-/** Query parameters whose values are credentials: redacted in the access log. */
-const CREDENTIAL_PARAMS = /^(?:(?:x[_-])?api[_-]?key|key|token|access[_-]?token|refresh[_-]?token|id[_-]?token|password|passwd|pwd|secret|client[_-]?secret|auth|authorization|session|sid)$/i;
-
-/** An API key anywhere in a target (a path, a parameter of another name). */
-const API_KEY_VALUE = /sai_[A-Za-z0-9]{20,}/g;
-
-/**
- * The request target for the access log: credential-like query values (`?api_key=…`) become `[redacted]`,
- * and so does anything shaped like an API key wherever it is.
- */
-function redactTarget(target: string | undefined): string {
-  if (!target) return '';
-  target = target.replace(API_KEY_VALUE, 'sai_[redacted]');
-  const q = target.indexOf('?');
-  if (q === -1) return target;
-  const redacted = target.slice(q + 1).split('&').map((part) => {
-    const eq = part.indexOf('=');
-    const rawName = eq === -1 ? part : part.slice(0, eq);
-    let name = rawName;
-    try { name = decodeURIComponent(rawName.replace(/\+/g, ' ')); } catch { /* keep it raw */ }
-    return eq !== -1 && CREDENTIAL_PARAMS.test(name.trim()) ? `${rawName}=[redacted]` : part;
-  });
-  return `${target.slice(0, q)}?${redacted.join('&')}`;
-}
-
 async function answer(loaded: LoadedRoute[], req: http.IncomingMessage, requestId: string): Promise<ApiResult | 'preflight'> {
   const url = requestUrl(req.url);
   if (!url) return errorResult('not_found', 'No such resource: the request target is not a path under /api/v1/');
@@ -144,27 +120,16 @@ async function answer(loaded: LoadedRoute[], req: http.IncomingMessage, requestI
   return hit.r.handler(event, lambdaContext(requestId, hit.r.def.handler));
 }
 
-async function dispatch(loaded: LoadedRoute[], req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  const requestId = randomUUID();
-  const started = performance.now();
-  let status = 500;
+async function dispatch(loaded: LoadedRoute[], req: http.IncomingMessage, res: http.ServerResponse, requestId: string): Promise<void> {
   try {
     const result = await answer(loaded, req, requestId);
     if (result === 'preflight') {
-      status = 204;
       res.writeHead(204, CORS_PREFLIGHT).end();
       return;
     }
-    status = result.statusCode;
     writeProxyResult(res, result, requestId);
   } catch (err) {
-    logger.error('request failed', { requestId, error: err });
-    if (!res.headersSent) writeProxyResult(res, errorResult('internal_error', `Internal error; quote request id ${requestId} when reporting it`), requestId);
-    else res.destroy();
-  } finally {
-    if (process.env.SAI_ACCESS_LOG !== '0') {
-      logger.info('request', { requestId, method: req.method, path: redactTarget(req.url), status, ms: Math.round(performance.now() - started) });
-    }
+    requestFailed(err, req, res, requestId);
   }
 }
 
@@ -218,7 +183,8 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
  */
 export async function startHttpServer(host: string, port: number): Promise<HttpServer> {
   const loaded = await loadRoutes();
-  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => { void dispatch(loaded, req, res); });
+  // requireHostHeader: node:http's own answer to a request without Host is an empty 400; http-edges.ts answers it.
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false }, serveRequest((req, res, requestId) => dispatch(loaded, req, res, requestId)));
   server.keepAliveTimeout = 5000;
   server.headersTimeout = 60_000;
   server.requestTimeout = 300_000;
