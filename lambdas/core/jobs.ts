@@ -62,7 +62,7 @@ export async function rowsJson(svc: Services, job: JobRecord): Promise<string | 
 const STATUS_CACHE_CHARS = 16 * 1024 * 1024;
 
 /** A finished job's status answer, serialized once: its JSON text and its entity tag. */
-export interface FinishedStatus {
+interface FinishedStatus {
   text: string;
   /** A strong entity tag of the text (`"…"`, RFC 9110 8.8.3), for `If-None-Match`. */
   etag: string;

@@ -99,7 +99,7 @@ const PLAIN_NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
  * {@link FORMULA_START} and is not a plain number. Numbers and booleans never are: a number's text (`-5`) is read as
  * that number, and so is a text cell holding only a signed number.
  */
-export function looksLikeFormula(value: FlatValue): value is string {
+function looksLikeFormula(value: FlatValue): value is string {
   return typeof value === 'string' && FORMULA_START.test(value) && !PLAIN_NUMBER.test(value);
 }
 

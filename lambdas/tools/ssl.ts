@@ -423,7 +423,7 @@ async function runProbe(probe: Probe, connectTo: tls.ConnectionOptions, timeoutM
 }
 
 /** The port the SSL checker checks when the plan says nothing else (HTTPS). */
-export const SSL_DEFAULT_PORT = 443;
+const SSL_DEFAULT_PORT = 443;
 
 /**
  * The port a call checks: its `port`, else the URL's own, else {@link SSL_DEFAULT_PORT} (the handler's rule).

@@ -40,7 +40,7 @@ const MAX_LOGGED_TARGET_CHARS = 2048;
  * The request target for the access log: credential-like query values (`?api_key=…`) become `[redacted]`, and so
  * does anything shaped like an API key wherever it is; cut to {@link MAX_LOGGED_TARGET_CHARS}.
  */
-export function redactTarget(target: string | undefined): string {
+function redactTarget(target: string | undefined): string {
   if (!target) return '';
   target = target.replace(API_KEY_VALUE, 'sai_[redacted]');
   const q = target.indexOf('?');
@@ -159,7 +159,7 @@ export function serveRequest(handle: RequestHandler): (req: http.IncomingMessage
  * Whether a request's client went away before its answer was sent (the connection closed, or the body was cut off):
  * an error it causes (the body's `aborted`) is no failure of the service, and no 500 is logged for it.
  */
-export function clientGone(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+function clientGone(req: http.IncomingMessage, res: http.ServerResponse): boolean {
   return !res.writableFinished && (res.destroyed || req.destroyed || req.socket.destroyed);
 }
 
