@@ -110,8 +110,25 @@ export const ERROR_CODES = {
     description: 'A browser action failed: no element matches its selector within 5 s, a `select` value has no option, or its script threw',
     details: '`[{path, selector?}]`',
   },
-  browser_crashed: { where: ['job'], description: 'The browser stopped during the run; the next job starts a new one' },
-  page_crashed: { where: ['job'], description: 'A page crashed or ran out of memory (the JavaScript heap of a renderer is capped at 512 MB)' },
+  browser_crashed: {
+    status: 422, where: ['http', 'job'],
+    description: 'The browser stopped while it rendered the page (in a job: during the run); the next job or call starts a new one. A tool call is not charged',
+  },
+  page_crashed: {
+    status: 422, where: ['http', 'job'],
+    description: 'A page crashed its renderer or ran out of memory (the JavaScript heap of a renderer is capped at 512 MB). A tool call is not charged',
+    details: '`[{url}]`',
+  },
+  page_unsettled: {
+    status: 422, where: ['http', 'job'],
+    description: 'The page kept navigating itself (a script redirecting or reloading it) while it was being read, for longer than the 5 s a read waits for it to settle. A tool call is not charged',
+    details: '`[{url, navigations?}]`',
+  },
+  render_timeout: {
+    status: 422, where: ['http'],
+    description: "The page loaded but did not finish rendering within the tool's time budget (a script kept its renderer busy, or the shot could not be taken). Not charged",
+    details: '`[{url, budget_ms}]`',
+  },
   job_timeout: { where: ['job'], description: 'The run passed `SAI_JOB_TIMEOUT_MS`' },
   worker_lost: { where: ['job'], description: 'Every delivery of the job died (crash, time-out, out of memory) and the queue moved it to the dead-letter queue' },
   generation_failed: {

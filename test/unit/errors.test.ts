@@ -25,7 +25,7 @@ describe('ERROR_CODES', () => {
   it('job-level codes are exactly those a run or a generation can end with', () => {
     assert.deepEqual(codesWhere('job'), [
       'action_failed', 'browser_crashed', 'browser_required', 'dns_failed', 'generation_failed', 'internal_error', 'invalid_config',
-      'job_timeout', 'page_crashed', 'response_too_large', 'target_failed', 'target_forbidden', 'worker_lost',
+      'job_timeout', 'page_crashed', 'page_unsettled', 'response_too_large', 'target_failed', 'target_forbidden', 'worker_lost',
     ]);
   });
 

@@ -1,9 +1,15 @@
 /**
  * Screenshots as an engine primitive (for the screenshot tool): a page rendered in a fresh context of the
  * worker's browser, through the guard proxy like every other page, images and fonts loaded.
+ *
+ * A hostile page cannot hold the shot past its budget (`timeoutMs + delayMs`): dialogs are answered
+ * (host.ts), a page that navigates itself is waited out while it settles (at most 5 s per read), a renderer
+ * that crashes ends the shot at once (`page_crashed`), one that stays busy ends it at the budget
+ * (`render_timeout`); the context is closed whatever happened.
  */
-import { CodedError } from '../../errors.ts';
-import type { BrowserHost } from './host.ts';
+import type { Page } from 'puppeteer-core';
+import { CodedError, isCodedError } from '../../errors.ts';
+import { explainPageError, pageFailure, watchNavigationLoop, whenSettled, withinDeadline, type BrowserHost } from './host.ts';
 import { sleep } from '../../sleep.ts';
 
 /** Options of {@link screenshot}. Sizes in CSS pixels. */
@@ -24,7 +30,10 @@ export interface ScreenshotOptions {
   waitSelector?: string;
   /** Extra wait after the page loaded and its network went quiet, before the shot, ms (animations, lazy images). @default 0 */
   delayMs?: number;
-  /** Load time-out, ms. @default 30000 */
+  /**
+   * Load time-out, ms; with `delayMs`, also the budget of the whole shot (loading, settling, the capture).
+   * @default 30000
+   */
   timeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -34,6 +43,8 @@ export const SCREENSHOT_LIMITS = { minSize: 100, maxWidth: 3840, maxHeight: 2160
 
 /** Longest wait for the network to go quiet after the load event, ms (pages that poll never do). */
 const NETWORK_IDLE_WAIT_MS = 3_000;
+/** Longest wait for the browser context to close after a shot, ms (a renderer stuck in a loop is killed meanwhile). */
+const CLOSE_WAIT_MS = 5_000;
 
 /** A screenshot taken. */
 export interface Screenshot {
@@ -48,10 +59,12 @@ export interface Screenshot {
 
 /**
  * Takes a screenshot of a URL: the page is loaded until its load event (at most `timeoutMs`), then given up to
- * 3 s for its network to go quiet, then `delayMs`.
+ * 3 s for its network to go quiet, then `delayMs`; all of it within `timeoutMs + delayMs`.
  * @returns the image bytes, their MIME type, the document's status and final URL.
  * @throws CodedError `invalid_request` for sizes out of range, `target_failed` when the page does not load,
- *   `target_forbidden` or `dns_failed` when the guard proxy refused or could not resolve its host.
+ *   `target_forbidden` or `dns_failed` when the guard proxy refused or could not resolve its host;
+ *   `page_crashed` (its renderer crashed or ran out of memory), `browser_crashed`, `page_unsettled` (it kept
+ *   navigating itself), `render_timeout` (loaded, but not rendered within the budget).
  */
 export async function screenshot(host: BrowserHost, url: string, o: ScreenshotOptions = {}): Promise<Screenshot> {
   const width = o.width ?? 1366;
@@ -65,33 +78,65 @@ export async function screenshot(host: BrowserHost, url: string, o: ScreenshotOp
   const delay = o.delayMs ?? 0;
   if (!(delay >= 0 && delay <= L.maxDelayMs)) throw new CodedError('invalid_request', `Screenshot delay out of range: 0-${L.maxDelayMs} ms`);
   host.guardCheck(url);
+  const timeoutMs = o.timeoutMs ?? 30_000;
+  const budgetMs = timeoutMs + delay;
+  const deadline = Date.now() + budgetMs;
+  /** Navigations of the page's main frame after its first load (a page that keeps navigating is never captured). */
+  let navigations = -1;
+  const timeUp = () => navigations > 0
+    ? new CodedError('page_unsettled', `${url} kept navigating itself (${navigations} times after it loaded) and could not be captured within ${budgetMs} ms`, [{ url, navigations }])
+    : new CodedError('render_timeout', `${url} did not finish rendering within ${budgetMs} ms (a script kept the page busy, or the shot could not be taken in time)`, [{ url, budget_ms: budgetMs }]);
   const context = await host.newContext({ images: true });
+  let page: Page | null = null;
   try {
-    const page = await context.newPage();
-    await page.setViewport({ width, height, deviceScaleFactor: scale });
+    page = await context.newPage();
+    const p = page;
+    p.on('framenavigated', (frame) => { if (frame === p.mainFrame()) navigations++; });
+    /** A step of the shot, within the budget and the page's life. */
+    const step = <T>(call: Promise<T>) => withinDeadline(p, call, deadline, timeUp, o.signal);
+    /** A read of the page, waited out while the page navigates itself. */
+    const read = <T>(call: () => Promise<T>) => step(whenSettled(p, call, { maxWaitMs: Math.min(5_000, Math.max(100, deadline - Date.now())), ...(o.signal ? { signal: o.signal } : {}) }));
+    await step(p.setViewport({ width, height, deviceScaleFactor: scale }));
     let status = 0;
+    const watch = watchNavigationLoop(p, url);
     try {
-      const res = await page.goto(url, { waitUntil: 'load', timeout: o.timeoutMs ?? 30_000, signal: o.signal } as Parameters<typeof page.goto>[1]);
+      const res = await step(Promise.race([
+        p.goto(url, { waitUntil: 'load', timeout: Math.max(1_000, Math.min(timeoutMs, deadline - Date.now())), signal: o.signal } as Parameters<Page['goto']>[1]),
+        watch.loop,
+      ]));
       status = res?.status() ?? 200;
+      navigations = 0;
     } catch (err) {
+      if (isCodedError(err) && err.code !== 'render_timeout') throw err;
       const event = context.proxyEvents.byHost.get(new URL(url).hostname.replace(/^\[|\]$/g, ''));
       if (event?.code === 'target_forbidden' || event?.code === 'dns_failed') throw new CodedError(event.code, event.message, [{ url }]);
-      throw new CodedError('target_failed', `${url} could not be loaded: ${(err as Error).message.split('\n')[0]}`, [{ url }]);
+      const message = isCodedError(err) ? `not loaded within ${timeoutMs} ms` : (err as Error).message.split('\n')[0];
+      throw new CodedError('target_failed', `${url} could not be loaded: ${message}`, [{ url }]);
+    } finally {
+      watch.stop();
     }
-    await page.waitForNetworkIdle({ idleTime: 500, timeout: NETWORK_IDLE_WAIT_MS }).catch(() => undefined);
-    if (o.waitSelector) await page.waitForSelector(o.waitSelector, { timeout: o.timeoutMs ?? 30_000 }).catch(() => undefined);
+    await step(p.waitForNetworkIdle({ idleTime: 500, timeout: Math.max(100, Math.min(NETWORK_IDLE_WAIT_MS, deadline - Date.now())) }).catch(() => undefined));
+    if (o.waitSelector) {
+      const selector = o.waitSelector;
+      await read(() => p.waitForSelector(selector, { timeout: Math.max(100, deadline - Date.now()) })).catch((err: unknown) => {
+        if (isCodedError(err)) throw err;
+      });
+    }
+    const pageHeight = () => read(() => p.evaluate(() => document.documentElement.scrollHeight));
     if (o.fullPage) {
-      const full = await page.evaluate(() => document.documentElement.scrollHeight);
-      if (full > SCREENSHOT_LIMITS.maxFullPageHeight) await page.setViewport({ width, height: Math.min(full, SCREENSHOT_LIMITS.maxFullPageHeight), deviceScaleFactor: scale });
+      const full = await pageHeight();
+      if (full > SCREENSHOT_LIMITS.maxFullPageHeight) await step(p.setViewport({ width, height: Math.min(full, SCREENSHOT_LIMITS.maxFullPageHeight), deviceScaleFactor: scale }));
     }
-    if (delay) await sleep(delay, o.signal);
-    const bytes = await page.screenshot({
-      type,
-      fullPage: Boolean(o.fullPage) && (await page.evaluate(() => document.documentElement.scrollHeight)) <= SCREENSHOT_LIMITS.maxFullPageHeight,
-      ...(type === 'png' ? {} : { quality: o.quality ?? 80 }),
-    });
-    return { body: Buffer.from(bytes), contentType: `image/${type}`, status, url: page.url() };
+    if (delay) await step(sleep(delay, o.signal));
+    const fullPage = Boolean(o.fullPage) && (await pageHeight()) <= SCREENSHOT_LIMITS.maxFullPageHeight;
+    const bytes = await read(() => p.screenshot({ type, fullPage, ...(type === 'png' ? {} : { quality: o.quality ?? 80 }) }));
+    return { body: Buffer.from(bytes), contentType: `image/${type}`, status, url: p.url() };
+  } catch (err) {
+    if (page && !isCodedError(err)) throw explainPageError(page, err);
+    throw (page && pageFailure(page)) ?? err;
   } finally {
-    await context.close().catch(() => undefined);
+    const stop = new AbortController();
+    await Promise.race([context.close().catch(() => undefined), sleep(CLOSE_WAIT_MS, stop.signal).catch(() => undefined)]);
+    stop.abort();
   }
 }

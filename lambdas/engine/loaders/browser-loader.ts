@@ -11,11 +11,15 @@
  * and the rest is aborted by request interception. The same rules as the fetcher's hold: its User-Agent
  * (BrowserHost), its redirect cap (a navigation with more hops is aborted), its body cap (the job's proxy cuts
  * plain-http bodies; a document over the cap fails with `response_too_large`), its time-out per page.
+ *
+ * Hostile pages: dialogs are answered (BrowserHost); a page that navigates itself while it is read (a script
+ * redirect, a reload) is waited out until its new document is there, at most {@link PAGE_SETTLE_MS} per read,
+ * then the read fails with `page_unsettled`; a renderer crash fails the run with `page_crashed`.
  */
 import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { CodedError } from '../../errors.ts';
 import type { ActionSpec } from '../config.ts';
-import type { BrowserHost, JobContext } from '../browser/host.ts';
+import { isNavigationError, MAX_SELF_NAVIGATIONS, PAGE_SETTLE_MS, whenSettled, type BrowserHost, type JobContext } from '../browser/host.ts';
 import {
   controlState, countItemsInPage, documentMarker, evalFieldsInPage, markDocument, runScriptInPage, scrollPage,
   type EvalField, type EvalOutcome, type ItemQuery,
@@ -42,6 +46,7 @@ export interface BrowserLoaderOptions {
 }
 
 const BLOCKED_TYPES = new Set(['image', 'media', 'font']);
+
 const ALLOWED_SCHEMES = new Set(['http', 'https', 'data', 'blob', 'about']);
 const MAX_CAPTURES = 50;
 const MAX_CAPTURE_BYTES = 2 * 1024 * 1024;
@@ -147,7 +152,15 @@ export class BrowserPageLoader implements PageLoader {
     if (/Target closed|Connection closed|Session closed|browser has disconnected|Protocol error.*(closed|detached)/i.test(msg)) {
       return new CodedError('browser_crashed', `The browser stopped during the run (${msg.split('\n')[0]}); the job failed and the next one starts a new browser`);
     }
+    if (isNavigationError(err)) {
+      return new CodedError('page_unsettled', `A page navigated itself while it was being read and did not settle (${msg.split('\n')[0]})`);
+    }
     return err;
+  }
+
+  /** Runs a read of a page, waited out while the page navigates itself ({@link whenSettled}). */
+  settled<T>(page: Page, call: () => Promise<T>): Promise<T> {
+    return whenSettled(page, call, { maxWaitMs: PAGE_SETTLE_MS, ...(this.o.signal ? { signal: this.o.signal } : {}) });
   }
 
   async openSession(): Promise<PageSession> {
@@ -182,6 +195,11 @@ export class BrowserPageLoader implements PageLoader {
       if (req.isNavigationRequest() && req.redirectChain().length > maxRedirects) {
         tab.redirectLimitHit = req.redirectChain()[0]?.url() ?? url;
         void req.abort('failed');
+        return;
+      }
+      if (tab.loading && req.isNavigationRequest() && req.frame() === page.mainFrame() && req.redirectChain().length === 0 && ++tab.navigations > MAX_SELF_NAVIGATIONS + 1) {
+        tab.navigationLoop = true;
+        void req.abort('aborted');
         return;
       }
       void req.continue();
@@ -242,6 +260,11 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
   currentUrl = '';
   /** Set by request interception when a navigation had more redirects than allowed. */
   redirectLimitHit: string | null = null;
+  /** While a URL loads: navigations of the main frame since it started (the load's own first). */
+  loading = false;
+  navigations = 0;
+  /** Set by request interception when the page navigated itself more than {@link MAX_SELF_NAVIGATIONS} times during a load. */
+  navigationLoop = false;
   private lastStatus = 200;
   private lastContentType = 'text/html';
 
@@ -269,6 +292,7 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
    * Loads a URL in this tab.
    * @throws CodedError `target_forbidden` (the URL, a redirect hop or an address it resolves to is refused),
    *   `dns_failed`, `fetch_failed` (network error, time-out, too many redirects), `response_too_large`;
+   *   `page_unsettled` (it navigated itself more than {@link MAX_SELF_NAVIGATIONS} times while it loaded),
    *   `page_crashed`, `browser_crashed` or the abort's reason.
    */
   async load(url: string, o: LoadOptions = {}): Promise<LoadedDocument> {
@@ -277,15 +301,22 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
     this.loader.host.guardCheck(url);
     this.currentUrl = url;
     this.redirectLimitHit = null;
+    this.navigations = 0;
+    this.navigationLoop = false;
     const since = this.loader.proxyEventsSoFar();
     const timeout = this.loader.options.navigationTimeoutMs ?? 30_000;
     let res: HTTPResponse | null;
     try {
       const signal = o.signal && this.loader.signal ? AbortSignal.any([o.signal, this.loader.signal]) : o.signal ?? this.loader.signal;
+      // While it loads, a page that keeps navigating itself has its navigations past MAX_SELF_NAVIGATIONS refused (setUp).
+      this.loading = true;
       res = await this.page.goto(url, { waitUntil: 'domcontentloaded', timeout, signal } as Parameters<Page['goto']>[1]);
     } catch (err) {
       if (o.signal?.aborted) throw o.signal.reason;
       if (!this.page.browser().connected) throw this.loader.explain(new Error('Target closed: browser has disconnected'));
+      if (this.navigationLoop && !this.loader.crashed) {
+        throw new CodedError('page_unsettled', `${url} kept navigating itself while it loaded (more than ${MAX_SELF_NAVIGATIONS} times)`, [{ url, navigations: this.navigations - 1 }]);
+      }
       const explained = this.loader.explain(err);
       if (explained !== err || err instanceof CodedError) throw explained;
       if (this.redirectLimitHit) {
@@ -294,6 +325,12 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
       const event = this.loader.proxyFailure(url, since);
       if (event) throw new CodedError(event.code, event.message, [{ url }]);
       throw new CodedError('fetch_failed', `${url} could not be loaded in the browser: ${(err as Error).message.split('\n')[0]}`, [{ url }]);
+    } finally {
+      this.loading = false;
+    }
+    if (this.navigationLoop) {
+      // Its last navigation was refused: what is left is a document cut short, not the page.
+      throw new CodedError('page_unsettled', `${url} kept navigating itself while it loaded (more than ${MAX_SELF_NAVIGATIONS} times)`, [{ url, navigations: this.navigations - 1 }]);
     }
     const status = res?.status() ?? 200;
     // The proxy answers plain-http requests it refused or could not reach itself (403, 502), and cuts a body
@@ -338,7 +375,7 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
     const waitTimedOut = await this.waitReady(ready);
     let html: string;
     try {
-      html = await this.page.content();
+      html = await this.loader.settled(this.page, () => this.page.content());
     } catch (err) {
       throw this.loader.explain(err);
     }
@@ -367,7 +404,7 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
             await (await element()).click();
             break;
           case 'scroll':
-            await page.evaluate(scrollPage, a.direction ?? 'down', a.amount ?? 'full');
+            await this.loader.settled(page, () => page.evaluate(scrollPage, a.direction ?? 'down', a.amount ?? 'full'));
             break;
           case 'type': {
             const el = await element();
@@ -391,6 +428,8 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
             try {
               await page.evaluate(runScriptInPage, a.script!);
             } catch (err) {
+              // A script that navigates the page (location.href = …) has done its work: the settle below waits for the new page.
+              if (isNavigationError(err) && !this.loader.crashed) break;
               if (this.loader.explain(err) !== err) throw err;
               throw new CodedError('action_failed', `${where}: the script threw ${(err as Error).message.split('\n')[0]}`, [{ path: `actions[${i}].script` }]);
             }
@@ -414,16 +453,17 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
     await this.alive();
     const page = this.page;
     try {
+      const settled = <T>(call: () => Promise<T>) => this.loader.settled(page, call);
       if (kind === 'scroll') {
-        const before = await page.evaluate(countItemsInPage, query);
-        await page.evaluate(scrollPage, 'down' as const, 'full' as const);
+        const before = await settled(() => page.evaluate(countItemsInPage, query));
+        await settled(() => page.evaluate(scrollPage, 'down' as const, 'full' as const));
         return { outcome: (await this.waitForMore(query, before, waitMs)) ? 'more' : 'end', before };
       }
-      const state = await page.evaluate(controlState, selector!);
+      const state = await settled(() => page.evaluate(controlState, selector!));
       if (state !== 'ready') return { outcome: 'end', before: 0 };
-      const before = await page.evaluate(countItemsInPage, query);
+      const before = await settled(() => page.evaluate(countItemsInPage, query));
       const marker = `m${Date.now()}-${Math.random()}`;
-      await page.evaluate(markDocument, marker);
+      await settled(() => page.evaluate(markDocument, marker));
       const navigation = page.waitForNavigation({ waitUntil: 'domcontentloaded', timeout: waitMs }).then((r) => {
         if (r) {
           this.lastStatus = r.status();
@@ -474,7 +514,7 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
     const end = Date.now() + ms;
     for (;;) {
       if (this.loader.crashed) throw this.loader.crashed;
-      const now = await this.page.evaluate(countItemsInPage, query);
+      const now = await this.loader.settled(this.page, () => this.page.evaluate(countItemsInPage, query));
       if (now > before) {
         await sleep(150, this.loader.signal);
         return true;
@@ -487,7 +527,7 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
   async evalFields(query: ItemQuery, fields: EvalField[], start: number): Promise<EvalOutcome[][]> {
     await this.alive();
     try {
-      return await this.page.evaluate(evalFieldsInPage, query, fields, start);
+      return await this.loader.settled(this.page, () => this.page.evaluate(evalFieldsInPage, query, fields, start));
     } catch (err) {
       throw this.loader.explain(err);
     }
