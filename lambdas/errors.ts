@@ -77,7 +77,7 @@ export const ERROR_CODES = {
   email_taken: { where: ['cli'], description: 'An account with this email exists' },
   job_not_finished: { status: 409, where: ['http'], description: 'Results of a job that is pending or running', details: '`[{status, progress}]`' },
   payload_too_large: { status: 413, where: ['http'], description: 'A body above 1 MiB' },
-  bad_http_request: { status: 400, where: ['http'], description: 'A request that is not valid HTTP/1.1 (a malformed request line, header or chunk); the connection is closed' },
+  bad_http_request: { status: 400, where: ['http'], description: 'A request that is not valid HTTP/1.1 (a malformed request line, header or chunk; no `Host` header, or two); the connection is closed' },
   request_timeout: { status: 408, where: ['http'], description: 'The request did not arrive whole in time (headers within 60 s, the whole request within 5 min); the connection is closed' },
   expectation_failed: { status: 417, where: ['http'], description: 'An `Expect` header other than `100-continue`' },
   headers_too_large: { status: 431, where: ['http'], description: 'Request headers above 16 KiB in all; the connection is closed' },

@@ -140,11 +140,18 @@ describe('HTTP edges', () => {
     assert.match(log, /\/api\/v1\/jobs\/sai_\[redacted\]\/status\//);
   });
 
-  it('a request without Host gets 400 bad_http_request with the error body (HTTP/1.1); HTTP/1.0 needs none', async () => {
+  it('a request without Host or with two gets 400 bad_http_request with the error body (HTTP/1.1); HTTP/1.0 needs none', async () => {
     const noHost = await rawRequest(svc.url, 'GET /api/v1/me/ HTTP/1.1\r\nConnection: close\r\n\r\n');
     assertShaped(noHost, 400, 'bad_http_request', 'no Host');
     assert.match(noHost.body.error, /Host/);
     assert.equal(noHost.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(noHost.headers.connection, 'close');
+    assertShaped(await rawRequest(svc.url, `GET http://x/api/v1/me/ HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`), 400, 'bad_http_request', 'absolute-form, no Host');
+    const twoHosts = await rawRequest(svc.url, `GET /api/v1/me/ HTTP/1.1\r\nHost: a\r\nHOST: b\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+    assertShaped(twoHosts, 400, 'bad_http_request', 'two Host headers');
+    assert.match(twoHosts.body.error, /2 Host headers/);
+    const emptyHost = await rawRequest(svc.url, `GET /api/v1/me/ HTTP/1.1\r\nHost:\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+    assert.equal(emptyHost.status, 200, 'an empty Host is allowed (RFC 9112 3.2)');
     const http10 = await rawRequest(svc.url, `GET /api/v1/me/ HTTP/1.0\r\nAuthorization: Bearer ${key}\r\n\r\n`);
     assert.equal(http10.status, 200, http10.raw.slice(0, 300));
   });

@@ -8,8 +8,9 @@
  * - **the access log**: one line per request once its answer is sent, with the status actually sent; a request whose
  *   client went away before the answer was sent is logged as `aborted` (with the status, if one was under way),
  *   never as a 500 it did not get. Credential-like query values are redacted. `SAI_ACCESS_LOG=0` turns it off;
- * - **refusals of the HTTP layer itself, with the error body**: a request without `Host` (HTTP/1.1 requires it,
- *   RFC 9112 3.2) is a 400 `bad_http_request` with `{error, code, details}` (node:http's own answer is an empty
+ * - **refusals of the HTTP layer itself, with the error body**: a request without `Host` or with two (HTTP/1.1
+ *   requires exactly one, RFC 9112 3.2) is a 400 `bad_http_request` with `{error, code, details}` (node:http's own
+ *   answer to a missing one is an empty
  *   400: the server turns it off with `requireHostHeader: false` and leaves it to this module); a declared
  *   `Content-Length` over MAX_BODY_BYTES is a 413 `payload_too_large` at once, before any byte of the body is read;
  * - **no reading of bodies nobody wants**: an answer that starts while the request's body is still arriving (that
@@ -118,11 +119,14 @@ function closeIfAnsweredEarly(req: http.IncomingMessage, res: http.ServerRespons
   } as typeof res.writeHead;
 }
 
-/** The answer of the HTTP layer itself, before any route: no `Host`, or a declared body over the limit; null to go on. */
+/** The answer of the HTTP layer itself, before any route: no `Host` or two, or a declared body over the limit; null to go on. */
 function edgeRefusal(req: http.IncomingMessage): ApiResult | null {
   if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined) {
-    return errorResult('bad_http_request', 'The request has no Host header, which HTTP/1.1 requires (RFC 9112, section 3.2)');
+    return errorResult('bad_http_request', 'The request has no Host header, which HTTP/1.1 requires (RFC 9112, section 3.2)', [], { Connection: 'close' });
   }
+  let hosts = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.length === 4 && req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return errorResult('bad_http_request', `The request has ${hosts} Host headers; HTTP/1.1 allows one (RFC 9112, section 3.2)`, [], { Connection: 'close' });
   const declared = req.headers['content-length'];
   if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > MAX_BODY_BYTES) {
     return errorResult('payload_too_large', `The request body is larger than the limit of ${MAX_BODY_BYTES} bytes (Content-Length: ${declared.length > 20 ? `${declared.slice(0, 20)}…` : declared})`);
