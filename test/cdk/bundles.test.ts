@@ -40,8 +40,12 @@ const FORBIDDEN_TEXT = /@sparticuz\/chromium|puppeteer|api\.anthropic\.com|node:
 const FORBIDDEN_IN_TOOLS = /(^|\/)(puppeteer|puppeteer-core|playwright|@sparticuz|chromium|@anthropic-ai|openai|better-sqlite3)(\/|$)|lambdas\/(engine\/(run|crawler)|adapters\/local|generator)\b/;
 /** A route that renders pages also has puppeteer-core (Chromium itself is in the layer). */
 const FORBIDDEN_IN_BROWSER_TOOLS = /(^|\/)(playwright|@sparticuz|@anthropic-ai|openai|better-sqlite3)(\/|$)|lambdas\/(engine\/(run|crawler)|adapters\/local|generator)\b/;
-/** Bundle size limits, bytes: plain API routes; page tools (HTML parsers, phone metadata, fingerprints). */
-const MAX_API_BYTES = 600 * 1024;
+/**
+ * Bundle size limits, bytes: plain API routes; page tools (HTML parsers, phone metadata, fingerprints). The API
+ * routes' limit was 600 KB until issue 24's store operations (job slots), error codes and input limits took
+ * POST /run/ to 620 KB; the largest parts are the config schema's validator and two copies of `entities`.
+ */
+const MAX_API_BYTES = 640 * 1024;
 const MAX_TOOL_BYTES = 12 * 1024 * 1024;
 
 describe('API handler bundles', () => {
@@ -49,7 +53,7 @@ describe('API handler bundles', () => {
 
   const plain = routes.filter((r) => !r.path.startsWith('/api/v1/tools/'));
   for (const entry of [...plain.map((r) => r.handler), 'authorizer/handler.ts']) {
-    it(`${entry}: no browser, Chromium, crawler, SQLite or LLM code; under 600 KB`, async () => {
+    it(`${entry}: no browser, Chromium, crawler, SQLite or LLM code; under 640 KB`, async () => {
       const b = await bundle(entry);
       const bad = b.inputs.filter((i) => FORBIDDEN_INPUTS.test(i));
       assert.deepEqual(bad, [], `${entry} bundles ${bad.join(', ')}`);

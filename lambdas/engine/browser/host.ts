@@ -19,12 +19,12 @@
  * Every page a job context opens (and every popup its pages open) answers its own dialogs at once: `alert`,
  * `confirm` and `prompt` are dismissed (confirm gives false, prompt null), `beforeunload` is accepted (the page
  * may be left). A page whose renderer crashes is closed at once, so that whatever waits on it fails now, not at
- * the protocol time-out; {@link pageFailure} and {@link explainPageError} say what happened, as CodedErrors.
+ * the protocol time-out (./page-guard.ts, which also has the reads that wait out a page navigating itself).
  */
 import type { ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import type { Browser, BrowserContext, Dialog, HTTPRequest, Page, Target } from 'puppeteer-core';
-import { CodedError } from '../../errors.ts';
+import type { Browser, Page } from 'puppeteer-core';
+import { guardPage, guardPopups } from './page-guard.ts';
 
 /** Whether pages load images: 'lean' (Blink's images off) or 'images'. */
 export type ImageMode = 'lean' | 'images';
@@ -75,168 +75,6 @@ export interface BrowserHostOptions {
   userAgent?: string;
   /** Largest response body a job's proxy forwards for a plain-http request, bytes. @default 10485760 */
   maxResponseBytes?: number;
-}
-
-/** Pages whose renderer crashed, with the error that says so. */
-const crashedPages = new WeakMap<Page, CodedError>();
-
-/** Answers a dialog the way a person who wants the page's content would: leave on beforeunload, else dismiss. */
-function answerDialog(dialog: Dialog): void {
-  void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
-}
-
-/**
- * Makes a page safe to drive: its dialogs are answered at once (a dialog left open blocks the page's scripts,
- * and with them every evaluation and navigation), and a renderer crash closes it (pending calls fail at once).
- */
-export function guardPage(page: Page): Page {
-  page.on('dialog', answerDialog);
-  page.on('error', (err: Error) => {
-    if (!crashedPages.has(page)) {
-      crashedPages.set(page, new CodedError('page_crashed', `The page crashed at ${page.url() || 'its first load'} (${err.message}): a page that allocates without bound or crashes its renderer fails, the next one gets a fresh renderer`, [{ url: page.url() }]));
-    }
-    void page.close().catch(() => undefined);
-  });
-  return page;
-}
-
-/** Guards every page opened in a context by its pages (window.open, target=_blank): popups answer dialogs too. */
-function guardPopups(source: Browser | BrowserContext): void {
-  source.on('targetcreated', (target: Target) => {
-    if (target.type() !== 'page' || !target.opener()) return;
-    void target.page().then((p) => { if (p) guardPage(p); }, () => undefined);
-  });
-}
-
-/** The crash of a page opened through a {@link BrowserHost}, or null. */
-export function pageFailure(page: Page): CodedError | null {
-  return crashedPages.get(page) ?? null;
-}
-
-/** Whether an error of a page call means the page's document went away under it (a navigation). */
-export function isNavigationError(err: unknown): boolean {
-  const msg = (err as Error)?.message ?? '';
-  return /Execution context was destroyed|Cannot find context with specified id|Execution context is not available|frame (was|got) detached|Navigating frame was detached|Inspected target navigated or closed|Node is detached from document|Not attached to an active page/i.test(msg);
-}
-
-/**
- * What a failed call on a page means for the caller, as a CodedError where the page is the cause: its renderer
- * crashed (`page_crashed`), the browser went away (`browser_crashed`), or it kept navigating (`page_unsettled`).
- * Any other error is returned as it is.
- */
-export function explainPageError(page: Page, err: unknown): unknown {
-  const crash = pageFailure(page);
-  if (crash) return crash;
-  if (err instanceof CodedError) return err;
-  const msg = (err as Error)?.message ?? String(err);
-  if (!page.browser().connected || /browser has disconnected|Connection closed/i.test(msg)) {
-    return new CodedError('browser_crashed', `The browser stopped while it rendered ${page.url()} (${msg.split('\n')[0]}); the next call starts a new browser`);
-  }
-  if (/Target crashed|Page crashed/i.test(msg)) {
-    return new CodedError('page_crashed', `The page crashed at ${page.url()} (${msg.split('\n')[0]})`, [{ url: page.url() }]);
-  }
-  if (isNavigationError(err)) {
-    return new CodedError('page_unsettled', `The page ${page.url()} navigated away while it was being read, and did not settle`, [{ url: page.url() }]);
-  }
-  return err;
-}
-
-/** Options of {@link whenSettled}. */
-export interface SettleOptions {
-  /** Longest time spent waiting for the page to stop navigating, ms. @default 5000 */
-  maxWaitMs?: number;
-  signal?: AbortSignal;
-}
-
-/**
- * Navigations a page may start by itself while one of its URLs loads (a script redirect, a reload; redirect
- * hops are not counted): past them the load stops with `page_unsettled` rather than at the navigation time-out.
- */
-export const MAX_SELF_NAVIGATIONS = 10;
-
-/**
- * Watches a page while one URL loads in it: `loop` rejects with `page_unsettled` once the page has started more
- * than {@link MAX_SELF_NAVIGATIONS} navigations of its own (the load's first one not counted, redirect hops
- * neither). Call `stop()` when the load is over.
- */
-export function watchNavigationLoop(page: Page, url: string): { loop: Promise<never>; stop(): void } {
-  let navigations = 0;
-  let fail: (err: unknown) => void = () => undefined;
-  const loop = new Promise<never>((_, reject) => { fail = reject; });
-  loop.catch(() => undefined);
-  const onRequest = (req: HTTPRequest) => {
-    if (!req.isNavigationRequest() || req.frame() !== page.mainFrame() || req.redirectChain().length) return;
-    if (++navigations > MAX_SELF_NAVIGATIONS + 1) {
-      page.off('request', onRequest);
-      fail(new CodedError('page_unsettled', `${url} kept navigating itself while it loaded (more than ${MAX_SELF_NAVIGATIONS} times)`, [{ url, navigations: navigations - 1 }]));
-    }
-  };
-  page.on('request', onRequest);
-  return { loop, stop: () => page.off('request', onRequest) };
-}
-
-/** Longest a read waits for a page that navigates itself to settle, ms (docs/crawler.md). */
-export const PAGE_SETTLE_MS = 5_000;
-
-/**
- * Runs a call on a page (an evaluation, reading its HTML); when the page's document went away under it (the page
- * navigated itself: a redirect by script, a reload), waits for the new document and calls again, for at most
- * `maxWaitMs` in all. A crash or a closed browser ends the wait at once.
- * @throws CodedError `page_unsettled` when the page is still navigating at the end, `page_crashed`,
- *   `browser_crashed`; the call's own error otherwise.
- */
-export async function whenSettled<T>(page: Page, call: () => Promise<T>, o: SettleOptions = {}): Promise<T> {
-  const end = Date.now() + (o.maxWaitMs ?? PAGE_SETTLE_MS);
-  let navigations = 0;
-  for (;;) {
-    try {
-      return await call();
-    } catch (err) {
-      if (o.signal?.aborted) throw o.signal.reason;
-      if (pageFailure(page) || !isNavigationError(err)) throw explainPageError(page, err);
-      navigations++;
-      if (Date.now() >= end) {
-        throw new CodedError('page_unsettled', `The page ${page.url()} kept navigating itself while it was being read (${navigations} times in ${o.maxWaitMs ?? PAGE_SETTLE_MS} ms)`, [{ url: page.url(), navigations }]);
-      }
-      // The new document: its DOM is there at DOMContentLoaded (at most what is left of the wait).
-      await page.waitForFunction(() => document.readyState !== 'loading', { timeout: Math.max(100, end - Date.now()), polling: 50 })
-        .catch(() => new Promise((r) => setTimeout(r, 50)));
-    }
-  }
-}
-
-/**
- * Waits for a call on a page, but no longer than `deadline` (ms since the epoch), the page's life (a crash
- * closes it; a closed page or a dead browser ends the wait at once) and `signal`: a call on a page whose
- * renderer is stuck or gone may otherwise wait for the protocol time-out (2 minutes).
- * @param timeUp the error for a deadline passed or a signal aborted.
- * @throws what {@link explainPageError} makes of the call's failure, or `timeUp()`.
- */
-export function withinDeadline<T>(page: Page, call: Promise<T>, deadline: number, timeUp: () => unknown, signal?: AbortSignal): Promise<T> {
-  call.catch(() => undefined);
-  const ms = deadline - Date.now();
-  if (ms <= 0 || signal?.aborted) return Promise.reject(timeUp());
-  return new Promise<T>((resolve, reject) => {
-    const browser = page.browser();
-    const onTime = () => { done(); reject(timeUp()); };
-    const onGone = () => {
-      done();
-      reject(pageFailure(page) ?? explainPageError(page, new Error(browser.connected ? 'Target closed: the page was closed' : 'Connection closed: browser has disconnected')));
-    };
-    const timer = setTimeout(onTime, ms);
-    signal?.addEventListener('abort', onTime, { once: true });
-    page.once('close', onGone);
-    page.once('error', onGone);
-    browser.once('disconnected', onGone);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onTime);
-      page.off('close', onGone);
-      page.off('error', onGone);
-      browser.off('disconnected', onGone);
-    }
-    call.then((v) => { done(); resolve(v); }, (err: unknown) => { done(); reject(explainPageError(page, err)); });
-  });
 }
 
 /** Flags this service adds to Chromium's, whatever the platform. */

@@ -3,13 +3,14 @@
  * worker's browser, through the guard proxy like every other page, images and fonts loaded.
  *
  * A hostile page cannot hold the shot past its budget (`timeoutMs + delayMs`): dialogs are answered
- * (host.ts), a page that navigates itself is waited out while it settles (at most 5 s per read), a renderer
+ * (page-guard.ts), a page that navigates itself is waited out while it settles (at most 5 s per read), a renderer
  * that crashes ends the shot at once (`page_crashed`), one that stays busy ends it at the budget
  * (`render_timeout`); the context is closed whatever happened.
  */
 import type { Page } from 'puppeteer-core';
 import { CodedError, isCodedError } from '../../errors.ts';
-import { explainPageError, pageFailure, watchNavigationLoop, whenSettled, withinDeadline, type BrowserHost } from './host.ts';
+import type { BrowserHost } from './host.ts';
+import { explainPageError, pageFailure, watchNavigationLoop, whenSettled, withinDeadline } from './page-guard.ts';
 import { sleep } from '../../sleep.ts';
 
 /** Options of {@link screenshot}. Sizes in CSS pixels. */

@@ -19,7 +19,8 @@
 import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { CodedError } from '../../errors.ts';
 import type { ActionSpec } from '../config.ts';
-import { isNavigationError, MAX_SELF_NAVIGATIONS, PAGE_SETTLE_MS, whenSettled, type BrowserHost, type JobContext } from '../browser/host.ts';
+import type { BrowserHost, JobContext } from '../browser/host.ts';
+import { isNavigationError, MAX_SELF_NAVIGATIONS, PAGE_SETTLE_MS, whenSettled } from '../browser/page-guard.ts';
 import {
   controlState, countItemsInPage, documentMarker, evalFieldsInPage, markDocument, runScriptInPage, scrollPage,
   type EvalField, type EvalOutcome, type ItemQuery,
