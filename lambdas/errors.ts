@@ -97,7 +97,7 @@ export const ERROR_CODES = {
     description: 'A bug; the message carries the request id (also in the `x-request-id` header), in a job the job id under which it is logged',
   },
   queue_unavailable: { status: 503, where: ['http'], description: 'The job could not be queued; nothing was charged' },
-  service_busy: { status: 503, where: ['http'], description: 'The local service has too many large configs waiting to be parsed; `Retry-After` header (seconds)' },
+  service_busy: { status: 503, where: ['http'], description: 'The local service has too many large configs waiting to be parsed, or too many tool calls waiting for a tool worker (or none became free before the call\'s time limit: not charged); `Retry-After` header (seconds)' },
   target_failed: {
     where: ['job'],
     description: 'The first page answered 4xx or 5xx (after retries), is not HTML, or could not be fetched (network error, time-out, too many redirects)',
@@ -140,6 +140,11 @@ export const ERROR_CODES = {
     status: 422, where: ['http'],
     description: "A tool's target could not be reached: its name does not resolve, the connection is refused or reset, it timed out, TLS failed, too many redirects, or the answer is larger than the tool reads; the message says which",
     details: '`[{url, reason}]`, reason one of `dns`, `refused`, `reset`, `timeout`, `tls`, `redirects`, `too_large`, `network`',
+  },
+  analysis_limit_exceeded: {
+    status: 422, where: ['http'],
+    description: "A tool's work on the page was stopped at a limit the page made it reach: the call's time limit (25 s from the request; locally `SAI_TOOL_DEADLINE_MS`), the tool worker's memory cap (`SAI_TOOL_MEMORY_MB` locally, 512 MB by default), or nesting deeper than the analysis can follow. The call is not charged",
+    details: '`[{url, limit, deadline_ms?, memory_mb?}]`, limit one of `time`, `memory`, `stack`',
   },
   fetch_failed: {
     where: ['fetcher'],

@@ -106,7 +106,8 @@ const KEYED: readonly ErrorCode[] = ['unauthorized', 'internal_error'];
 const WITH_BODY: readonly ErrorCode[] = [...KEYED, 'invalid_request', 'invalid_json', 'payload_too_large', 'rate_limited'];
 /** Codes of metered work on a target URL. */
 const METERED: readonly ErrorCode[] = [...WITH_BODY, 'invalid_url', 'target_forbidden', 'plan_required', 'plan_unknown', 'quota_exceeded'];
-const TOOL_ERRORS: readonly ErrorCode[] = [...METERED, 'target_unreachable'];
+/** A tool's codes; all but the screenshot tool's work in a tool worker (lambdas/core/tool-pool.ts: its limits, its queue). */
+const TOOL_ERRORS: readonly ErrorCode[] = [...METERED, 'target_unreachable', 'analysis_limit_exceeded', 'service_busy'];
 
 /** A tool's route: POST, metered, `{url, …}` in, its report out. */
 function tool(name: keyof typeof toolBodies, summary: string, extra: Partial<RouteDef> = {}): RouteDef {

@@ -31,6 +31,9 @@ export interface ApiProps {
   environment: Record<string, string>;
 }
 
+/** Least memory of a tool's function, MB: its tool worker's heap cap is half of it (lambdas/core/tools.ts). */
+const TOOL_FUNCTION_MIN_MEMORY_MB = 1024;
+
 /** A function id from its handler module: `http/job-status.ts` -> `api-job-status`. */
 export function routeFunctionId(route: RouteDef): string {
   return `api-${route.handler.replace(/^http\//, '').replace(/\.ts$/, '')}`;
@@ -100,6 +103,9 @@ export class Api extends Construct {
     for (const route of routes) {
       const fn = serviceFunction(this, routeFunctionId(route), {
         entry: route.handler, stage, environment: p.environment, description: `${route.method} ${route.path}: ${route.summary}`,
+        // The tools' work runs in a worker thread whose heap is capped at half the function's memory (core/tools.ts
+        // defaultToolSettings): at least 1 GB, so that the thread gets the 512 MB a 5 MB page may need.
+        ...(route.path.startsWith('/api/v1/tools/') ? { memoryMb: Math.max(stage.apiMemoryMb, TOOL_FUNCTION_MIN_MEMORY_MB) } : {}),
         ...(route.browser ? {
           architecture: Architecture.X86_64,
           memoryMb: stage.workerMemoryMb,

@@ -2,25 +2,34 @@
  * The website-analysis tools, the API side (SPEC.md area B, "Tool endpoints"; docs/tools.md): what every
  * tool call does before and after the tool's own work. In order:
  *
- * 1. the plan and the limits, with reads only (API access; the hourly rate limit of variant B; the tool's
+ * 1. a place in the tool workers' queue (core/tool-pool.ts): 503 `service_busy` when it is full, before anything
+ *    is spent;
+ * 2. the plan and the limits, with reads only (API access; the hourly rate limit of variant B; the tool's
  *    daily limit, `tool_calls_per_day` of lambdas/core/plans.json);
- * 2. the URL: an absolute http(s) URL (400 `invalid_url`), that the outbound guard allows (400 `target_forbidden`);
- * 3. metering, atomically (core/metering.ts `meter`: the hourly slot, the tool's daily slot, 0.1 credit in variant B);
- * 4. the target, through the guard (the engine's fetcher, or the browser for the tools that render): a target
- *    that cannot be reached answers 422 `target_unreachable` with the reason, and the credit is given back
- *    (the rate-limit slots are not: the call was made);
- * 5. the tool's own function on the page, bounded by {@link TOOL_DEADLINE_MS}.
+ * 3. the URL: an absolute http(s) URL (400 `invalid_url`), that the outbound guard allows (400 `target_forbidden`);
+ * 4. metering, atomically (core/metering.ts `meter`: the hourly slot, the tool's daily slot, 0.1 credit in variant B);
+ * 5. in a tool worker thread, never on the thread that answers HTTP (core/tool-thread.ts): the target through the
+ *    guard, then the tool's own work on it, within what is left of the call's deadline ({@link TOOL_DEADLINE_MS},
+ *    or `SAI_TOOL_DEADLINE_MS` locally) and the thread's memory cap. A target that cannot be reached answers 422
+ *    `target_unreachable` with the reason; work past the deadline or the cap is stopped and answered 422
+ *    `analysis_limit_exceeded`. Either way, and for a call that found no free worker in time (503
+ *    `service_busy`), the credit is given back; the hourly and daily slots are not (the call was made).
+ *
+ * The tools that need a browser (screenshot, tech-detector's `render`) drive it from this thread (it runs the
+ * page's JavaScript in its own processes); the HTML it hands back is analysed in a tool worker like any page.
  */
+import { availableParallelism } from 'node:os';
+import { isMainThread } from 'node:worker_threads';
 import { CodedError, isCodedError } from '../errors.ts';
 import type { BrowserHost } from '../engine/browser/host.ts';
-import { Fetcher, FetchError, type FetchedPage } from '../net/fetch.ts';
-import type { OutboundGuard } from '../net/guard.ts';
-import type { FetchedText, PageFetch, ToolPage } from '../tools/page.ts';
+import type { ToolPage } from '../tools/page.ts';
 import { checkHeadroom, meter, refund, type Charge } from './metering.ts';
 import { parseTargetUrl } from './target-url.ts';
 import { unreachableError } from '../net/unreachable.ts';
 import type { AccountRecord } from './ports.ts';
 import type { Services } from './services.ts';
+import { isToolWorkerLost, ToolPool, type ToolPoolOptions } from './tool-pool.ts';
+import { TOOL_MAX_PAGE_BYTES, toolFetchers, toolWork as registerToolWork, type ToolWork, type ToolWorkFn } from './tool-thread.ts';
 
 /** The tools of SPEC.md's endpoint list, by the last segment of their path (`/api/v1/tools/<name>/`). */
 export type ToolName = 'seo-analyzer' | 'tech-detector' | 'lead-generation' | 'screenshot' | 'content-extractor'
@@ -28,33 +37,97 @@ export type ToolName = 'seo-analyzer' | 'tech-detector' | 'lead-generation' | 's
 
 /**
  * Time one tool call may take from the first request to the answer, ms: under API Gateway's 29 s integration
- * limit, with room for metering and the answer.
+ * limit, with room for metering and the answer. The local service may set a shorter one (`SAI_TOOL_DEADLINE_MS`).
  */
 export const TOOL_DEADLINE_MS = 25_000;
 
-/** Largest page a page tool reads, bytes after decompression (docs/limits.md). */
-const TOOL_MAX_PAGE_BYTES = 5 * 1024 * 1024;
+/** How this process runs tool calls: the deadline and the tool workers (docs/tools.md, "Where the tools run"). */
+export interface ToolSettings extends ToolPoolOptions {
+  /** A call's whole time from its checks to the answer, ms. */
+  deadlineMs: number;
+}
 
-/** Largest follow-up response (robots.txt, a contact page), bytes: Google reads the first 500 KiB of a robots.txt. */
-const FOLLOW_UP_MAX_BYTES = 512 * 1024;
+/** Default heap cap of a tool worker, MB: a 4 MB page of real HTML needs about 200 MB in content-extractor. */
+const TOOL_WORKER_MEMORY_MB = 512;
+
+/**
+ * The defaults: locally `max(2, min(4, cores))` threads and 32 calls waiting, each thread's heap capped at 512 MB;
+ * in a Lambda one thread (an instance serves one call at a time) capped at half the function's memory (at most
+ * 512 MB), so that the thread, not the function, reaches its limit first.
+ */
+export function defaultToolSettings(env: NodeJS.ProcessEnv = process.env): ToolSettings {
+  const lambdaMb = Number(env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE);
+  if (env.AWS_LAMBDA_FUNCTION_NAME && lambdaMb > 0) {
+    return { deadlineMs: TOOL_DEADLINE_MS, size: 1, maxWaiting: 4, memoryMb: Math.max(64, Math.min(TOOL_WORKER_MEMORY_MB, Math.floor(lambdaMb / 2))) };
+  }
+  return { deadlineMs: TOOL_DEADLINE_MS, size: Math.max(2, Math.min(4, availableParallelism())), maxWaiting: 32, memoryMb: TOOL_WORKER_MEMORY_MB };
+}
+
+let settings: ToolSettings = defaultToolSettings();
+let pool: ToolPool | null = null;
+
+/**
+ * Sets how this process runs tool calls (the local service, from its environment), before the first call. A pool
+ * already started is closed: the next call starts one with the new settings.
+ */
+export async function configureToolCalls(next: Partial<ToolSettings>): Promise<void> {
+  settings = { ...settings, ...next };
+  const old = pool;
+  pool = null;
+  await old?.close();
+}
+
+/** This process's tool workers (started on first use, or by {@link warmToolWorkers}). */
+function toolPool(): ToolPool {
+  return pool ??= new ToolPool(settings);
+}
+
+/** Starts the tool workers and waits until they are ready (the local service before it listens; a Lambda at its cold start). */
+export async function warmToolWorkers(): Promise<void> {
+  await toolPool().warm();
+}
+
+/** Ends the tool workers (the local service's stop). */
+export async function closeToolWorkers(): Promise<void> {
+  const old = pool;
+  pool = null;
+  await old?.close();
+}
+
+let warming = false;
+
+/**
+ * Registers a tool's work (core/tool-thread.ts `toolWork`), at the top level of its handler module. In a Lambda
+ * the tool worker is then started during the cold start, with the module loaded, rather than by the first call.
+ */
+export function toolWork<P>(name: ToolName, moduleUrl: string, fn: ToolWorkFn<P>): ToolWork<P> {
+  const work = registerToolWork(name, moduleUrl, fn);
+  if (isMainThread && process.env.AWS_LAMBDA_FUNCTION_NAME && !warming) {
+    warming = true;
+    setImmediate(() => void warmToolWorkers().catch(() => undefined));
+  }
+  return work;
+}
 
 /** A tool call that passed its checks and was metered. */
 export interface ToolCall {
   url: URL;
   charge: Charge | null;
-  /** Aborts at the call's deadline ({@link TOOL_DEADLINE_MS}). */
+  /** Aborts at the call's deadline. */
   signal: AbortSignal;
   /** When the call started, ms since the epoch. */
   startedAt: number;
+  /** The call's whole time from `startedAt`, ms ({@link TOOL_DEADLINE_MS} unless set shorter). */
+  deadlineMs: number;
 }
 
-/** Milliseconds left of a call's {@link TOOL_DEADLINE_MS}, less `reserveMs` for the answer; at least 100. */
-export function timeLeftMs(call: ToolCall, reserveMs = 2_000): number {
-  return Math.max(100, TOOL_DEADLINE_MS - reserveMs - (Date.now() - call.startedAt));
+/** Milliseconds left of a call's deadline, less `reserveMs` for the answer; at least 100. */
+export function timeLeftMs(call: Pick<ToolCall, 'startedAt'> & { deadlineMs?: number }, reserveMs = 2_000): number {
+  return Math.max(100, (call.deadlineMs ?? TOOL_DEADLINE_MS) - reserveMs - (Date.now() - call.startedAt));
 }
 
 /**
- * Checks and meters a tool call (steps 1-3 of the file's comment).
+ * Checks and meters a tool call (steps 2-4 of the file's comment).
  * @throws CodedError `plan_required`, `plan_unknown`, `rate_limited` (429, `Retry-After`; reason
  *   `tool_daily_limit` for the tool's daily limit), `quota_exceeded`, `invalid_url`, `target_forbidden`.
  *   Nothing is spent when it throws.
@@ -64,102 +137,73 @@ export async function startToolCall(svc: Services, account: AccountRecord, tool:
   const url = parseTargetUrl(rawUrl);
   svc.guard.checkUrl(url.href);
   const charge = await meter(svc, account, 'tool', tool);
-  return { url, charge, signal: AbortSignal.timeout(TOOL_DEADLINE_MS), startedAt: Date.now() };
+  const deadlineMs = settings.deadlineMs;
+  return { url, charge, signal: AbortSignal.timeout(deadlineMs), startedAt: Date.now(), deadlineMs };
 }
+
+/** Codes of a metered call that got no result through no fault of the request: its credit is given back. */
+const REFUNDED_CODES: ReadonlySet<string> = new Set(['target_unreachable', 'target_forbidden', 'analysis_limit_exceeded', 'service_busy']);
 
 /**
  * Runs a metered tool call's work: when the target cannot be loaded (`target_unreachable`, or `target_forbidden`
- * for a redirect hop or a resolved address) the credit is given back; the hourly and daily slots stay spent.
+ * for a redirect hop or a resolved address), the work passed its time or memory limit (`analysis_limit_exceeded`),
+ * no tool worker was free in time (`service_busy`) or the worker died under it, the credit is given back; the
+ * hourly and daily slots stay spent.
  */
 export async function withRefundOnUnreachable<T>(svc: Services, account: AccountRecord, call: ToolCall, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (isCodedError(err) && (err.code === 'target_unreachable' || err.code === 'target_forbidden')) await refund(svc, account, call.charge);
+    if ((isCodedError(err) && REFUNDED_CODES.has(err.code)) || isToolWorkerLost(err)) await refund(svc, account, call.charge);
     throw err;
   }
 }
 
 /**
- * A whole page-tool call over HTTP: checks and metering ({@link startToolCall}), the page ({@link loadToolPage}),
- * then `analyse` with a follow-up fetch through the guard.
+ * A whole tool call: a place in the tool workers' queue, checks and metering ({@link startToolCall}), then the
+ * tool's registered work in a tool worker (core/tool-thread.ts), which reads the page through the guard unless
+ * `o.page` loads it here (the browser's rendered page).
  *
  * **Example usage:**
  * ```ts
- * const report = await runPageTool(svc, account, 'seo-analyzer', body.url, (page, fetch) => analyzeSeo(page, fetch));
+ * const work = toolWork('seo-analyzer', import.meta.url, async ({ page, fetch }) => analyzeSeo(await page(), fetch));
+ * return jsonText(200, await runPageTool(svc, account, work, body.url, {}));
  * ```
- * @throws CodedError as {@link startToolCall} and {@link loadToolPage}.
+ * @param params the request's own parameters, copied to the worker (plain data).
+ * @returns the work's result as JSON text.
+ * @throws CodedError as {@link startToolCall}; `service_busy` (503) when the queue is full (nothing spent) or no
+ *   worker was free in time; `target_unreachable` (422), `target_forbidden` (400), `analysis_limit_exceeded` (422).
  */
-export async function runPageTool<T>(
-  svc: Services, account: AccountRecord, tool: ToolName, rawUrl: string,
-  analyse: (page: ToolPage, fetch: PageFetch, call: ToolCall) => T | Promise<T>,
-): Promise<T> {
-  const call = await startToolCall(svc, account, tool, rawUrl);
-  return withRefundOnUnreachable(svc, account, call, async () => analyse(await loadToolPage(svc, call), toolPageFetch(svc, call), call));
-}
-
-const fetchers = new WeakMap<OutboundGuard, { page: Fetcher; followUp: Fetcher }>();
-
-/**
- * The tools' HTTP clients of this process, one pair per guard: pages (5 MiB, 15 s, one retry) and follow-ups
- * (robots.txt, contact pages: 512 KiB, 8 s, no retry). Keep-alive connections are shared between calls.
- */
-function toolFetchers(guard: OutboundGuard): { page: Fetcher; followUp: Fetcher } {
-  let f = fetchers.get(guard);
-  if (!f) {
-    f = {
-      page: new Fetcher(guard, { timeoutMs: 15_000, maxBytes: TOOL_MAX_PAGE_BYTES, retries: 1, retryBaseMs: 300, retryMaxMs: 2_000 }),
-      followUp: new Fetcher(guard, { timeoutMs: 8_000, maxBytes: FOLLOW_UP_MAX_BYTES, retries: 0 }),
-    };
-    fetchers.set(guard, f);
-  }
-  return f;
-}
-
-/** Whether a response's body is text a page tool can read (HTML, XML, plain text, or no type at all). */
-function isTextual(contentType: string): boolean {
-  return contentType === '' || /^text\/|[+/]xml$|html|json/.test(contentType);
-}
-
-/** A fetched page as the page tools read it; a body that is not text (an image, a PDF) becomes ''. */
-function toToolPage(p: FetchedPage): ToolPage {
-  return {
-    requestedUrl: p.requestedUrl,
-    url: p.url,
-    status: p.status,
-    headers: p.headers,
-    setCookies: p.setCookies,
-    contentType: p.contentType,
-    html: isTextual(p.contentType) ? p.text : '',
-    redirectChain: p.redirectChain,
-  };
-}
-
-/**
- * Loads a tool's target over HTTP through the guard: whatever its status (a 404 page is analysed as a 404).
- * @throws CodedError `target_unreachable` (422) or `target_forbidden` (400), see {@link toolLoadError}.
- */
-async function loadToolPage(svc: Services, call: ToolCall): Promise<ToolPage> {
+export async function runPageTool<P>(
+  svc: Services, account: AccountRecord, work: ToolWork<P>, rawUrl: string, params: P,
+  o: { page?: (call: ToolCall) => Promise<ToolPage> } = {},
+): Promise<string> {
+  const ticket = toolPool().reserve();
+  let call: ToolCall;
   try {
-    return toToolPage(await toolFetchers(svc.guard).page.fetch(call.url.href, { signal: call.signal }));
+    call = await startToolCall(svc, account, work.name as ToolName, rawUrl);
   } catch (err) {
-    throw unreachableError(call.url.href, err);
+    ticket.cancel();
+    throw err;
   }
-}
-
-/** The follow-up fetch a tool gets ({@link PageFetch}): through the guard, null when the URL cannot be fetched. */
-function toolPageFetch(svc: Services, call: ToolCall): PageFetch {
-  const fetcher = toolFetchers(svc.guard).followUp;
-  return async (url: string): Promise<FetchedText | null> => {
-    if (call.signal.aborted) return null;
+  return withRefundOnUnreachable(svc, account, call, async () => {
+    let page: ToolPage | undefined;
     try {
-      const p = await fetcher.fetch(url, { signal: call.signal });
-      return { url: p.url, status: p.status, headers: p.headers, contentType: p.contentType, text: isTextual(p.contentType) ? p.text : '' };
+      page = o.page ? await o.page(call) : undefined;
     } catch (err) {
-      if (err instanceof FetchError || isCodedError(err) || call.signal.aborted) return null;
+      ticket.cancel();
       throw err;
     }
-  };
+    return ticket.run({
+      work: work.name, module: work.module, url: call.url.href, allow: [...svc.guard.allow],
+      startedAt: call.startedAt, deadlineMs: call.deadlineMs, params, ...(page ? { page } : {}),
+    });
+  });
+}
+
+/** The refusal of a page larger than a tool reads: 422 `target_unreachable`, reason `too_large`. */
+function pageTooLarge(url: string, size: number): unknown {
+  return unreachableError(url, new CodedError('response_too_large', `The page is ${size} bytes; a tool reads at most ${TOOL_MAX_PAGE_BYTES}`, [{ url }]));
 }
 
 /**
@@ -203,7 +247,7 @@ export async function loadRenderedToolPage(svc: Services, call: ToolCall, host: 
     const page = await context.newPage();
     let res;
     try {
-      res = await page.goto(call.url.href, { waitUntil: 'load', timeout: TOOL_DEADLINE_MS - 8_000, signal: call.signal } as Parameters<typeof page.goto>[1]);
+      res = await page.goto(call.url.href, { waitUntil: 'load', timeout: timeLeftMs(call, 8_000), signal: call.signal } as Parameters<typeof page.goto>[1]);
     } catch (err) {
       const event = context.proxyEvents.byHost.get(call.url.hostname.replace(/^\[|\]$/g, ''));
       if (event?.code === 'target_forbidden' || event?.code === 'dns_failed') throw browserLoadError(call.url.href, new CodedError(event.code, event.message, [{ url: call.url.href }]));
@@ -233,6 +277,13 @@ export async function loadRenderedToolPage(svc: Services, call: ToolCall, host: 
     }, paths, MAX_GLOBAL_CHARS);
     const contentType = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const chain = res ? [...res.request().redirectChain().map((r) => r.url()), res.url()] : [call.url.href];
+    // The tool worker reads at most TOOL_MAX_PAGE_BYTES, as over HTTP: a larger DOM is not even copied out of
+    // the browser (its length in characters is a lower bound of its UTF-8 bytes).
+    const chars = await page.evaluate(() => document.documentElement?.outerHTML.length ?? 0);
+    if (chars > TOOL_MAX_PAGE_BYTES) throw pageTooLarge(call.url.href, chars);
+    const html = await page.content();
+    const bytes = Buffer.byteLength(html);
+    if (bytes > TOOL_MAX_PAGE_BYTES) throw pageTooLarge(call.url.href, bytes);
     return {
       requestedUrl: call.url.href,
       url: page.url(),
@@ -240,7 +291,7 @@ export async function loadRenderedToolPage(svc: Services, call: ToolCall, host: 
       headers,
       setCookies,
       contentType,
-      html: await page.content(),
+      html,
       redirectChain: chain.length ? chain : [call.url.href],
       rendered: { globals },
     };

@@ -1,18 +1,19 @@
 /**
  * POST /api/v1/tools/tech-detector/ (SPEC.md area B; docs/tools.md "tech-detector"): the technologies a page
- * shows; with `render: true` the page is loaded in the browser and its JavaScript globals count too.
+ * shows; with `render: true` the page is loaded in the browser and its JavaScript globals count too. The page is
+ * read in a tool worker (core/tool-thread.ts): fetched there, or, rendered, handed over by this thread.
  */
-import { loadRenderedToolPage, runPageTool, startToolCall, withRefundOnUnreachable } from '../core/tools.ts';
+import { loadRenderedToolPage, runPageTool, toolWork } from '../core/tools.ts';
 import { detectTechnologies, jsGlobalPaths } from '../tools/tech.ts';
 import { workerBrowser } from '../workers/worker-browser.ts';
-import { apiHandler, json } from './middleware.ts';
+import { apiHandler, jsonText } from './middleware.ts';
 import { route } from '../routes.ts';
 
 interface TechBody { url: string; render?: boolean }
 
-export const handler = apiHandler<TechBody>(route('POST', '/api/v1/tools/tech-detector/'), async (_event, { svc, account, body }) => {
-  if (!body.render) return json(200, await runPageTool(svc, account, 'tech-detector', body.url, (page) => detectTechnologies(page)));
-  const call = await startToolCall(svc, account, 'tech-detector', body.url);
-  return json(200, await withRefundOnUnreachable(svc, account, call, async () =>
-    detectTechnologies(await loadRenderedToolPage(svc, call, workerBrowser(svc), jsGlobalPaths()))));
-});
+const work = toolWork('tech-detector', import.meta.url, async ({ page }) => detectTechnologies(await page()));
+
+export const handler = apiHandler<TechBody>(route('POST', '/api/v1/tools/tech-detector/'), async (_event, { svc, account, body }) =>
+  jsonText(200, await runPageTool(svc, account, work, body.url, {}, body.render
+    ? { page: (call) => loadRenderedToolPage(svc, call, workerBrowser(svc), jsGlobalPaths()) }
+    : {})));

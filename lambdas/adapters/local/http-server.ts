@@ -176,13 +176,20 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   }
 }
 
+/** Options of {@link startHttpServer}. */
+export interface HttpServerOptions {
+  /** Runs after every route's handler is loaded, before the server listens (the tool workers start there). */
+  beforeListen?: () => Promise<void>;
+}
+
 /**
  * Loads every route's handler and listens.
  * @param port 0 for any free port.
  * @throws Error when the port is taken or the address cannot be bound.
  */
-export async function startHttpServer(host: string, port: number): Promise<HttpServer> {
+export async function startHttpServer(host: string, port: number, options: HttpServerOptions = {}): Promise<HttpServer> {
   const loaded = await loadRoutes();
+  await options.beforeListen?.();
   // requireHostHeader: node:http's own answer to a request without Host is an empty 400; http-edges.ts answers it.
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false }, serveRequest((req, res, requestId) => dispatch(loaded, req, res, requestId)));
   server.keepAliveTimeout = 5000;

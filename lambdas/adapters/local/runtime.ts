@@ -6,7 +6,8 @@
  * Environment variables (README, "Environment"): PORT, HOST, DATA_DIR, SAI_BILLING (first start of a
  * DATA_DIR only: the variant is stored in it), SAI_SECRET, SAI_SECRET_FILE, SAI_OUTBOUND_ALLOW, SAI_WORKERS, SAI_PLANS_FILE,
  * SAI_JOB_TIMEOUT_MS, SAI_MAX_PAGES, SAI_MAX_RECEIVES, SAI_JOB_CONCURRENCY, SAI_BAD_REQUEST_LIMIT,
- * SAI_FAILED_LOGINS_PER_EMAIL, SAI_FAILED_LOGINS_PER_ADDRESS, ANTHROPIC_API_KEY, ANTHROPIC_MODEL, ANTHROPIC_BASE_URL.
+ * SAI_FAILED_LOGINS_PER_EMAIL, SAI_FAILED_LOGINS_PER_ADDRESS, SAI_TOOL_WORKERS, SAI_TOOL_QUEUE, SAI_TOOL_MEMORY_MB,
+ * SAI_TOOL_DEADLINE_MS, ANTHROPIC_API_KEY, ANTHROPIC_MODEL, ANTHROPIC_BASE_URL.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +17,7 @@ import { billingFromEnv, loadPlans, type Billing } from '../../core/plans.ts';
 import { systemClock, type QueueMessage, type QueueName } from '../../core/ports.ts';
 import { DEFAULT_THROTTLES, type ThrottleSettings } from '../../core/throttles.ts';
 import type { AnthropicSettings, Services } from '../../core/services.ts';
+import { defaultToolSettings, TOOL_DEADLINE_MS, type ToolSettings } from '../../core/tools.ts';
 import { OutboundGuard, parseAllowList } from '../../net/guard.ts';
 import { loadSealingSecret, prepareDataDir, type SealingSecret, type SecretRecord } from './data-dir.ts';
 import { FileBlobStore } from './files.ts';
@@ -44,6 +46,12 @@ export interface LocalSettings {
   maxReceives: number;
   jobConcurrency: number;
   throttles: ThrottleSettings;
+  /**
+   * The tool workers (core/tool-pool.ts) and the tools' deadline: SAI_TOOL_WORKERS threads (default
+   * max(2, min(4, cores))), SAI_TOOL_QUEUE calls waiting (32), SAI_TOOL_MEMORY_MB heap per thread (512),
+   * SAI_TOOL_DEADLINE_MS per call (25000).
+   */
+  tools: ToolSettings;
   /** ANTHROPIC_API_KEY (with ANTHROPIC_MODEL, ANTHROPIC_BASE_URL): the generator's Claude agent; null without a key. */
   anthropic: AnthropicSettings | null;
 }
@@ -111,6 +119,13 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv
     failedLoginsPerEmail: intEnv(env, 'SAI_FAILED_LOGINS_PER_EMAIL', DEFAULT_THROTTLES.failedLoginsPerEmail, 0, 1e9),
     failedLoginsPerAddress: intEnv(env, 'SAI_FAILED_LOGINS_PER_ADDRESS', DEFAULT_THROTTLES.failedLoginsPerAddress, 0, 1e9),
   };
+  const toolDefaults = defaultToolSettings({});
+  const tools: ToolSettings = {
+    size: intEnv(env, 'SAI_TOOL_WORKERS', toolDefaults.size, 1, 64),
+    maxWaiting: intEnv(env, 'SAI_TOOL_QUEUE', toolDefaults.maxWaiting, 0, 10_000),
+    memoryMb: intEnv(env, 'SAI_TOOL_MEMORY_MB', toolDefaults.memoryMb, 64, 16_384),
+    deadlineMs: intEnv(env, 'SAI_TOOL_DEADLINE_MS', TOOL_DEADLINE_MS, 2_000, TOOL_DEADLINE_MS),
+  };
   const plansFile = env.SAI_PLANS_FILE?.trim() ? path.resolve(env.SAI_PLANS_FILE.trim()) : undefined;
   // Only once every variable is valid does DATA_DIR get its files (database with the variant, secret).
   const { billing, secret } = openDataDir(env, dataDir, requested ?? billingFromEnv({}));
@@ -134,6 +149,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv
     maxReceives,
     jobConcurrency,
     throttles,
+    tools,
     anthropic: env.ANTHROPIC_API_KEY?.trim()
       ? { apiKey: env.ANTHROPIC_API_KEY.trim(), ...(env.ANTHROPIC_MODEL?.trim() ? { model: env.ANTHROPIC_MODEL.trim() } : {}), ...(env.ANTHROPIC_BASE_URL?.trim() ? { baseURL: env.ANTHROPIC_BASE_URL.trim() } : {}) }
       : null,

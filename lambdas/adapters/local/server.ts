@@ -10,9 +10,12 @@
  * - counter-sweeper.ts: expired usage and throttle counters deleted every 15 minutes;
  * - first-account.ts: an account on the first start, before the first request;
  * - config-parser.ts: large config texts parsed in a worker thread, off the HTTP thread;
+ * - core/tool-pool.ts: the tool workers, threads that fetch and analyse the tools' pages off the HTTP thread
+ *   (SAI_TOOL_WORKERS, SAI_TOOL_QUEUE, SAI_TOOL_MEMORY_MB, SAI_TOOL_DEADLINE_MS), ready before the service listens;
  * - http-server.ts (with api-gateway-event.ts and authorize.ts): the routes over HTTP.
  */
 import { installServices } from '../../core/services.ts';
+import { closeToolWorkers, configureToolCalls, warmToolWorkers } from '../../core/tools.ts';
 import { logger } from '../../logger.ts';
 import { closeBrowser } from '../../workers/worker-browser.ts';
 import { lockDataDir } from './data-dir-lock.ts';
@@ -62,7 +65,10 @@ export async function startLocalService(settings: LocalSettings): Promise<LocalS
     const firstAccount = await createFirstAccount(local.services);
     // The browser of the tools that render (screenshot, tech-detector render) on the HTTP thread, closed after HTTP stops.
     started.push({ stop: () => closeBrowser() });
-    const http = await startHttpServer(settings.host, settings.port);
+    // The tool workers: started once the routes (which register the tools' work) are loaded, ready before the first call.
+    await configureToolCalls(settings.tools);
+    started.push({ stop: () => closeToolWorkers() });
+    const http = await startHttpServer(settings.host, settings.port, { beforeListen: () => warmToolWorkers() });
     started.push({ stop: () => http.close() });
     return { url: http.url, local, firstAccount, close: () => closing ??= stop() };
   } catch (err) {

@@ -1,0 +1,334 @@
+/**
+ * The tool workers (docs/tools.md, "Where the tools run"): a pool of worker threads (core/tool-thread.ts) that do
+ * the tools' work on pages, so that nothing a page contains runs on the thread that answers HTTP. Its own pool,
+ * apart from the job workers of lambdas/adapters/local/worker-pool.ts: a tool call waits seconds at most, a job
+ * minutes, and neither should wait behind the other.
+ *
+ * - **Size**: `size` threads, started ahead ({@link ToolPool.warm}) and kept: a thread serves one call at a time.
+ * - **Queue**: calls beyond the threads wait their turn, first come first served, `maxWaiting` at most; past it a
+ *   call is refused at once with 503 `service_busy` and `Retry-After` ({@link ToolPool.reserve}, before anything
+ *   is spent). A call still waiting when less than {@link MIN_BUDGET_MS} of its deadline is left is refused the
+ *   same way.
+ * - **Time budget**: a call's work gets what is left of its deadline when a thread takes it; at the deadline the
+ *   thread is ended (`Worker.terminate`, which also stops a loop or a regular expression that never yields) and
+ *   the call answered 422 `analysis_limit_exceeded` (`limit: time`).
+ * - **Memory cap**: each thread's V8 heap is capped (`resourceLimits.maxOldGenerationSizeMb`); a call whose work
+ *   reaches it ends its thread (`ERR_WORKER_OUT_OF_MEMORY`) and is answered 422 `analysis_limit_exceeded`
+ *   (`limit: memory`). Pages reach a thread at most 5 MiB (core/tool-thread.ts `TOOL_MAX_PAGE_BYTES`).
+ * - A thread that ends, whatever the reason, is replaced at once (after {@link RESTART_DELAY_MS} when it died
+ *   before it was ready, so that a thread that cannot start does not spin); the calls waiting go on in the others.
+ *
+ * The same pool runs inside each tool Lambda (one thread: a Lambda instance serves one call at a time), so the
+ * budget ends a runaway analysis with the same 422 there, before the function's own time-out, and the cap keeps
+ * the thread under the function's memory.
+ */
+import { Worker } from 'node:worker_threads';
+import { CodedError } from '../errors.ts';
+import { logger } from '../logger.ts';
+import { fromWire, TOOL_THREAD_MARK, toolWorkModules, type ToolTask, type ToolThreadData, type ToolThreadMessage } from './tool-thread.ts';
+
+/** Least time a call must have left to be given to a thread, ms; a call that waited longer is refused as busy. */
+const MIN_BUDGET_MS = 1_000;
+
+/** Delay before a thread that died before it was ready is replaced, ms; doubled for each such death in a row, up to 30 s. */
+const RESTART_DELAY_MS = 1_000;
+const MAX_RESTART_DELAY_MS = 30_000;
+
+/** How long {@link ToolPool.warm} waits for the threads, ms. */
+const WARM_TIMEOUT_MS = 60_000;
+
+/** Seconds a refused call is told to wait (`Retry-After`). */
+const TOOL_BUSY_RETRY_AFTER_S = 5;
+
+/** V8 limits of a tool worker beside the heap cap: a young generation as the job workers', V8's default stack. */
+const YOUNG_GENERATION_MB = 32;
+const STACK_MB = 4;
+
+/** Options of a {@link ToolPool}. */
+export interface ToolPoolOptions {
+  /** Threads (calls worked on at once). */
+  size: number;
+  /** Calls that may wait for a thread beyond those; past it, 503 `service_busy`. */
+  maxWaiting: number;
+  /** Heap cap of each thread (`maxOldGenerationSizeMb`), MB. */
+  memoryMb: number;
+}
+
+/** A call's place in the pool, taken before the call is metered ({@link ToolPool.reserve}). */
+export interface ToolTicket {
+  /**
+   * Hands the task to a thread (at once, or when one is free) and waits for its answer.
+   * @returns the work's result as JSON text.
+   * @throws CodedError of the work (`target_unreachable`, …); `analysis_limit_exceeded` (422) past the budget or
+   *   the cap; `service_busy` (503) when no thread was free before the call's deadline; Error when the thread
+   *   failed otherwise (a bug: 500).
+   */
+  run(task: Omit<ToolTask, 'id'>): Promise<string>;
+  /** Gives the place back unused (the call was refused before its work). */
+  cancel(): void;
+}
+
+interface Job {
+  task: ToolTask;
+  resolve(json: string): void;
+  reject(err: Error): void;
+  /** While waiting: refuses the job when its deadline comes near. */
+  waitTimer?: NodeJS.Timeout;
+  /** While running: ends the thread at the deadline. */
+  killTimer?: NodeJS.Timeout;
+  /** When a thread took it, ms since the epoch. */
+  startedWork?: number;
+}
+
+interface Slot {
+  index: number;
+  worker: Worker | null;
+  state: 'starting' | 'idle' | 'busy';
+  job: Job | null;
+  /** Resolves the first time the slot is ready (or gives up). */
+  readyWaiters: Array<() => void>;
+  /** A restart is scheduled (after {@link RESTART_DELAY_MS}). */
+  restarting: boolean;
+  /** Threads of this slot in a row that died before they were ready. */
+  failedStarts: number;
+}
+
+/**
+ * The thread's entry: this folder's tool-thread.ts when running from source; in a bundle (a Lambda's one
+ * `index.mjs`, where no such file exists) the bundle itself, whose copy of tool-thread.ts serves on the mark.
+ */
+function threadEntry(): URL {
+  return import.meta.url.endsWith('.ts') ? new URL('./tool-thread.ts', import.meta.url) : new URL(import.meta.url);
+}
+
+/** A pool of tool worker threads; see the file's comment. */
+export class ToolPool {
+  private readonly options: ToolPoolOptions;
+  private readonly slots: Slot[];
+  private readonly waiting: Job[] = [];
+  /** Places taken by {@link reserve} and not yet run or cancelled. */
+  private reserved = 0;
+  private nextId = 1;
+  private closed = false;
+
+  constructor(options: ToolPoolOptions) {
+    if (!(options.size >= 1)) throw new Error('a tool pool needs at least one thread');
+    this.options = { ...options };
+    this.slots = Array.from({ length: options.size }, (_, i) => ({ index: i + 1, worker: null, state: 'starting' as const, job: null, readyWaiters: [], restarting: false, failedStarts: 0 }));
+  }
+
+  /** The pool's settings. */
+  get settings(): Readonly<ToolPoolOptions> {
+    return this.options;
+  }
+
+  /** Calls holding a place: reserved, waiting or being worked on. */
+  get inFlight(): number {
+    return this.reserved + this.waiting.length + this.slots.filter((s) => s.job).length;
+  }
+
+  /**
+   * Starts every thread that is not running and waits until each is ready (or has failed to start: the error is
+   * logged and the thread is tried again), at most {@link WARM_TIMEOUT_MS}.
+   */
+  async warm(): Promise<void> {
+    await Promise.all(this.slots.map((s) => {
+      if (s.state !== 'starting') return Promise.resolve();
+      const ready = new Promise<void>((resolve) => s.readyWaiters.push(resolve));
+      if (!s.worker && !s.restarting) this.spawn(s);
+      return Promise.race([ready, new Promise<void>((r) => setTimeout(r, WARM_TIMEOUT_MS).unref())]);
+    }));
+  }
+
+  /**
+   * Takes a place for a call, before anything is spent on it.
+   * @throws CodedError `service_busy` (503, `Retry-After`) when every thread is busy and `maxWaiting` calls wait.
+   */
+  reserve(): ToolTicket {
+    if (this.closed) throw new Error('the tool pool is closed');
+    if (this.inFlight >= this.options.size + this.options.maxWaiting) {
+      throw new CodedError('service_busy', `Every tool worker is busy and ${this.options.maxWaiting} calls are waiting for one; retry in a few seconds`,
+        [], { 'Retry-After': String(TOOL_BUSY_RETRY_AFTER_S) });
+    }
+    this.reserved++;
+    let used = false;
+    const take = () => {
+      if (used) throw new Error('a tool ticket is used once');
+      used = true;
+      this.reserved--;
+    };
+    return {
+      run: (task) => {
+        take();
+        return this.enqueue({ ...task, id: this.nextId++ });
+      },
+      cancel: () => {
+        if (!used) take();
+      },
+    };
+  }
+
+  /** Ends every thread; calls waiting or running fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const err = new Error('the tool pool is closed');
+    for (const job of this.waiting.splice(0)) {
+      clearTimeout(job.waitTimer);
+      job.reject(err);
+    }
+    await Promise.all(this.slots.map(async (s) => {
+      const w = s.worker;
+      s.worker = null;
+      if (s.job) this.settle(s, (job) => job.reject(err));
+      s.readyWaiters.splice(0).forEach((r) => r());
+      await w?.terminate();
+    }));
+  }
+
+  private enqueue(task: ToolTask): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      if (this.closed) {
+        reject(new Error('the tool pool is closed'));
+        return;
+      }
+      const job: Job = { task, resolve, reject };
+      const refuseAt = task.startedAt + task.deadlineMs - MIN_BUDGET_MS;
+      job.waitTimer = setTimeout(() => {
+        const i = this.waiting.indexOf(job);
+        if (i === -1) return;
+        this.waiting.splice(i, 1);
+        reject(busyAtDeadline());
+      }, Math.max(0, refuseAt - Date.now()));
+      this.waiting.push(job);
+      this.pump();
+    });
+  }
+
+  /** Gives waiting jobs to idle threads, in order; starts threads that are not running. */
+  private pump(): void {
+    if (this.closed) return;
+    for (const slot of this.slots) if (!slot.worker && !slot.restarting) this.spawn(slot);
+    for (const slot of this.slots) {
+      if (slot.state !== 'idle' || !slot.worker) continue;
+      let job = this.waiting.shift();
+      while (job && job.task.startedAt + job.task.deadlineMs - Date.now() < MIN_BUDGET_MS) {
+        clearTimeout(job.waitTimer);
+        job.reject(busyAtDeadline());
+        job = this.waiting.shift();
+      }
+      if (!job) return;
+      clearTimeout(job.waitTimer);
+      const budget = job.task.startedAt + job.task.deadlineMs - Date.now();
+      slot.state = 'busy';
+      slot.job = job;
+      job.startedWork = Date.now();
+      const worker = slot.worker;
+      job.killTimer = setTimeout(() => this.timedOut(slot, worker), budget);
+      worker.postMessage(job.task);
+    }
+  }
+
+  /** A job passed its deadline: its thread is ended (a fresh one replaces it) and the call answered 422. */
+  private timedOut(slot: Slot, worker: Worker): void {
+    if (slot.worker !== worker || !slot.job) return;
+    const job = slot.job;
+    const ranMs = Date.now() - (job.startedWork ?? Date.now());
+    this.settle(slot, (j) => j.reject(new CodedError('analysis_limit_exceeded',
+      `The analysis of ${j.task.url} did not finish within the call's time limit (${j.task.deadlineMs} ms from the request; it ran ${ranMs} ms) and was stopped; the call is not charged`,
+      [{ url: j.task.url, limit: 'time', deadline_ms: j.task.deadlineMs }])));
+    logger.warn('tool worker stopped at its time budget', { worker: slot.index, work: job.task.work, url: job.task.url, ranMs });
+    this.replace(slot, worker);
+  }
+
+  /** Ends a slot's thread and starts another in its place. */
+  private replace(slot: Slot, worker: Worker): void {
+    slot.worker = null;
+    slot.state = 'starting';
+    void worker.terminate();
+    if (!this.closed) this.spawn(slot);
+  }
+
+  /** Settles the slot's job once (whatever happens to the thread afterwards). */
+  private settle(slot: Slot, how: (job: Job) => void): void {
+    const job = slot.job;
+    slot.job = null;
+    if (!job) return;
+    clearTimeout(job.killTimer);
+    how(job);
+  }
+
+  private spawn(slot: Slot, delayMs = 0): void {
+    if (this.closed) return;
+    if (delayMs > 0) {
+      slot.restarting = true;
+      setTimeout(() => {
+        slot.restarting = false;
+        if (!slot.worker && !this.closed) this.spawn(slot);
+      }, delayMs).unref();
+      return;
+    }
+    const data: ToolThreadData = { [TOOL_THREAD_MARK]: true, preload: toolWorkModules() };
+    const w = new Worker(threadEntry(), {
+      name: `tool-worker-${slot.index}`,
+      workerData: data,
+      resourceLimits: { maxOldGenerationSizeMb: this.options.memoryMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB, stackSizeMb: STACK_MB },
+    });
+    slot.worker = w;
+    slot.state = 'starting';
+    let wasReady = false;
+    w.on('message', (m: ToolThreadMessage) => {
+      if (slot.worker !== w) return;
+      if (m.type === 'ready') {
+        wasReady = true;
+        slot.failedStarts = 0;
+        slot.state = 'idle';
+        slot.readyWaiters.splice(0).forEach((r) => r());
+        this.pump();
+      } else if (m.type === 'fatal') {
+        logger.error('tool worker could not start', { worker: slot.index, error: m.message });
+      } else if (slot.job && slot.job.task.id === m.id) {
+        if (m.type === 'done') this.settle(slot, (job) => job.resolve(m.json));
+        else this.settle(slot, (job) => job.reject(fromWire(m.error)));
+        slot.state = 'idle';
+        this.pump();
+      }
+    });
+    w.on('error', (err: Error & { code?: string }) => {
+      if (slot.worker !== w) return;
+      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        this.settle(slot, (job) => job.reject(new CodedError('analysis_limit_exceeded',
+          `The analysis of ${job.task.url} needed more memory than a tool may use (${this.options.memoryMb} MB) and was stopped; the call is not charged`,
+          [{ url: job.task.url, limit: 'memory', memory_mb: this.options.memoryMb }])));
+        logger.warn('tool worker stopped at its memory cap', { worker: slot.index, memoryMb: this.options.memoryMb });
+      } else {
+        logger.error('tool worker crashed', { worker: slot.index, error: err });
+        this.settle(slot, (job) => job.reject(Object.assign(new Error(`the tool worker crashed: ${err.message}`), { toolWorkerLost: true })));
+      }
+    });
+    // An idle thread does not keep the process alive; a running job's kill timer does. (After the listeners:
+    // adding a 'message' listener refs the thread's port again.)
+    w.unref();
+    w.on('exit', () => {
+      if (slot.worker !== w) return;
+      this.settle(slot, (job) => job.reject(Object.assign(new Error('the tool worker stopped'), { toolWorkerLost: true })));
+      slot.worker = null;
+      slot.state = 'starting';
+      if (!wasReady) {
+        slot.readyWaiters.splice(0).forEach((r) => r());
+        slot.failedStarts++;
+      }
+      if (!this.closed) this.spawn(slot, wasReady ? 0 : Math.min(MAX_RESTART_DELAY_MS, RESTART_DELAY_MS * 2 ** (slot.failedStarts - 1)));
+    });
+  }
+}
+
+/** The refusal of a call that waited for a thread until its deadline was near. */
+function busyAtDeadline(): CodedError {
+  return new CodedError('service_busy', 'No tool worker became free before the call\'s time limit; retry in a few seconds (the call is not charged)',
+    [], { 'Retry-After': String(TOOL_BUSY_RETRY_AFTER_S) });
+}
+
+/** Whether an error says the thread of a call died under it (not a time or memory limit): such a call is not charged. */
+export function isToolWorkerLost(err: unknown): boolean {
+  return (err as { toolWorkerLost?: unknown } | null)?.toolWorkerLost === true;
+}

@@ -1,0 +1,84 @@
+/**
+ * A tool's Lambda handler (lambdas/http/tools-content-extractor.ts, driven with an API Gateway proxy event as the
+ * cloud drives it, one tool worker thread as in a Lambda instance) on a page whose analysis cannot finish in time:
+ * the call's deadline ends it with 422 `analysis_limit_exceeded`, well before the function's own time-out (which
+ * would be a 5xx), and the credit is given back; the next call on the same instance works.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { closeToolWorkers, configureToolCalls } from '../../lambdas/core/tools.ts';
+import { createAccount } from '../../lambdas/core/accounts.ts';
+import { installServices } from '../../lambdas/core/services.ts';
+import { OutboundGuard } from '../../lambdas/net/guard.ts';
+import { handler as contentExtractor } from '../../lambdas/http/tools-content-extractor.ts';
+import { handler as me } from '../../lambdas/http/me.ts';
+import { lambdaContext, proxyEvent } from '../helpers/aws-events.ts';
+import { testServices } from '../helpers/services.ts';
+
+/** The call's deadline in this test, ms (25 s in a real Lambda, whose time-out is 29 s). */
+const DEADLINE_MS = 2_000;
+/** The page's body comes this late: it arrives, and leaves its analysis about 1 s before the deadline. */
+const LATE_BODY_MS = 800;
+
+type Handler = typeof contentExtractor;
+const invoke = async (h: Handler, e: ReturnType<typeof proxyEvent>) =>
+  (await h(e, lambdaContext() as Parameters<Handler>[1], { signal: new AbortController().signal })) as APIGatewayProxyResult;
+
+describe('a tool Lambda on a page whose analysis runs past the deadline', () => {
+  let site: http.Server;
+  let base: string;
+  let accountId: number;
+
+  before(async () => {
+    // 5 MB of unclosed table cells (several seconds of content extraction), sent late; a small article at once.
+    const table = Buffer.from('<table><tr><td>x'.repeat(300_000));
+    const article = Buffer.from('<!DOCTYPE html><html><head><title>Small</title></head><body><article><h1>Small</h1><p>'
+      + 'An ordinary article, long enough to be one, with a sentence or two of text in it, read after the runaway one. '.repeat(5) + '</p></article></body></html>');
+    site = http.createServer((req, res) => {
+      const late = req.url === '/late-table/';
+      const body = late ? table : article;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': body.length });
+      if (late) setTimeout(() => res.end(body), LATE_BODY_MS);
+      else res.end(body);
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    const { svc } = testServices({ overrides: { guard: new OutboundGuard({ allow: ['127.0.0.0/8'] }) } });
+    installServices(svc);
+    accountId = (await createAccount(svc, { email: 'lambda@example.com', password: 'correct horse battery', plan: 'pro' })).account.id;
+    // As a Lambda instance: one thread, nothing waiting (one call at a time).
+    await configureToolCalls({ deadlineMs: DEADLINE_MS, size: 1, maxWaiting: 0, memoryMb: 256 });
+  });
+  after(async () => {
+    await closeToolWorkers();
+    await new Promise((r) => { site.closeAllConnections(); site.close(r); });
+  });
+
+  const call = (url: string) => invoke(contentExtractor, proxyEvent('POST', '/api/v1/tools/content-extractor/', '/api/v1/tools/content-extractor/', {
+    body: { url }, authorizer: { principalId: String(accountId), accountId: String(accountId) },
+  }));
+  const credits = async () => JSON.parse((await invoke(me as Handler, proxyEvent('GET', '/api/v1/me/', '/api/v1/me/', {
+    authorizer: { principalId: String(accountId), accountId: String(accountId) },
+  }))).body).subscription.credits_remaining as number;
+
+  it('answers 422 analysis_limit_exceeded at the deadline, not charged; the next call works', async () => {
+    const before = await credits();
+    const t0 = Date.now();
+    const r = await call(`${base}/late-table/`);
+    const took = Date.now() - t0;
+    assert.equal(r.statusCode, 422, r.body);
+    const body = JSON.parse(r.body);
+    assert.equal(body.code, 'analysis_limit_exceeded');
+    assert.deepEqual(body.details, [{ url: `${base}/late-table/`, limit: 'time', deadline_ms: DEADLINE_MS }]);
+    assert.ok(took >= DEADLINE_MS - 500 && took < DEADLINE_MS + 4_000, `answered after ${took} ms`);
+    assert.equal(Math.round((await credits()) * 10), Math.round(before * 10), 'the credit is given back');
+
+    const ok = await call(`${base}/article/`);
+    assert.equal(ok.statusCode, 200, ok.body);
+    assert.equal(JSON.parse(ok.body).title, 'Small');
+    assert.equal(Math.round((before - (await credits())) * 10), 1, 'the answered call costs 0.1 credit');
+  });
+});

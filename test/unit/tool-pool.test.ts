@@ -1,0 +1,173 @@
+/**
+ * The tool workers (lambdas/core/tool-pool.ts, tool-thread.ts): a thread that passes its memory cap or its time
+ * budget is ended and answered 422 `analysis_limit_exceeded`, a fresh thread takes its place and the next call
+ * works; recursion past the stack is the same 422; a thread that crashes fails its call alone; calls wait in FIFO
+ * order, a bounded queue refuses with 503 `service_busy` and `Retry-After`, and a call that gets no thread before
+ * its deadline is refused the same way; a Lambda bundle starts itself as its thread.
+ */
+import { describe, it, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import { ToolPool, isToolWorkerLost } from '../../lambdas/core/tool-pool.ts';
+import type { ToolWork } from '../../lambdas/core/tool-thread.ts';
+import { isCodedError } from '../../lambdas/errors.ts';
+import { BUNDLING, EXTERNAL_MODULES, ROOT } from '../../lib/lambda.ts';
+import { crash, deep, echo, hog, spin, unreachable } from './tool-pool-works.ts';
+
+const execFileAsync = promisify(execFile);
+
+/** A task for `work`, its deadline counted from now. */
+function task<P>(work: ToolWork<P>, params: P, deadlineMs = 30_000) {
+  return { work: work.name, module: work.module, url: 'http://127.0.0.1:9/page', allow: ['127.0.0.0/8'], startedAt: Date.now(), deadlineMs, params };
+}
+
+/** The error a promise rejects with (fails when it resolves). */
+async function rejection(p: Promise<unknown>): Promise<Error & { code?: string; details?: unknown[]; headers?: Record<string, string> }> {
+  try {
+    const v = await p;
+    assert.fail(`expected a rejection, got ${String(v)}`);
+  } catch (err) {
+    return err as Error & { code?: string };
+  }
+}
+
+describe('tool worker pool', () => {
+  const pools: ToolPool[] = [];
+  const newPool = (o: Partial<ConstructorParameters<typeof ToolPool>[0]> = {}) => {
+    const p = new ToolPool({ size: 1, maxWaiting: 8, memoryMb: 96, ...o });
+    pools.push(p);
+    return p;
+  };
+  after(async () => { await Promise.all(pools.map((p) => p.close())); });
+
+  it('runs work in a worker thread and answers its result as JSON text', async () => {
+    const pool = newPool();
+    await pool.warm();
+    const out = JSON.parse(await pool.reserve().run(task(echo, { value: { a: [1, 'two'] } })));
+    assert.deepEqual(out.value, { a: [1, 'two'] });
+    assert.equal(out.mainThread, false, 'not on the calling thread');
+  });
+
+  it('a worker that passes its memory cap is ended, answered 422 analysis_limit_exceeded, replaced, and the next call works', async () => {
+    const pool = newPool({ memoryMb: 64 });
+    await pool.warm();
+    const before = JSON.parse(await pool.reserve().run(task(echo, { value: 0 }))).threadId as number;
+    const err = await rejection(pool.reserve().run(task(hog, {})));
+    assert.ok(isCodedError(err), String(err));
+    assert.equal(err.code, 'analysis_limit_exceeded');
+    assert.deepEqual(err.details, [{ url: 'http://127.0.0.1:9/page', limit: 'memory', memory_mb: 64 }]);
+    assert.match(err.message, /more memory than a tool may use \(64 MB\).*not charged/);
+    const next = JSON.parse(await pool.reserve().run(task(echo, { value: 1 })));
+    assert.equal(next.value, 1);
+    assert.notEqual(next.threadId, before, 'a fresh thread');
+    assert.equal(pool.inFlight, 0);
+  });
+
+  it('work past its deadline is stopped at the deadline (a loop that never yields), answered 422, and the next call works', async () => {
+    const pool = newPool();
+    await pool.warm();
+    const started = Date.now();
+    const err = await rejection(pool.reserve().run(task(spin, {}, 2_000)));
+    const took = Date.now() - started;
+    assert.equal(err.code, 'analysis_limit_exceeded');
+    assert.deepEqual(err.details, [{ url: 'http://127.0.0.1:9/page', limit: 'time', deadline_ms: 2_000 }]);
+    assert.ok(took >= 1_900 && took < 2_000 + 5_000, `stopped after ${took} ms`);
+    assert.equal(JSON.parse(await pool.reserve().run(task(echo, { value: 'after' }))).value, 'after');
+  });
+
+  it('recursion past the stack is 422 analysis_limit_exceeded (limit stack); the thread goes on', async () => {
+    const pool = newPool();
+    const err = await rejection(pool.reserve().run(task(deep, {})));
+    assert.equal(err.code, 'analysis_limit_exceeded');
+    assert.deepEqual(err.details, [{ url: 'http://127.0.0.1:9/page', limit: 'stack' }]);
+    assert.equal(JSON.parse(await pool.reserve().run(task(echo, { value: 2 }))).value, 2);
+  });
+
+  it("a work's coded error crosses as it is; a crashed thread fails its call alone (not a limit) and is replaced", async () => {
+    const pool = newPool();
+    const coded = await rejection(pool.reserve().run(task(unreachable, {})));
+    assert.ok(isCodedError(coded));
+    assert.equal(coded.code, 'target_unreachable');
+    assert.deepEqual(coded.details, [{ url: 'http://127.0.0.1:9/page', reason: 'refused' }]);
+    const crashed = await rejection(pool.reserve().run(task(crash, {})));
+    assert.ok(!isCodedError(crashed));
+    assert.ok(isToolWorkerLost(crashed), crashed.message);
+    assert.equal(JSON.parse(await pool.reserve().run(task(echo, { value: 3 }))).value, 3);
+  });
+
+  it('calls beyond the threads wait in FIFO order', async () => {
+    const pool = newPool({ size: 1, maxWaiting: 8 });
+    await pool.warm();
+    const order: number[] = [];
+    await Promise.all([0, 1, 2, 3].map((i) => pool.reserve().run(task(echo, { value: i, sleepMs: 50 })).then((j) => order.push(JSON.parse(j).value))));
+    assert.deepEqual(order, [0, 1, 2, 3]);
+  });
+
+  it('a full queue refuses at once with 503 service_busy and Retry-After; a cancelled place is given back', async () => {
+    const pool = newPool({ size: 1, maxWaiting: 1 });
+    await pool.warm();
+    const a = pool.reserve();
+    const b = pool.reserve();
+    const refused = (() => { try { pool.reserve(); return null; } catch (e) { return e as Error & { code?: string; headers?: Record<string, string> }; } })();
+    assert.ok(refused && isCodedError(refused), 'the third place is refused');
+    assert.equal(refused.code, 'service_busy');
+    assert.equal(refused.headers?.['Retry-After'], '5');
+    b.cancel();
+    const c = pool.reserve();
+    const results = await Promise.all([a.run(task(echo, { value: 'a', sleepMs: 20 })), c.run(task(echo, { value: 'c' }))]);
+    assert.deepEqual(results.map((r) => JSON.parse(r).value), ['a', 'c']);
+    assert.equal(pool.inFlight, 0);
+  });
+
+  it('a call that gets no thread before its deadline is refused as busy, not run', async () => {
+    const pool = newPool({ size: 1, maxWaiting: 4 });
+    await pool.warm();
+    const long = pool.reserve().run(task(echo, { value: 'long', sleepMs: 3_000 }));
+    const started = Date.now();
+    const err = await rejection(pool.reserve().run(task(echo, { value: 'late' }, 2_000)));
+    assert.equal(err.code, 'service_busy');
+    assert.ok(Date.now() - started < 2_500, 'refused when less than a second was left');
+    assert.equal(JSON.parse(await long).value, 'long');
+  });
+
+  it('idle threads do not keep the process alive (a Lambda handler or a CLI that never closes the pool still ends)', async () => {
+    const script = `import { ToolPool } from ${JSON.stringify(pathToFileURL(path.join(ROOT, 'lambdas/core/tool-pool.ts')).href)};
+      import { echo } from ${JSON.stringify(pathToFileURL(path.join(ROOT, 'test/unit/tool-pool-works.ts')).href)};
+      const pool = new ToolPool({ size: 2, maxWaiting: 1, memoryMb: 96 });
+      const json = await pool.reserve().run({ work: echo.name, module: echo.module, url: 'http://127.0.0.1/', allow: [], startedAt: Date.now(), deadlineMs: 20000, params: { value: 'v' } });
+      console.log(JSON.parse(json).value);`;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sai-tool-pool-'));
+    const file = path.join(dir, 'never-closes.mjs');
+    fs.writeFileSync(file, script);
+    try {
+      const { stdout } = await execFileAsync(process.execPath, [file], { timeout: 20_000 });
+      assert.equal(stdout.trim(), 'v');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('in a Lambda bundle (lib/lambda.ts esbuild options) the pool starts the bundle itself as its thread', async () => {
+    const r = await build({
+      entryPoints: [path.join(ROOT, 'test/unit/tool-pool-bundle-entry.ts')],
+      bundle: true, platform: 'node', format: 'esm', target: BUNDLING.target, minify: BUNDLING.minify, external: EXTERNAL_MODULES,
+      banner: { js: BUNDLING.banner }, mainFields: BUNDLING.mainFields, write: false, logLevel: 'silent', outfile: 'index.mjs',
+    });
+    const dir = path.join(ROOT, 'node_modules', '.cache', 'sai-tool-pool-bundle');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'index.mjs');
+    fs.writeFileSync(file, r.outputFiles[0]!.text);
+    assert.ok(!fs.existsSync(path.join(dir, 'tool-thread.ts')), 'no thread file beside the bundle');
+    const mod = (await import(pathToFileURL(file).href)) as { runInBundle(): Promise<string[]> };
+    const [first, stopped, second] = await mod.runInBundle();
+    assert.deepEqual(JSON.parse(first!), { value: 1, mainThread: false });
+    assert.equal(stopped, 'error analysis_limit_exceeded');
+    assert.deepEqual(JSON.parse(second!), { value: 2, mainThread: false });
+  });
+});
