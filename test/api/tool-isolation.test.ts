@@ -2,8 +2,8 @@
  * Hostile pages against the tools, over real HTTP on the local service (issue 24; docs/tools.md "Where the tools
  * run"): the pages are read in tool worker threads with a time budget and a memory cap, never on the thread that
  * answers HTTP. A loopback server serves what the issue's attack used: 5 MB of unclosed `<table><tr><td>`,
- * `<div>` nested 30,000 deep, 5 MB of phone-like digits, and the unclosed tables again, sent late, whose analysis
- * cannot end before the call's deadline (`SAI_TOOL_DEADLINE_MS`, 2 s here, so that the test runs in seconds). Each
+ * `<div>` nested 30,000 deep, 5 MB of phone-like digits, an article-like page of 5 MB, and the unclosed tables again,
+ * their last bytes sent late, whose analysis cannot end before the call's deadline (`SAI_TOOL_DEADLINE_MS`, 2 s here, so that the test runs in seconds). Each
  * call answers within its deadline with a result or 422 `analysis_limit_exceeded`, the refused calls are not charged,
  * the process stays up, and meanwhile another account's `GET /me/` keeps answering (its p99 is printed). A full
  * queue is refused at once with 503 `service_busy`, nothing spent.
@@ -18,12 +18,12 @@ import { client, createAccount, startService, type TestService } from '../helper
 /** The call's deadline the service runs with, ms (the least SAI_TOOL_DEADLINE_MS takes). */
 const DEADLINE_MS = 2_000;
 /**
- * How late /late-table/ sends its body, ms: within the deadline less the 0.5 s at which the call's own requests
- * are aborted, so the page arrives, and leaves its analysis about 1 s before the deadline. content-extractor needs
- * several seconds for those 5 MB (4 s measured on the 2-core machines with the bounded parser; 15 minutes
- * before it), so the deadline, not the analysis, ends the call.
+ * When /late-table/ sends the last bytes of its body, ms (the rest goes at once): before the call's own requests
+ * are aborted (0.5 s before the deadline), so the page arrives, and about 0.8 s before the deadline, which is all
+ * its analysis gets. tech-detector needs well over that for those 5 MB (2.4 s measured on the 2-core machines with
+ * the bounded parser; content-extractor took 15 minutes before it), so the deadline, not the analysis, ends the call.
  */
-const LATE_BODY_MS = 800;
+const LATE_TAIL_MS = 1_200;
 /** What a loaded 2-core machine may add to an answer past the deadline (scheduling, the HTTP round trip), ms. */
 const SLACK_MS = 4_000;
 /** Bound on another account's `GET /me/` p99 while the hostile calls run, ms (generous: a loaded machine). */
@@ -64,8 +64,10 @@ async function startHostileSite(): Promise<{ url: string; close(): Promise<void>
     }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': body.length });
     if (req.method === 'HEAD') res.end();
-    else if (late) setTimeout(() => res.end(body), LATE_BODY_MS);
-    else res.end(body);
+    else if (late) {
+      res.write(body.subarray(0, body.length - 16));
+      setTimeout(() => res.end(body.subarray(body.length - 16)), LATE_TAIL_MS);
+    } else res.end(body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
@@ -85,7 +87,7 @@ function pollMe(api: ReturnType<typeof client>) {
       const r = await api.get('/api/v1/me/');
       ms.push(performance.now() - t0);
       if (r.status !== 200) failures.push(`${r.status} ${JSON.stringify(r.body)}`);
-      await sleep(10);
+      await sleep(2);
     }
   })();
   return {
@@ -131,7 +133,7 @@ describe('tool calls on hostile pages run off the HTTP thread, within a time bud
       { tool: 'content-extractor', page: '/nested/' },
       { tool: 'lead-generation', page: '/phones/' },
       { tool: 'content-extractor', page: '/soup/' },
-      { tool: 'content-extractor', page: '/late-table/', mustStop: true },
+      { tool: 'tech-detector', page: '/late-table/', mustStop: true },
     ];
     let answered = 0;
     const seen: string[] = [];
@@ -194,7 +196,9 @@ describe('tool calls on hostile pages run off the HTTP thread, within a time bud
     const results = await Promise.all(calls);
     const statuses = results.map((r) => `${r.status}${r.body.code ? ` ${r.body.code}` : ''}`);
     t.diagnostic(`the three calls that got a place: ${statuses.join(', ')}`);
-    for (const s of statuses) assert.ok(['200', '422 analysis_limit_exceeded', '503 service_busy'].includes(s), s);
+    // A call may also find its thread still starting (the last test ended two) and its late page then arrive after
+    // its requests are aborted: 422 target_unreachable, also given back.
+    for (const s of statuses) assert.ok(['200', '422 analysis_limit_exceeded', '422 target_unreachable', '503 service_busy'].includes(s), s);
     assert.ok(statuses.includes('503 service_busy'), 'the call waiting behind two 2 s calls is refused 1 s before its deadline');
     assert.equal(tenths(before - (await credits())), statuses.filter((s) => s === '200').length, 'only answered calls are charged');
     assert.equal(svc.proc.exitCode, null);
