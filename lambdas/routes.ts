@@ -109,6 +109,9 @@ const METERED: readonly ErrorCode[] = [...WITH_BODY, 'invalid_url', 'target_forb
 /** A tool's codes; all but the screenshot tool's work in a tool worker (lambdas/core/tool-pool.ts: its limits, its queue). */
 const TOOL_ERRORS: readonly ErrorCode[] = [...METERED, 'target_unreachable', 'analysis_limit_exceeded', 'service_busy'];
 
+/** A tool's codes when it renders the page in Chromium: the page crashed, the browser went, the page never settled. */
+const BROWSER_TOOL_ERRORS: readonly ErrorCode[] = ['page_crashed', 'browser_crashed', 'page_unsettled', 'render_timeout'];
+
 /** A tool's route: POST, metered, `{url, …}` in, its report out. */
 function tool(name: keyof typeof toolBodies, summary: string, extra: Partial<RouteDef> = {}): RouteDef {
   return {
@@ -176,10 +179,10 @@ export const routes: readonly RouteDef[] = [
     errors: [...ID_404, 'invalid_request', 'job_not_finished'],
   },
   tool('seo-analyzer', 'SEO metadata, Open Graph, headings, content metrics, Lighthouse SEO audits and a score'),
-  tool('tech-detector', 'Technologies, frameworks, infrastructure (Wappalyzer-format fingerprints)', { browser: true }),
+  tool('tech-detector', 'Technologies, frameworks, infrastructure (Wappalyzer-format fingerprints)', { browser: true, errors: [...TOOL_ERRORS, ...BROWSER_TOOL_ERRORS] }),
   tool('lead-generation', 'Emails, phone numbers, social links'),
   tool('screenshot', 'Screenshot image', {
-    access: { table: 'write', bucket: 'read-write' }, browser: true,
+    access: { table: 'write', bucket: 'read-write' }, browser: true, errors: [...TOOL_ERRORS, ...BROWSER_TOOL_ERRORS],
     responses: {
       200: {
         description: 'The image; with `Accept: application/json`, where the stored image is for an hour',

@@ -22,6 +22,7 @@ import { availableParallelism } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
 import { CodedError, isCodedError } from '../errors.ts';
 import type { BrowserHost } from '../engine/browser/host.ts';
+import { pageFailure, watchNavigationLoop, whenSettled, withinDeadline } from '../engine/browser/page-guard.ts';
 import type { ToolPage } from '../tools/page.ts';
 import { checkHeadroom, meter, refund, type Charge } from './metering.ts';
 import { parseTargetUrl } from './target-url.ts';
@@ -142,7 +143,10 @@ export async function startToolCall(svc: Services, account: AccountRecord, tool:
 }
 
 /** Codes of a metered call that got no result through no fault of the request: its credit is given back. */
-const REFUNDED_CODES: ReadonlySet<string> = new Set(['target_unreachable', 'target_forbidden', 'analysis_limit_exceeded', 'service_busy']);
+const REFUNDED_CODES: ReadonlySet<string> = new Set(['target_unreachable', 'target_forbidden', 'analysis_limit_exceeded', 'service_busy',
+  // The page's own behaviour in the browser (engine/browser/page-guard.ts): a crashed renderer or browser, a page
+  // that kept navigating itself, a render past its budget.
+  'page_crashed', 'browser_crashed', 'page_unsettled', 'render_timeout']);
 
 /**
  * Runs a metered tool call's work: when the target cannot be loaded (`target_unreachable`, or `target_forbidden`
@@ -245,21 +249,31 @@ export async function loadRenderedToolPage(svc: Services, call: ToolCall, host: 
   const context = await host.newContext({ images: false });
   try {
     const page = await context.newPage();
+    // Every read of the page waits out a navigation the page starts itself (whenSettled), and ends at the call's
+    // deadline, a renderer crash or a closed browser (withinDeadline): never a 500, never past the budget.
+    const deadline = call.startedAt + call.deadlineMs - 2_000;
+    const timeUp = () => new CodedError('render_timeout', `${call.url.href} did not finish rendering within the tool's time`, [{ url: call.url.href }]);
+    const read = <R>(fn: () => Promise<R>): Promise<R> => withinDeadline(page, whenSettled(page, fn, { signal: call.signal }), deadline, timeUp, call.signal);
     let res;
+    const navigation = watchNavigationLoop(page, call.url.href);
     try {
-      res = await page.goto(call.url.href, { waitUntil: 'load', timeout: timeLeftMs(call, 8_000), signal: call.signal } as Parameters<typeof page.goto>[1]);
+      res = await Promise.race([navigation.loop, page.goto(call.url.href, { waitUntil: 'load', timeout: timeLeftMs(call, 8_000), signal: call.signal } as Parameters<typeof page.goto>[1])]);
     } catch (err) {
+      const failure = pageFailure(page) ?? (isCodedError(err) && err.code === 'page_unsettled' ? err : null);
+      if (failure) throw failure;
       const event = context.proxyEvents.byHost.get(call.url.hostname.replace(/^\[|\]$/g, ''));
       if (event?.code === 'target_forbidden' || event?.code === 'dns_failed') throw browserLoadError(call.url.href, new CodedError(event.code, event.message, [{ url: call.url.href }]));
       throw browserLoadError(call.url.href, new CodedError('target_failed', (err as Error).message.split('\n')[0]!, [{ url: call.url.href }]));
+    } finally {
+      navigation.stop();
     }
     await page.waitForNetworkIdle({ idleTime: 500, timeout: 3_000 }).catch(() => undefined);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(res?.headers() ?? {})) headers[k.toLowerCase()] = v.replace(/\n/g, ', ');
     const setCookies = (res?.headers()['set-cookie'] ?? '').split('\n').filter(Boolean);
-    for (const c of await page.cookies()) if (!setCookies.some((s) => s.startsWith(`${c.name}=`))) setCookies.push(`${c.name}=${c.value}`);
+    for (const c of await read(() => page.cookies())) if (!setCookies.some((s) => s.startsWith(`${c.name}=`))) setCookies.push(`${c.name}=${c.value}`);
     const paths = globalPaths.slice(0, MAX_GLOBALS);
-    const globals = await page.evaluate((list: string[], maxChars: number) => {
+    const globals = await read(() => page.evaluate((list: string[], maxChars: number) => {
       const out: Record<string, string | number | boolean> = {};
       for (const path of list) {
         try {
@@ -274,14 +288,14 @@ export async function loadRenderedToolPage(svc: Services, call: ToolCall, host: 
         } catch { /* a getter that throws: not there */ }
       }
       return out;
-    }, paths, MAX_GLOBAL_CHARS);
+    }, paths, MAX_GLOBAL_CHARS));
     const contentType = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const chain = res ? [...res.request().redirectChain().map((r) => r.url()), res.url()] : [call.url.href];
     // The tool worker reads at most TOOL_MAX_PAGE_BYTES, as over HTTP: a larger DOM is not even copied out of
     // the browser (its length in characters is a lower bound of its UTF-8 bytes).
-    const chars = await page.evaluate(() => document.documentElement?.outerHTML.length ?? 0);
+    const chars = await read(() => page.evaluate(() => document.documentElement?.outerHTML.length ?? 0));
     if (chars > TOOL_MAX_PAGE_BYTES) throw pageTooLarge(call.url.href, chars);
-    const html = await page.content();
+    const html = await read(() => page.content());
     const bytes = Buffer.byteLength(html);
     if (bytes > TOOL_MAX_PAGE_BYTES) throw pageTooLarge(call.url.href, bytes);
     return {
