@@ -19,7 +19,7 @@ import { load, type CheerioAPI, type Cheerio } from 'cheerio/slim';
 import { isTag, type AnyNode, type Element } from 'domhandler';
 import type { FieldSpec, ScrapeConfig } from './config.ts';
 import { parseHtml } from './html/parse.ts';
-import { applyTransforms, compilePattern, compileTransforms, regexExtract, type FieldValue, type Transform } from './transforms.ts';
+import { applyTransforms, compilePattern, compileTransforms, regexExtract, type FieldValue, type Pattern, type Transform } from './transforms.ts';
 import { compileFieldSelector, compileSiblingsSelector, type FieldSelector, type SiblingsSelector } from './field-selector.ts';
 
 /** One scraped row: field name to value (string, number, boolean, null, or an array with `multiple`). */
@@ -29,7 +29,7 @@ export type Row = Record<string, unknown>;
 export interface CompiledField {
   spec: FieldSpec;
   transforms: Transform[];
-  pattern?: RegExp;
+  pattern?: Pattern;
   /** The selector compiled for the search inside each item; absent where cheerio runs it (field-selector.ts). */
   query?: FieldSelector;
   /** The selector compiled for items spread over sibling elements; made on first use (extractSiblingsField). */

@@ -10,7 +10,13 @@
  * - string transforms turn a number or boolean into its string first; `null` passes through unchanged;
  * - `to_number` and `extract_number` give a number, or `null` when there is no number;
  * - arguments are separated by `:`; a literal colon inside an argument is written `\:`.
+ *
+ * Regular expressions (`regex:` and the `regex` field type) run on RE2 (re2js: pure JavaScript, so the extension
+ * runs them too): matching takes time linear in the text whatever the pattern, so `^(a+)+$` cannot backtrack for
+ * ever. The syntax is RE2's, read the way JavaScript reads the common cases ({@link compilePattern}); what RE2
+ * cannot run (backreferences, lookaround) is refused when the config is validated.
  */
+import { RE2JS } from 're2js';
 
 /** A value a field can hold while it goes through its transforms. */
 export type FieldValue = string | number | boolean | null;
@@ -153,37 +159,199 @@ function splitArgs(text: string): string[] {
   return out;
 }
 
-function compileRegex(pattern: string, where: string): RegExp {
-  try {
-    return new RegExp(pattern, 'u');
-  } catch (err) {
-    try {
-      // Patterns written for Python or PCRE often use escapes that the `u` flag rejects ("\-").
-      return new RegExp(pattern);
-    } catch {
-      // V8 repeats the pattern and flags ("Invalid regular expression: /(/u: Unterminated group"); keep the reason.
-      const reason = (err as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
-      throw new TransformError(`${where}: invalid regular expression /${pattern}/: ${reason}`);
-    }
-  }
+/**
+ * Limits of the regular expressions of a config (docs/config-language.md, "Regular expressions"). RE2 matches in
+ * time proportional to the text's length times the pattern's program size (its NFA, when its DFA gives up): the
+ * text a pattern reads is cut so that the product stays under `workLimit` (about a second of matching at the
+ * slowest rate measured, 18 ns a step), and at `maxInputChars` for small patterns.
+ */
+export const REGEX_LIMITS = {
+  /** Largest RE2 program accepted, in instructions (`RE2JS.programSize()`). */
+  maxProgramSize: 2_000,
+  /** Characters of a value a pattern reads at most (the first ones); UTF-16 code units. */
+  maxInputChars: 1_000_000,
+  /** Characters × program size a pattern may spend on one value: it reads at most workLimit / program size characters. */
+  workLimit: 50_000_000,
+} as const;
+
+/** A compiled pattern of the `regex` field type or the `regex:` transform: RE2, linear time. */
+export interface Pattern {
+  /** The pattern as written in the config. */
+  readonly source: string;
+  /** Characters of a value this pattern reads (the first ones). */
+  readonly maxInput: number;
+  /** The match: the whole match, then each group (undefined when it took no part); null when nothing matches. */
+  exec(text: string): ArrayLike<string | undefined | null> | null;
+}
+
+/** JavaScript's `\s` (ECMAScript WhiteSpace and LineTerminator), as RE2 class ranges. */
+const JS_SPACE = '\\t\\n\\x{0B}\\f\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}';
+/** Its complement (JavaScript's `\S`), as RE2 class ranges. */
+const JS_NOT_SPACE =
+  '\\x{0}-\\x{8}\\x{E}-\\x{1F}\\x{21}-\\x{9F}\\x{A1}-\\x{167F}\\x{1681}-\\x{1FFF}\\x{200B}-\\x{2027}\\x{202A}-\\x{202E}\\x{2030}-\\x{205E}\\x{2060}-\\x{2FFF}\\x{3001}-\\x{FEFE}\\x{FF00}-\\x{10FFFF}';
+/** JavaScript's `.` without the `s` flag: anything but a line terminator. */
+const JS_DOT = '[^\\n\\r\\x{2028}\\x{2029}]';
+const ANY = '\\x{0}-\\x{10FFFF}';
+
+/** A construct JavaScript has and RE2 cannot run. */
+function unsupported(what: string): never {
+  throw new SyntaxError(`${what} not supported (RE2 syntax, which matches in linear time)`);
 }
 
 /**
- * Runs a regex over text the way the `regex` field type and the `regex:` transform do: the first
- * capture group when the pattern has one, else the whole match; `null` when nothing matches.
+ * A JavaScript-syntax pattern as RE2 syntax, so that the patterns people write for JavaScript (and the generator
+ * writes) match as they do there: `\s` and `\S` are JavaScript's (Unicode spaces, not RE2's six ASCII ones), `.`
+ * excludes `\r`, U+2028 and U+2029 as well as `\n` (unless `(?s)`), `\uXXXX`, `\u{X}`, `\cX`, `\0` and `\/` are
+ * read, `[^]` and `[]` are any character and none, a `[` inside a class is literal. The rest is RE2's own syntax,
+ * which JavaScript shares for the common cases (`\d`, `\w`, `\b`, `\p{L}`, `(?<name>…)`, lazy quantifiers), plus
+ * inline flags (`(?i)`, `(?s)`, `(?m)`, `(?U)`).
+ * @throws SyntaxError for backreferences, lookahead and lookbehind, octal escapes.
  */
-export function regexExtract(re: RegExp, text: string): string | null {
+function toRe2Syntax(pattern: string): string {
+  let out = '';
+  let inClass = false;
+  /** The `s` flag of each open group, innermost last (RE2 scopes `(?s)` to its group). */
+  const dotAll: boolean[] = [false];
+  const n = pattern.length;
+  for (let i = 0; i < n; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') {
+      const e = pattern[i + 1];
+      if (e === undefined) {
+        out += '\\';
+        continue;
+      }
+      i++;
+      if (e >= '1' && e <= '9') unsupported(inClass ? `octal escapes (\\${e}) are` : `backreferences (\\${e}) are`);
+      if (e === 'k' && pattern[i + 1] === '<') unsupported('backreferences (\\k<name>) are');
+      if (e === 's') out += inClass ? JS_SPACE : `[${JS_SPACE}]`;
+      else if (e === 'S') out += inClass ? JS_NOT_SPACE : `[${JS_NOT_SPACE}]`;
+      else if (e === '0') {
+        if (/[0-9]/.test(pattern[i + 1] ?? '')) unsupported('octal escapes (\\0N) are');
+        out += '\\x{0}';
+      } else if (e === 'u' && /^\{[0-9A-Fa-f]{1,6}\}/.test(pattern.slice(i + 1, i + 9))) {
+        const close = pattern.indexOf('}', i + 1);
+        out += `\\x{${pattern.slice(i + 2, close)}}`;
+        i = close;
+      } else if (e === 'u' && /^[0-9A-Fa-f]{4}$/.test(pattern.slice(i + 1, i + 5))) {
+        out += `\\x{${pattern.slice(i + 1, i + 5)}}`;
+        i += 4;
+      } else if (e === 'c' && /^[A-Za-z]$/.test(pattern[i + 1] ?? '')) {
+        out += `\\x{${(pattern.charCodeAt(i + 1) % 32).toString(16)}}`;
+        i += 1;
+      } else if (e === '/') out += '/';
+      else out += `\\${e}`;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      out += c === '[' ? '\\[' : c;
+      continue;
+    }
+    switch (c) {
+      case '[':
+        if (pattern.startsWith('[^]', i)) {
+          out += `[${ANY}]`;
+          i += 2;
+        } else if (pattern.startsWith('[]', i)) {
+          out += `[^${ANY}]`;
+          i += 1;
+        } else {
+          inClass = true;
+          out += '[';
+          if (pattern[i + 1] === '^') {
+            out += '^';
+            i++;
+          }
+          // A `]` first in a class is literal for RE2 (an empty class for JavaScript, handled above).
+        }
+        break;
+      case '(': {
+        if (pattern.startsWith('(?=', i) || pattern.startsWith('(?!', i)) unsupported('lookahead ((?=…), (?!…)) is');
+        if (pattern.startsWith('(?<=', i) || pattern.startsWith('(?<!', i)) unsupported('lookbehind ((?<=…), (?<!…)) is');
+        const flags = /^\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?([:)])/.exec(pattern.slice(i, i + 16));
+        const inherited = dotAll[dotAll.length - 1]!;
+        if (flags) {
+          const s = flags[1]!.includes('s') ? true : flags[2]?.includes('s') ? false : inherited;
+          if (flags[3] === ')') dotAll[dotAll.length - 1] = s; // (?s): the rest of the enclosing group
+          else dotAll.push(s); // (?s:…)
+          out += flags[0];
+          i += flags[0].length - 1;
+        } else {
+          dotAll.push(inherited);
+          out += c;
+        }
+        break;
+      }
+      case ')':
+        if (dotAll.length > 1) dotAll.pop();
+        out += c;
+        break;
+      case '.':
+        out += dotAll[dotAll.length - 1] ? '.' : JS_DOT;
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+/** RE2's reason, without its prefix ("missing closing ): `(`"). */
+function re2Reason(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/^error parsing regexp: /, '');
+}
+
+/** A pattern as error messages quote it: its first 100 characters. */
+function shown(pattern: string): string {
+  return pattern.length > 100 ? `${pattern.slice(0, 100)}…` : pattern;
+}
+
+function compileRegex(pattern: string, where: string): Pattern {
+  let re: RE2JS;
+  try {
+    re = RE2JS.compile(toRe2Syntax(pattern));
+  } catch (err) {
+    throw new TransformError(`${shown(where)}: invalid regular expression /${shown(pattern)}/: ${re2Reason(err)}`);
+  }
+  const size = re.programSize();
+  if (size > REGEX_LIMITS.maxProgramSize) {
+    throw new TransformError(`${shown(where)}: regular expression /${shown(pattern)}/ is too large: ${size} RE2 instructions, at most ${REGEX_LIMITS.maxProgramSize}`);
+  }
+  const maxInput = Math.min(REGEX_LIMITS.maxInputChars, Math.floor(REGEX_LIMITS.workLimit / Math.max(size, 1)));
+  return {
+    source: pattern,
+    maxInput,
+    exec: (text) => re.exec(text.length > maxInput ? text.slice(0, maxInput) : text),
+  };
+}
+
+/**
+ * Runs a pattern over text the way the `regex` field type and the `regex:` transform do: the first group that
+ * took part in the match when the pattern has groups, else the whole match; `null` when nothing matches. The
+ * pattern reads the first `maxInput` characters of the text at most.
+ */
+export function regexExtract(re: Pattern, text: string): string | null {
   const m = re.exec(text);
   if (!m) return null;
   if (m.length > 1) {
-    for (let i = 1; i < m.length; i++) if (m[i] !== undefined) return m[i]!;
+    for (let i = 1; i < m.length; i++) {
+      const group = m[i];
+      if (group !== undefined && group !== null) return group;
+    }
     return null;
   }
-  return m[0];
+  return m[0] ?? null;
 }
 
-/** Compiles a regex for the `regex` field type; throws {@link TransformError} when invalid. */
-export function compilePattern(pattern: string): RegExp {
+/**
+ * Compiles a pattern of the `regex` field type (the `regex:` transform compiles its own the same way): RE2 syntax
+ * as {@link toRe2Syntax} reads it, linear-time matching.
+ * @throws TransformError when the pattern is invalid, uses what RE2 cannot run (backreferences, lookaround), or
+ *   is larger than `REGEX_LIMITS.maxProgramSize`.
+ */
+export function compilePattern(pattern: string): Pattern {
   return compileRegex(pattern, 'pattern');
 }
 

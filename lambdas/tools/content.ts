@@ -3,9 +3,12 @@
  * text of a page with its metadata and images, as a reader view shows it.
  *
  * The steps:
- * 1. Parse the HTML with linkedom (a light DOM, not a browser's tree construction: a page without `<html>` or
- *    `<body>` tags is wrapped first), with the document's base URL set from the page's final URL and its
- *    `<base href>`.
+ * 1. Parse the HTML as a browser does, within bounds (parseHtml(), engine/html/parse.ts), and give linkedom (a
+ *    light DOM, for Readability) that tree written out again, flattened past {@link CONTENT_LIMITS}.depth levels
+ *    (deeper elements become siblings at that depth, as Chromium does past 512) and cut after
+ *    {@link CONTENT_LIMITS}.elements elements; with the document's base URL set from the page's final URL and
+ *    its `<base href>`. linkedom's own parser (htmlparser2's) and Readability take time quadratic in the
+ *    nesting (100,000 nested `<div>`s: minutes); on this input both are linear.
  * 2. `isProbablyReaderable` of @mozilla/readability on the untouched document (Firefox's test for offering
  *    Reader View); the candidate-scoring extraction of `Readability.parse()` on the same document (it mutates
  *    it, so the document is parsed once per call and read before).
@@ -25,7 +28,10 @@
  */
 import { parseHTML } from 'linkedom';
 import { Readability, isProbablyReaderable } from '@mozilla/readability';
+import type { AnyNode, Document as DomDocument } from 'domhandler';
+import { parseHtml } from '../engine/html/parse.ts';
 import type { ToolPage } from './page.ts';
+import { parseJsonLdBounded } from './structured-data.ts';
 
 /** Words a minute of silent reading of non-fiction in English (Brysbaert, "How many words do we read per minute?", 2019). */
 export const WORDS_PER_MINUTE = 238;
@@ -35,6 +41,22 @@ const MAX_HTML_CHARS = 5_000_000;
 const SHORT_TEXT_CHARS = 500;
 /** An image list longer than this is cut (galleries of hundreds of thumbnails). */
 const MAX_IMAGES = 200;
+
+/**
+ * What linkedom and Readability are given of a page (docs/tools.md, "Limits of the analysis"). Readability walks
+ * each candidate's subtree and ancestors, and over linkedom (whose `children` is a new list each time it is read)
+ * a list's items once per item: on 80,000 elements nested 512 deep it takes 20 s, on one list of 20,000 items
+ * 80 s. Cut at 48 levels and 20,000 elements, with at most 1,000 child elements under one element, it takes a few
+ * seconds at most. The Readability test pages are at most 38 levels deep and hold at most 9,887 elements.
+ */
+export const CONTENT_LIMITS = {
+  /** Levels of elements below the document; an element at this depth is written with the text of its subtree only. */
+  depth: 48,
+  /** Child elements per element: more are written in `<div>`s of this many each (the same content, a narrower tree). */
+  children: 1_000,
+  /** Elements written (document order); the rest of the page is left out. Also Readability's `maxElemsToParse`. */
+  elements: 20_000,
+} as const;
 
 /** One image of the article content. */
 export interface ContentImage {
@@ -117,7 +139,8 @@ export function extractContent(page: ToolPage): ContentReport {
   if (type === 'text/plain') return plainTextReport(body, headerLang(page.headers));
   if (!HTML_TYPES.has(type) && !(type === '' && /^\s*</.test(body))) return emptyReport();
 
-  const doc = parseDocument(body, page.url);
+  const source = boundedHtml(body);
+  const doc = parseDocument(source, page.url);
   const readerable = safe(() => isProbablyReaderable(doc), false);
   const headTitle = safe(() => rawTitle(doc), '');
   const meta = readMetadata(doc);
@@ -130,7 +153,7 @@ export function extractContent(page: ToolPage): ContentReport {
   if (content) removeBoilerplate(content);
   let text = content ? blockText(content) : '';
   if (declared && overshoots(text, declared)) {
-    const narrowed = fallbackContent(body, page.url, false);
+    const narrowed = fallbackContent(source, page.url, false);
     if (narrowed) {
       content = narrowed;
       text = blockText(narrowed);
@@ -138,7 +161,7 @@ export function extractContent(page: ToolPage): ContentReport {
   }
   if (text.length < SHORT_TEXT_CHARS) {
     // <body> only when Readability found nothing at all: for a short page it keeps what a reader should not see.
-    const fallback = fallbackContent(body, page.url, text.length === 0);
+    const fallback = fallbackContent(source, page.url, text.length === 0);
     if (fallback && blockText(fallback).length >= Math.max(2 * text.length, 1)) {
       content = fallback;
       text = blockText(fallback);
@@ -173,7 +196,7 @@ export function extractContent(page: ToolPage): ContentReport {
  * a comparison split words at the same places.
  */
 export function htmlText(html: string): string {
-  const doc = parseDocument(`<!DOCTYPE html><html><head></head><body>${html}</body></html>`, 'about:blank');
+  const doc = parseDocument(boundedHtml(`<!DOCTYPE html><html><head></head><body>${html}</body></html>`), 'about:blank');
   return doc.body ? blockText(doc.body) : '';
 }
 
@@ -212,10 +235,124 @@ const OK_MAYBE_ITS_A_CANDIDATE = /and|article|body|column|content|main|mathjax|s
 
 /** Readability over `doc` keeping classes (step 3 reads them; {@link stripClasses} removes them after), giving the content element. */
 function readability(doc: Document): Readability<Element> {
-  const reader = new Readability<Element>(doc, { keepClasses: true, serializer: (node) => node as Element });
+  // maxElemsToParse: a guard (boundedHtml already cut the page there); Readability throws past it, and safe() catches.
+  const reader = new Readability<Element>(doc, { keepClasses: true, serializer: (node) => node as Element, maxElemsToParse: CONTENT_LIMITS.elements + 16 });
   const internals = reader as unknown as { REGEXPS?: Record<string, RegExp> };
   if (internals.REGEXPS) internals.REGEXPS = { ...internals.REGEXPS, okMaybeItsACandidate: OK_MAYBE_ITS_A_CANDIDATE };
   return reader;
+}
+
+/** Elements without content or end tag (HTML, "void elements"). */
+const VOID = new Set(['area', 'base', 'basefont', 'bgsound', 'br', 'col', 'embed', 'frame', 'hr', 'img', 'input', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+/** Elements whose text is written as is (HTML serialisation: raw text, and noscript with scripting on). */
+const RAW_TEXT = new Set(['style', 'script', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext', 'noscript']);
+
+function escapeText(s: string): string {
+  return s.replace(/[&<>\u00a0]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : '&nbsp;'));
+}
+
+function escapeAttribute(s: string): string {
+  return s.replace(/[&"\u00a0]/g, (c) => (c === '&' ? '&amp;' : c === '"' ? '&quot;' : '&nbsp;'));
+}
+
+/**
+ * `html` parsed as a browser does within parseHtml()'s bounds, and written out again (HTML serialisation, without
+ * recursion) for linkedom within {@link CONTENT_LIMITS}: every element is closed explicitly, so linkedom builds the
+ * browser's tree (and its own parser, quadratic in the nesting, sees at most 48 levels); an element at the depth
+ * limit is written with its subtree's text and no element inside; the child elements of an element that has more
+ * than 1,000 are written in `<div>`s of 1,000; the page after 20,000 elements is left out.
+ */
+export function boundedHtml(html: string): string {
+  const doc = parseHtml(html) as DomDocument;
+  const out: string[] = [];
+  let elements = 0;
+  // A node to write with its depth (elements below the document), or an end tag to write.
+  const stack: Array<[AnyNode, number] | string> = [];
+  for (let i = doc.children.length - 1; i >= 0; i--) stack.push([doc.children[i]!, 1]);
+  while (stack.length) {
+    const item = stack.pop()!;
+    if (typeof item === 'string') {
+      out.push(item);
+      continue;
+    }
+    const [node, depth] = item;
+    switch (node.type) {
+      case 'text': {
+        const parent = node.parent as { name?: string; namespace?: string } | null;
+        const raw = parent?.name !== undefined && RAW_TEXT.has(parent.name) && parent.namespace === 'http://www.w3.org/1999/xhtml';
+        out.push(raw ? node.data : escapeText(node.data));
+        break;
+      }
+      case 'comment':
+        out.push(`<!--${node.data}-->`);
+        break;
+      case 'directive':
+        out.push(`<${node.data}>`);
+        break;
+      case 'tag':
+      case 'script':
+      case 'style': {
+        if (elements >= CONTENT_LIMITS.elements) {
+          stack.length = 0;
+          break;
+        }
+        elements++;
+        let open = `<${node.name}`;
+        for (const [name, value] of Object.entries(node.attribs)) open += ` ${name}="${escapeAttribute(value)}"`;
+        out.push(`${open}>`);
+        if (VOID.has(node.name)) break;
+        stack.push(`</${node.name}>`);
+        if (depth >= CONTENT_LIMITS.depth) {
+          // At the depth limit: the text of the subtree, without its elements.
+          const text = textOf(node);
+          if (text) out.push(RAW_TEXT.has(node.name) ? text : escapeText(text));
+          break;
+        }
+        const children = node.children;
+        const elementsIn = children.reduce((n, c) => n + (c.type === 'text' || c.type === 'comment' ? 0 : 1), 0);
+        if (elementsIn <= CONTENT_LIMITS.children) {
+          for (let i = children.length - 1; i >= 0; i--) stack.push([children[i]!, depth + 1]);
+          break;
+        }
+        // Too many child elements: in <div>s of CONTENT_LIMITS.children each, in order (pushed last group first).
+        const groups: AnyNode[][] = [[]];
+        let inGroup = 0;
+        for (const c of children) {
+          const isElement = c.type !== 'text' && c.type !== 'comment';
+          if (isElement && inGroup === CONTENT_LIMITS.children) {
+            groups.push([]);
+            inGroup = 0;
+          }
+          if (isElement) inGroup++;
+          groups[groups.length - 1]!.push(c);
+        }
+        for (let g = groups.length - 1; g >= 0; g--) {
+          stack.push('</div>');
+          for (let i = groups[g]!.length - 1; i >= 0; i--) stack.push([groups[g]![i]!, depth + 2]);
+          stack.push('<div>');
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return out.join('');
+}
+
+/** The text of a subtree (scripts and styles left out), without recursion. */
+function textOf(root: AnyNode): string {
+  const out: string[] = [];
+  const stack: AnyNode[] = [root];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (node.type === 'text') out.push(node.data);
+    else if (node.type === 'tag' || (node === root && 'children' in node)) {
+      const children = (node as { children: AnyNode[] }).children;
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+    }
+  }
+  return out.join('');
 }
 
 /**
@@ -431,11 +568,15 @@ function stripClasses(content: Element): void {
   }
 }
 
-/** Removes HTML comments (conditional-comment leftovers, build markers): not content. */
-function removeComments(node: Node): void {
-  for (const child of Array.from(node.childNodes)) {
-    if (child.nodeType === 8) child.parentNode?.removeChild(child);
-    else if (child.nodeType === 1) removeComments(child);
+/** Removes HTML comments (conditional-comment leftovers, build markers): not content. Without recursion. */
+function removeComments(root: Node): void {
+  const stack: Node[] = [root];
+  while (stack.length) {
+    const node = stack.pop()!;
+    for (const child of Array.from(node.childNodes)) {
+      if (child.nodeType === 8) child.parentNode?.removeChild(child);
+      else if (child.nodeType === 1) stack.push(child);
+    }
   }
 }
 
@@ -465,27 +606,40 @@ function blockText(root: Element): string {
     else if (breaks > 1 && out.length && out[out.length - 1] === '\n') out[out.length - 1] = '\n\n';
     line = '';
   };
-  const walk = (node: Node, pre: boolean): void => {
+  // Without recursion: a node to read (and whether it is inside a <pre>), or the number of line breaks that end a block.
+  const stack: Array<[Node, boolean] | number> = [[root, false]];
+  while (stack.length) {
+    const item = stack.pop()!;
+    if (typeof item === 'number') {
+      flush(item);
+      continue;
+    }
+    const [node, pre] = item;
     if (node.nodeType === 3) {
       const v = node.nodeValue ?? '';
       if (pre) {
         flush(1);
-        out.push(v.replace(/\r\n?/g, '\n').replace(/^\n+|\n+$/g, ''), '\n\n');
+        out.push(trimNewlines(v.replace(/\r\n?/g, '\n')), '\n\n');
       } else line += v;
-      return;
+      continue;
     }
-    if (node.nodeType !== 1) return;
+    if (node.nodeType !== 1) continue;
     const el = node as Element;
     const tag = el.localName.toLowerCase();
-    if (SKIP_TEXT.has(tag)) return;
-    if (tag === 'br') return flush(1);
+    if (SKIP_TEXT.has(tag)) continue;
+    if (tag === 'br') {
+      flush(1);
+      continue;
+    }
     if (tag === 'td' || tag === 'th') line += '\t';
     const block = BLOCK.has(tag);
-    if (block) flush(1);
-    for (const child of Array.from(el.childNodes)) walk(child, pre || tag === 'pre');
-    if (block) flush(PARAGRAPH.has(tag) ? 2 : 1);
-  };
-  walk(root, false);
+    if (block) {
+      flush(1);
+      stack.push(PARAGRAPH.has(tag) ? 2 : 1);
+    }
+    const children = Array.from(el.childNodes);
+    for (let i = children.length - 1; i >= 0; i--) stack.push([children[i]!, pre || tag === 'pre']);
+  }
   flush(1);
   return out.join('').replace(/\n{3,}/g, '\n\n').trim();
 }
@@ -516,8 +670,32 @@ function firstParagraph(text: string): string | null {
   return first ? first.trim() : null;
 }
 
+/**
+ * `s` without the line breaks at its start and end. (By hand: V8 runs `/\n+$/` in time quadratic in a run of
+ * line breaks that does not end the text.)
+ */
+function trimNewlines(s: string): string {
+  let start = 0;
+  let end = s.length;
+  while (start < end && s.charCodeAt(start) === 0x0a) start++;
+  while (end > start && s.charCodeAt(end - 1) === 0x0a) end--;
+  return s.slice(start, end);
+}
+
+/** Spaces and tabs at the end of each line removed, in linear time (V8 runs `/[ \t]+\n/g` in quadratic time on a long run of spaces). */
+function trimLineEnds(s: string): string {
+  return s
+    .split('\n')
+    .map((line) => {
+      let end = line.length;
+      while (end > 0 && (line.charCodeAt(end - 1) === 0x20 || line.charCodeAt(end - 1) === 0x09)) end--;
+      return line.slice(0, end);
+    })
+    .join('\n');
+}
+
 function plainTextReport(body: string, lang: string | null): ContentReport {
-  const text = body.replace(/\r\n?/g, '\n').replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+  const text = trimLineEnds(body.replace(/\r\n?/g, '\n')).replace(/\n{3,}/g, '\n\n').trim();
   const words = countWords(text, lang);
   const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   return {
@@ -616,7 +794,9 @@ function jsonLd(doc: Document): JsonLdArticle {
   };
   for (const script of Array.from(doc.querySelectorAll('script[type="application/ld+json"]'))) {
     try {
-      if (visit(JSON.parse((script.textContent ?? '').replace(/^\s*<!\[CDATA\[|\]\]>\s*$/g, '')))) break;
+      // A block nested deeper than STRUCTURED_DATA_LIMITS.jsonLdDepth is skipped as a broken one is; visit()
+      // then recurses at most that deep.
+      if (visit(parseJsonLdBounded((script.textContent ?? '').replace(/^\s*<!\[CDATA\[/, '').replace(/\]\]>\s*$/, '')))) break;
     } catch {
       // a broken block is skipped, as search engines skip it
     }

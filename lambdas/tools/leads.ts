@@ -26,12 +26,35 @@
  *    WhatsApp. Only profile URLs count: share, intent, hashtag, post, video and tracking URLs do not.
  *
  * {@link findLeads} adds, on request, the site's contact, about, imprint and team pages linked from the page.
+ *
+ * Every page is hostile input ({@link LEADS_LIMITS}): the tree is walked without recursion, the text read for
+ * emails and phone numbers is at most its first and last half million characters, libphonenumber reads at most
+ * {@link LEADS_LIMITS}.phoneSegments pieces of 2,000 characters (the first and the last ones) and gives up on a
+ * piece after 20 candidates that are no number, and at most 10,000 links are read. Every regular expression that
+ * runs on page text is linear (no nested quantifiers over overlapping characters) or runs on a bounded slice.
  */
 import type { CheerioAPI } from 'cheerio/slim';
 import { isTag, isText, type AnyNode, type Element } from 'domhandler';
 import { findPhoneNumbersInText, isSupportedCountry, parsePhoneNumberFromString, type CountryCode, type PhoneNumber } from 'libphonenumber-js/max';
 import { loadHtml } from '../engine/extract.ts';
-import type { FetchedText, PageFetch, ToolPage } from './page.ts';
+import { boundedText, clipMiddle, headAndTail, type FetchedText, type PageFetch, type ToolPage } from './page.ts';
+import { parseJsonLdBounded } from './structured-data.ts';
+
+/** Limits of reading one page (docs/tools.md, "Limits of the analysis"). */
+export const LEADS_LIMITS = {
+  /** Characters of the page's visible text searched for emails and phone numbers: the first and last halves. */
+  textChars: 1_000_000,
+  /** Pieces of text (lines with 7 digits or more, cut at 2,000 characters) handed to libphonenumber: the first and last halves. */
+  phoneSegments: 200,
+  /** Candidates libphonenumber tries in one piece before giving up on it when none is a valid number (its `maxTries`). */
+  phoneTries: 20,
+  /** Links (`<a>`, `<link>`, `<area>`) read for mailto:, tel:, Cloudflare and social profiles: the first and last halves. */
+  links: 10_000,
+  /** Characters of one attribute value (href, data-cfemail, meta content) read; longer ones are no address, number or profile URL. */
+  valueChars: 2_048,
+  /** Emails, phone numbers and social profiles reported, each kind. */
+  perKind: 500,
+} as const;
 
 // ---- the report ----
 
@@ -199,25 +222,69 @@ const BLOCKS = new Set([
   'tfoot', 'th', 'thead', 'tr', 'ul', 'option', 'label', 'button', 'input', 'img',
 ]);
 
-/** The visible text of the body, one line per block; inline elements join (`<span>+1</span> 650…` stays one number). */
+/**
+ * The visible text of the body, one line per block; inline elements join (`<span>+1</span> 650…` stays one
+ * number). Walked without recursion; at most {@link LEADS_LIMITS}.textChars characters, its first and last halves.
+ */
 function pageText($: CheerioAPI): string {
   const out: string[] = [];
-  const walk = (nodes: AnyNode[]): void => {
-    for (const n of nodes) {
-      if (isText(n)) out.push(n.data);
-      else if (isTag(n)) {
-        const name = n.name.toLowerCase();
-        if (NOT_TEXT.has(name)) continue;
-        const block = BLOCKS.has(name);
-        if (block) out.push('\n');
-        walk(n.children);
-        if (block) out.push('\n');
-      }
-    }
-  };
   const root = $.root()[0];
-  if (root) walk(root.children);
-  return out.join('').replace(/[\t\f\r\u00a0\u2000-\u200b\u202f\u205f\u3000]/g, ' ').replace(/ *\n[\s]*/g, '\n');
+  // A node to read, or a block's end (a line break).
+  const stack: Array<AnyNode | null> = root ? [...root.children].reverse() : [];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n === null) {
+      out.push('\n');
+    } else if (isText(n)) {
+      out.push(n.data);
+    } else if (isTag(n)) {
+      const name = n.name.toLowerCase();
+      if (NOT_TEXT.has(name)) continue;
+      if (BLOCKS.has(name)) {
+        out.push('\n');
+        stack.push(null);
+      }
+      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+    }
+  }
+  const text = clipMiddle(out.join(''), LEADS_LIMITS.textChars);
+  return foldLines(text.replace(/[\t\f\r\u00a0\u2000-\u200b\u202f\u205f\u3000]/g, ' '));
+}
+
+/**
+ * `text.replace(/ *\n\s*\/g, '\n')` in linear time: spaces before a line break and whitespace after it (blank
+ * lines too) go. (V8 runs that expression in time quadratic in a run of spaces that no line break ends.)
+ */
+function foldLines(text: string): string {
+  const lines = text.split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i]!;
+    const last = i === lines.length - 1;
+    if (i > 0) {
+      let start = 0;
+      while (start < line.length && /\s/.test(line[start]!)) start++;
+      line = line.slice(start);
+      if (!line && !last) continue; // swallowed by the whitespace after the previous line break
+    }
+    if (!last) {
+      let end = line.length;
+      while (end > 0 && line.charCodeAt(end - 1) === 0x20) end--;
+      line = line.slice(0, end);
+    }
+    out.push(line);
+  }
+  return out.join('\n');
+}
+
+/** The number of decimal digits in `s` (Unicode Nd), counting no further than `stop`. */
+function digits(s: string, stop = Infinity): number {
+  let n = 0;
+  for (const m of s.matchAll(/\p{Nd}/gu)) {
+    void m;
+    if (++n >= stop) break;
+  }
+  return n;
 }
 
 // ---- emails ----
@@ -331,7 +398,7 @@ function notPhoneShape(raw: string): boolean {
   if (DATE_LIKE.test(raw) || RANGE_LIKE.test(raw.trim())) return true;
   if (raw.includes('(') !== raw.includes(')')) return true;
   // Fewer than 7 digits: a short code, a count or part of a sum, never a number a page gives to call.
-  if ((raw.match(/\p{Nd}/gu)?.length ?? 0) < 7) return true;
+  if (digits(raw, 7) < 7) return true;
   return /^\+\s/.test(raw);
 }
 
@@ -350,7 +417,10 @@ function phonesInLine(line: string, before: string, countries: CountryCode[]): P
   for (const country of tries) {
     let matches;
     try {
-      matches = findPhoneNumbersInText(line, country ? { defaultCountry: country } : undefined);
+      // maxTries: libphonenumber gives up on the piece after this many candidates that are no valid number.
+      // (libphonenumber-js passes it to its PhoneNumberMatcher; its typings leave it out.)
+      const options = { ...(country ? { defaultCountry: country } : {}), maxTries: LEADS_LIMITS.phoneTries } as { defaultCountry?: CountryCode };
+      matches = findPhoneNumbersInText(line, options);
     } catch {
       continue;
     }
@@ -372,14 +442,17 @@ function phonesInLine(line: string, before: string, countries: CountryCode[]): P
   return found.sort((a, b) => a.start - b.start).map((f) => f.number);
 }
 
-/** The lines of `text` worth handing to the phone matcher (those with at least 7 digits, long ones cut at spaces), each with the end of the line before it. */
+/**
+ * The lines of `text` worth handing to the phone matcher (those with at least 7 digits, long ones cut at spaces),
+ * each with the end of the line before it; at most {@link LEADS_LIMITS}.phoneSegments of them, the first and last.
+ */
 function phoneLines(text: string): { line: string; before: string }[] {
   const out: { line: string; before: string }[] = [];
   let previous = '';
   for (const line of text.split('\n')) {
     const before = previous;
     if (line.trim()) previous = line.slice(-60);
-    if ((line.match(/\p{Nd}/gu)?.length ?? 0) < 7) continue;
+    if (digits(line, 7) < 7) continue;
     if (line.length <= MAX_SEGMENT) {
       out.push({ line, before });
       continue;
@@ -391,17 +464,18 @@ function phoneLines(text: string): { line: string; before: string }[] {
         if (space > i + MAX_SEGMENT / 2) end = space;
       }
       const piece = line.slice(i, end);
-      if ((piece.match(/\p{Nd}/gu)?.length ?? 0) >= 7) out.push({ line: piece, before: i === 0 ? before : '' });
+      if (digits(piece, 7) >= 7) out.push({ line: piece, before: i === 0 ? before : '' });
       i = end;
     }
   }
-  return out;
+  return headAndTail(out, LEADS_LIMITS.phoneSegments);
 }
 
 /** A number from a `tel:` link or JSON-LD: parsed with each default country in turn, null unless valid. */
 function parsePhone(raw: string, countries: CountryCode[]): PhoneNumber | null {
+  if (raw.length > LEADS_LIMITS.valueChars) return null;
   const value = percentDecode(raw).replace(/^tel:/i, '').split(/[;?]/)[0]!.trim();
-  if ((value.match(/\p{Nd}/gu)?.length ?? 0) < 6) return null;
+  if (digits(value, 6) < 6) return null;
   for (const country of countries.length ? countries : [undefined]) {
     try {
       const n = parsePhoneNumberFromString(value, country);
@@ -661,6 +735,7 @@ class Collector<T extends { sources: LeadSource[] }> {
       if (!have.sources.some((s) => s.type === source.type && s.page === source.page)) have.sources.push(source);
       return;
     }
+    if (this.items.size >= LEADS_LIMITS.perKind) return;
     this.items.set(key, { ...make(), sources: [source] } as T);
   }
   merge(other: Collector<T>): void {
@@ -759,7 +834,8 @@ function readPage(page: ToolPage): PageFindings {
       .replace(/^<!--|-->$/g, '')
       .trim();
     try {
-      jsonLdValues(JSON.parse(raw), JSONLD_KEYS, ld);
+      // A script nested deeper than STRUCTURED_DATA_LIMITS.jsonLdDepth is skipped as invalid ones are.
+      jsonLdValues(parseJsonLdBounded(raw), JSONLD_KEYS, ld);
     } catch {
       // invalid JSON-LD is skipped, as search engines do
     }
@@ -767,20 +843,25 @@ function readPage(page: ToolPage): PageFindings {
   f.country = guessCountry($, pageUrl, text, strings(ld.get('addressCountry')));
   const countries = f.country.countries;
 
+  // The links read, and their href (values longer than valueChars are no address, number or profile).
+  const links = headAndTail($('a[href], link[href], area[href]').toArray(), LEADS_LIMITS.links)
+    .map((el) => ({ el, href: (el as Element).attribs.href ?? '' }))
+    .filter((l) => l.href.length <= LEADS_LIMITS.valueChars);
+
   // Emails.
-  $('a[href], link[href], area[href]').each((_, el) => {
-    const href = $(el).attr('href') ?? '';
+  for (const { href } of links) {
     if (/^\s*mailto:/i.test(href)) for (const a of mailtoAddresses(href)) addEmail(a, 'mailto');
     const cf = /\/cdn-cgi\/l\/email-protection#([0-9a-f]+)/i.exec(href);
     if (cf) {
       const decoded = decodeCloudflareEmail(cf[1]!);
       if (decoded) addEmail(decoded.replace(/^mailto:/i, '').split('?')[0]!, 'cloudflare');
     }
-  });
-  $('[data-cfemail]').each((_, el) => {
-    const decoded = decodeCloudflareEmail($(el).attr('data-cfemail') ?? '');
+  }
+  for (const el of headAndTail($('[data-cfemail]').toArray(), LEADS_LIMITS.links)) {
+    const hex = (el as Element).attribs['data-cfemail'] ?? '';
+    const decoded = hex.length <= LEADS_LIMITS.valueChars ? decodeCloudflareEmail(hex) : null;
     if (decoded) addEmail(decoded, 'cloudflare');
-  });
+  }
   for (const m of text.matchAll(EMAIL_IN_TEXT)) addEmail(`${m[1]}@${m[2]}`, 'text');
   for (const m of text.matchAll(EMAIL_SPACED)) addEmail(`${m[1]}@${m[2]}`, 'obfuscated');
   for (const m of text.matchAll(EMAIL_SPELLED)) {
@@ -798,30 +879,28 @@ function readPage(page: ToolPage): PageFindings {
   const addPhone = (n: PhoneNumber | null, type: LeadSourceType): void => {
     if (n) f.phones.add(n.number, () => phoneLead(n), at(type));
   };
-  $('a[href]').each((_, el) => {
-    const href = ($(el).attr('href') ?? '').trim();
-    if (/^tel:/i.test(href)) addPhone(parsePhone(href, countries), 'tel');
-  });
+  for (const { el, href } of links) {
+    if ((el as Element).name === 'a' && /^\s*tel:/i.test(href)) addPhone(parsePhone(href.trim(), countries), 'tel');
+  }
   for (const t of [...strings(ld.get('telephone')), ...strings(ld.get('faxNumber'))]) addPhone(parsePhone(t, countries), 'json-ld');
   for (const { line, before } of phoneLines(text)) for (const n of phonesInLine(line, before, countries)) addPhone(n, 'text');
 
   // Social profiles.
-  $('a[href], link[href], area[href]').each((_, el) => {
-    const href = $(el).attr('href') ?? '';
-    if (!/^\s*(?:https?:)?\/\//i.test(href)) return;
+  for (const { el, href } of links) {
+    if (!/^\s*(?:https?:)?\/\//i.test(href)) continue;
     let abs: string;
     try {
       abs = new URL(href.trim(), base).href;
     } catch {
-      return;
+      continue;
     }
-    addSocial(abs, 'link', /(?:^|\s)me(?:\s|$)/i.test($(el).attr('rel') ?? ''));
-  });
+    addSocial(abs, 'link', /(?:^|\s)me(?:\s|$)/i.test((el as Element).attribs.rel ?? ''));
+  }
   for (const s of strings(ld.get('sameAs'))) addSocial(s, 'json-ld');
-  $('meta').each((_, el) => {
+  headAndTail($('meta').toArray(), LEADS_LIMITS.links).forEach((el) => {
     const name = ($(el).attr('property') ?? $(el).attr('name') ?? '').toLowerCase();
     const value = ($(el).attr('content') ?? $(el).attr('value') ?? '').trim();
-    if (!value) return;
+    if (!value || value.length > LEADS_LIMITS.valueChars) return;
     if (name === 'article:publisher' || name === 'article:author') addSocial(value, 'meta');
     else if (name === 'twitter:site' || name === 'twitter:creator') {
       const handle = value.replace(/^@/, '');
@@ -893,9 +972,9 @@ export function contactPageLinks(page: ToolPage, max = MAX_CONTACT_PAGES): strin
   }
   const found = new Map<string, { rank: number; order: number }>();
   let order = 0;
-  $('a[href]').each((_, el) => {
+  headAndTail($('a[href]').toArray(), LEADS_LIMITS.links).forEach((el) => {
     const href = ($(el).attr('href') ?? '').trim();
-    if (!href || /^(?:mailto|tel|javascript|data):/i.test(href)) return;
+    if (!href || href.length > LEADS_LIMITS.valueChars || /^(?:mailto|tel|javascript|data):/i.test(href)) return;
     let u: URL;
     try {
       u = new URL(href, base);
@@ -908,7 +987,8 @@ export function contactPageLinks(page: ToolPage, max = MAX_CONTACT_PAGES): strin
     const self = new URL(here.href);
     self.hash = '';
     if (key === self.href) return;
-    const words = `${$(el).text()} ${$(el).attr('title') ?? ''} ${$(el).attr('aria-label') ?? ''} ${percentDecode(u.pathname).replace(/[/_.-]+/g, ' ')}`;
+    // The link's text, cut: a link nested in hundreds of others would otherwise be read once for each.
+    const words = `${boundedText(el, 500)} ${($(el).attr('title') ?? '').slice(0, 500)} ${($(el).attr('aria-label') ?? '').slice(0, 500)} ${percentDecode(u.pathname).replace(/[/_.-]+/g, ' ')}`;
     let rank = Infinity;
     for (const [re, r] of CONTACT_WORDS) if (re.test(words)) rank = Math.min(rank, r);
     if (rank === Infinity) return;

@@ -61,6 +61,12 @@ const URL_ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
 };
 
 const NAVIGABLE = new Set(['a', 'area', 'iframe', 'frame']);
+
+/** Limits of reading one page's links (docs/tools.md, "Limits of the analysis"). */
+export const LINK_LIMITS = {
+  /** URL values read from the page (attributes, srcset candidates, refresh targets), in document order. */
+  values: 100_000,
+} as const;
 /** `link` relations that name an origin to connect to early, not a resource (linkinator ignores them too). */
 const RESOURCE_HINTS = new Set(['dns-prefetch', 'preconnect']);
 const ASCII_WHITESPACE = /[\t\n\f\r ]/;
@@ -81,7 +87,10 @@ export function parseSrcset(value: string): string[] {
     while (i < n && !ASCII_WHITESPACE.test(value[i]!)) i++;
     let url = value.slice(start, i);
     if (url.endsWith(',')) {
-      url = url.replace(/,+$/, '');
+      // Trailing commas dropped by hand (V8 runs /,+$/ in time quadratic in a run of commas inside the URL).
+      let end = url.length;
+      while (end > 0 && url.charCodeAt(end - 1) === 0x2c) end--;
+      url = url.slice(0, end);
     } else {
       // Descriptors ("2x", "100w", "(…)" of future syntax) run to the next comma outside parentheses.
       let depth = 0;
@@ -156,9 +165,12 @@ export function extractLinks(html: string, pageUrl: string): ExtractedLink[] {
   const doc = parseHtml(html);
   const found: Array<{ raw: string; navigable: boolean }> = [];
   let baseHref: string | undefined;
+  // <noscript> content parsed again: at most as many characters as the page has (nested noscripts would otherwise
+  // parse ever shorter copies of the page, quadratic in their number).
+  let reparse = html.length;
   const stack: AnyNode[] = [];
   for (let i = doc.children.length - 1; i >= 0; i--) stack.push(doc.children[i]!);
-  while (stack.length) {
+  while (stack.length && found.length < LINK_LIMITS.values) {
     const node = stack.pop()!;
     if (!isTag(node)) continue;
     const el = node as Element;
@@ -168,7 +180,8 @@ export function extractLinks(html: string, pageUrl: string): ExtractedLink[] {
       // Parsed as a browser running scripts does, a <noscript>'s content is text: read it as the markup it is
       // (what the page shows without scripts, and what linkinator's tokenizer sees).
       const text = el.children.map((c) => ('data' in c ? c.data : '')).join('');
-      if (text.includes('<')) {
+      if (text.includes('<') && text.length <= reparse) {
+        reparse -= text.length;
         const inner = parseHtml(text).children;
         for (let i = inner.length - 1; i >= 0; i--) stack.push(inner[i]!);
         continue;
@@ -194,7 +207,7 @@ export function extractLinks(html: string, pageUrl: string): ExtractedLink[] {
         }
       }
       if ((name === 'img' || name === 'source') && attribs.srcset) {
-        for (const url of parseSrcset(attribs.srcset)) found.push({ raw: url, navigable: false });
+        for (const url of parseSrcset(attribs.srcset)) if (found.length < LINK_LIMITS.values) found.push({ raw: url, navigable: false });
       }
     }
     const children = el.children;

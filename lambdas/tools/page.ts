@@ -46,3 +46,54 @@ export interface FetchedText {
  *   refused by the guard): a follow-up page that fails is a finding, not an error of the tool.
  */
 export type PageFetch = (url: string) => Promise<FetchedText | null>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Bounded reading (docs/tools.md, "Limits of the analysis"). Every page is hostile input: the tools read a page's
+// tree (parseHtml() bounds its depth, nodes and text, engine/html/limits.ts) with loops, never recursion, and cut
+// what they read where one element or one value could make them spend more than the page's size.
+
+/** A node of the tree parseHtml() builds, as far as the readers below look at it. */
+interface TextTreeNode {
+  type: string;
+  data?: string;
+  name?: string;
+  children?: TextTreeNode[];
+}
+
+/**
+ * The text inside `node` (the content of scripts, styles and templates inside it left out unless `skipScripts`
+ * is false, as DOM `textContent` keeps it), walked without
+ * recursion and cut at `maxChars` characters and `maxNodes` nodes visited: a heading or a link nested 500 deep in
+ * 500 others would otherwise be read once for each.
+ */
+export function boundedText(node: TextTreeNode, maxChars: number, maxNodes = maxChars * 4, skipScripts = true): string {
+  let out = '';
+  let visited = 0;
+  const stack: TextTreeNode[] = [];
+  // The first children only: pushing all of a million children would cost a million steps a call.
+  const push = (children: TextTreeNode[]): void => {
+    for (let i = Math.min(children.length, maxNodes - visited) - 1; i >= 0; i--) stack.push(children[i]!);
+  };
+  if (node.children) push(node.children);
+  while (stack.length && out.length < maxChars && visited < maxNodes) {
+    const n = stack.pop()!;
+    visited++;
+    if (n.type === 'text') out += (n.data ?? '').slice(0, maxChars - out.length);
+    else if (n.children && n.type !== 'comment' && (!skipScripts || (n.type !== 'script' && n.type !== 'style' && n.name !== 'template'))) push(n.children);
+  }
+  return out;
+}
+
+/** The first `max / 2` and the last `max / 2` items when there are more than `max` (contact details sit in footers). */
+export function headAndTail<T>(items: readonly T[], max: number): T[] {
+  if (items.length <= max) return [...items];
+  const half = Math.floor(max / 2);
+  return [...items.slice(0, half), ...items.slice(items.length - (max - half))];
+}
+
+/** The first and last `max / 2` characters of a text longer than `max`, joined by a line break. */
+export function clipMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const half = Math.floor(max / 2);
+  return `${text.slice(0, half)}\n${text.slice(text.length - (max - half))}`;
+}

@@ -414,16 +414,29 @@ function isHiddenElement(el: Element): boolean {
   return style !== undefined && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)/i.test(style);
 }
 
-/** Text of an element's subtree, scripts, styles and templates left out. */
+/**
+ * Characters of one element's text read (a title, a heading, a link, an `aria-labelledby` target), and nodes
+ * visited for it: headings and links nested in hundreds of others would otherwise be read once for each, and a
+ * million images labelled by `<body>` would read the page a million times (docs/tools.md, "Limits of the analysis").
+ */
+const ELEMENT_TEXT_CHARS = 2_000;
+const ELEMENT_TEXT_NODES = 10_000;
+
+/** Text of an element's subtree, scripts, styles and templates left out; the first {@link ELEMENT_TEXT_CHARS} characters. */
 function textContent(el: Element): string {
   let out = '';
-  const stack: AnyNode[] = [...el.children].reverse();
-  while (stack.length) {
+  let visited = 0;
+  const stack: AnyNode[] = [];
+  // The first children only: pushing all of an element's million children would cost a million steps a call.
+  const push = (children: AnyNode[]): void => {
+    for (let i = Math.min(children.length, ELEMENT_TEXT_NODES - visited) - 1; i >= 0; i--) stack.push(children[i]!);
+  };
+  push(el.children);
+  while (stack.length && out.length < ELEMENT_TEXT_CHARS && visited < ELEMENT_TEXT_NODES) {
     const node = stack.pop()!;
-    if (isText(node)) out += node.data;
-    else if (isTag(node) && node.name !== 'script' && node.name !== 'style' && node.name !== 'template') {
-      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
-    }
+    visited++;
+    if (isText(node)) out += node.data.length > ELEMENT_TEXT_CHARS - out.length ? node.data.slice(0, ELEMENT_TEXT_CHARS - out.length) : node.data;
+    else if (isTag(node) && node.name !== 'script' && node.name !== 'style' && node.name !== 'template') push(node.children);
   }
   return out;
 }
@@ -783,6 +796,13 @@ function auditImageAlt(images: ImageElement[], ids: Map<string, Element>, baseUr
   const inScope = images.filter((img) => !img.hidden);
   if (!inScope.length) return audit('image-alt', true, null, [], false);
   const failing: AuditItem[] = [];
+  // Whether each labelling element has text, read once per element (a million images may name the same one).
+  const labelled = new Map<Element, boolean>();
+  const hasText = (target: Element): boolean => {
+    let has = labelled.get(target);
+    if (has === undefined) labelled.set(target, (has = foldSpace(textContent(target)) !== ''));
+    return has;
+  };
   for (const { el } of inScope) {
     const a = el.attribs;
     const role = (a.role ?? '').trim().toLowerCase().split(/\s+/)[0];
@@ -791,7 +811,7 @@ function auditImageAlt(images: ImageElement[], ids: Map<string, Element>, baseUr
       .filter(Boolean)
       .some((id) => {
         const target = ids.get(id);
-        return target !== undefined && foldSpace(textContent(target)) !== '';
+        return target !== undefined && hasText(target);
       });
     const hasName = a.alt !== undefined || (a['aria-label'] ?? '').trim() !== '' || labelledBy || (a.title ?? '').trim() !== '' || role === 'none' || role === 'presentation';
     const altIsOnlySpace = a.alt !== undefined && /^\s+$/.test(a.alt);

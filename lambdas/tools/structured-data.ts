@@ -11,6 +11,23 @@
  */
 import { isTag, isText, type AnyNode, type Document, type Element } from 'domhandler';
 
+/**
+ * Limits of reading structured data (docs/tools.md, "Limits of the analysis"). A page is hostile input: its
+ * JSON-LD may nest 500,000 arrays (`JSON.parse` reads that, but any walk of the result by recursion overflows
+ * the stack), and it may declare a million items.
+ */
+export const STRUCTURED_DATA_LIMITS = {
+  /**
+   * Deepest nesting of arrays and objects read in one JSON-LD script; a deeper script is a structured-data
+   * error ("nested deeper than 64 levels"), as a broken script is. schema.org data is rarely 10 deep.
+   */
+  jsonLdDepth: 64,
+  /** Items reported per syntax (JSON-LD, microdata, RDFa), the first in document order. */
+  items: 1_000,
+  /** Nested types collected under one JSON-LD item. */
+  nestedTypes: 1_000,
+} as const;
+
 /** One JSON-LD item: a top-level value of a script, or a member of a top-level `@graph`. */
 export interface JsonLdItem {
   /** Its `@type` values as written (`"Product"`, `"schema:Product"`, `"http://schema.org/Product"`); [] when untyped. */
@@ -137,22 +154,26 @@ function textOf(el: Element): string {
 export function extractStructuredData(sources: StructuredDataSources): StructuredData {
   const json_ld: JsonLdItem[] = [];
   const errors: StructuredDataError[] = [];
+  const max = STRUCTURED_DATA_LIMITS.items;
   sources.jsonLd.forEach((text, index) => {
     const parsed = parseJsonLd(text);
     if (!parsed.ok) {
-      errors.push({ syntax: 'json-ld', index, message: parsed.message });
+      if (errors.length < max) errors.push({ syntax: 'json-ld', index, message: parsed.message });
       return;
     }
-    for (const value of parsed.values) json_ld.push(...jsonLdItems(value));
+    for (const value of parsed.values) {
+      if (json_ld.length >= max) break;
+      for (const item of jsonLdItems(value)) if (json_ld.length < max) json_ld.push(item);
+    }
   });
 
-  const microdata: MicrodataItem[] = sources.itemscopes.map((el) => ({
+  const microdata: MicrodataItem[] = sources.itemscopes.slice(0, max).map((el) => ({
     type: tokens(el.attribs.itemtype),
     id: el.attribs.itemid?.trim() || null,
     top_level: el.attribs.itemprop === undefined,
   }));
 
-  const rdfa: RdfaItem[] = sources.typeofs.map((el) => ({ type: tokens(el.attribs.typeof).map((t) => expandRdfaTerm(t, el)) }));
+  const rdfa: RdfaItem[] = sources.typeofs.slice(0, max).map((el) => ({ type: tokens(el.attribs.typeof).map((t) => expandRdfaTerm(t, el)) }));
 
   const types = new Set<string>();
   for (const item of json_ld) for (const t of [...item.type, ...item.nested_types]) types.add(shortTypeName(t));
@@ -165,31 +186,50 @@ function tokens(value: string | undefined): string[] {
   return value ? value.split(/[\t\n\f\r ]+/).filter(Boolean) : [];
 }
 
-/** The top-level items of one parsed JSON-LD value: the value itself, an array's elements, `@graph` members. */
-function jsonLdItems(value: unknown): JsonLdItem[] {
-  if (Array.isArray(value)) return value.flatMap((v) => jsonLdItems(v));
-  if (!isObject(value)) return [];
+/**
+ * The top-level items of one parsed JSON-LD value: the value itself, an array's elements, `@graph` members (in
+ * document order, without recursion), at most {@link STRUCTURED_DATA_LIMITS}.items.
+ */
+function jsonLdItems(root: unknown): JsonLdItem[] {
   const items: JsonLdItem[] = [];
-  const graph = value['@graph'];
-  const ownTypes = typesOf(value);
-  if (ownTypes.length || graph === undefined) {
-    const nested: string[] = [];
-    for (const [key, v] of Object.entries(value)) if (key !== '@type' && key !== '@graph' && key !== '@context') collectTypes(v, nested);
-    items.push({ type: ownTypes, id: idOf(value), nested_types: unique(nested) });
+  const stack: unknown[] = [root];
+  while (stack.length && items.length < STRUCTURED_DATA_LIMITS.items) {
+    const value = stack.pop();
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
+      continue;
+    }
+    if (!isObject(value)) continue;
+    const graph = value['@graph'];
+    const ownTypes = typesOf(value);
+    if (ownTypes.length || graph === undefined) {
+      const nested: string[] = [];
+      for (const [key, v] of Object.entries(value)) if (key !== '@type' && key !== '@graph' && key !== '@context') collectTypes(v, nested);
+      items.push({ type: ownTypes, id: idOf(value), nested_types: unique(nested) });
+    }
+    if (graph !== undefined) stack.push(graph);
   }
-  if (graph !== undefined) items.push(...jsonLdItems(graph));
   return items;
 }
 
-function collectTypes(value: unknown, into: string[]): void {
-  if (Array.isArray(value)) {
-    for (const v of value) collectTypes(v, into);
-    return;
+/** The `@type`s of the nodes inside `root` (document order, without recursion), at most `nestedTypes` of them. */
+function collectTypes(root: unknown, into: string[]): void {
+  const stack: unknown[] = [root];
+  while (stack.length && into.length < STRUCTURED_DATA_LIMITS.nestedTypes) {
+    const value = stack.pop();
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
+      continue;
+    }
+    if (!isObject(value)) continue;
+    // A value object ({"@value": "2020-01-01", "@type": "xsd:date"}) names a datatype, not a node's type.
+    if (!('@value' in value)) into.push(...typesOf(value));
+    const entries = Object.entries(value);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, v] = entries[i]!;
+      if (key !== '@type' && key !== '@context') stack.push(v);
+    }
   }
-  if (!isObject(value)) return;
-  // A value object ({"@value": "2020-01-01", "@type": "xsd:date"}) names a datatype, not a node's type.
-  if (!('@value' in value)) into.push(...typesOf(value));
-  for (const [key, v] of Object.entries(value)) if (key !== '@type' && key !== '@context') collectTypes(v, into);
 }
 
 function typesOf(node: Record<string, unknown>): string[] {
@@ -222,6 +262,8 @@ type JsonLdParse = { ok: true; values: unknown[] } | { ok: false; message: strin
 function parseJsonLd(text: string): JsonLdParse {
   const trimmed = text.trim();
   if (!trimmed) return { ok: true, values: [] };
+  const depth = STRUCTURED_DATA_LIMITS.jsonLdDepth;
+  if (jsonDeeperThan(trimmed, depth)) return { ok: false, message: `nested deeper than ${depth} levels of arrays and objects` };
   try {
     return { ok: true, values: [JSON.parse(trimmed)] };
   } catch (err) {
@@ -245,27 +287,34 @@ function decodeBasicEntities(s: string): string {
  * tracked so `//` in a URL survives.
  */
 function repairJson(s: string): string {
-  let out = '';
+  // Pieces, not one string: a trailing comma is dropped by emptying its piece (no search back, no copy: linear).
+  const out: string[] = [];
   let inString = false;
+  /** Index in `out` of the last comma outside strings while only whitespace and comments follow it; -1 otherwise. */
+  let trailingComma = -1;
   for (let i = 0; i < s.length; i++) {
-    const c = s[i];
+    const c = s[i]!;
     if (inString) {
       if (c === '\\') {
-        out += c + (s[i + 1] ?? '');
+        out.push(c + (s[i + 1] ?? ''));
         i++;
       } else if (c === '"') {
         inString = false;
-        out += c;
+        out.push(c);
       } else if (c < ' ') {
-        out += c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+        out.push(c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
       } else {
-        out += c;
+        out.push(c);
       }
       continue;
     }
-    if (c === '"') {
+    if (c === ',') {
+      trailingComma = out.length;
+      out.push(c);
+    } else if (c === '"') {
       inString = true;
-      out += c;
+      trailingComma = -1;
+      out.push(c);
     } else if (c === '/' && s[i + 1] === '/') {
       const end = s.indexOf('\n', i);
       i = end === -1 ? s.length : end - 1;
@@ -279,12 +328,45 @@ function repairJson(s: string): string {
       i += 2;
     } else if (c === '}' || c === ']') {
       // A trailing comma left by a commented-out last member.
-      out = out.replace(/,\s*$/, '') + c;
+      if (trailingComma !== -1) out[trailingComma] = '';
+      trailingComma = -1;
+      out.push(c);
     } else {
-      out += c;
+      if (!/\s/.test(c)) trailingComma = -1;
+      out.push(c);
     }
   }
-  return out;
+  return out.join('');
+}
+
+/**
+ * Whether JSON text (or JavaScript-like text) nests arrays and objects deeper than `max` anywhere: one pass,
+ * brackets inside strings aside. Checked before `JSON.parse`, whose result a deeper value could not be walked.
+ */
+export function jsonDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
+ * `JSON.parse` of a JSON-LD script's text, refused (undefined) when it nests deeper than
+ * {@link STRUCTURED_DATA_LIMITS}.jsonLdDepth; throws as `JSON.parse` does on invalid JSON. For the tools that
+ * read JSON-LD (content, leads): their walks of the value are bounded by the depth.
+ */
+export function parseJsonLdBounded(text: string): unknown {
+  if (jsonDeeperThan(text, STRUCTURED_DATA_LIMITS.jsonLdDepth)) return undefined;
+  return JSON.parse(text);
 }
 
 /** Reads complete JSON values one after another; stops at the first that does not parse. */

@@ -24,10 +24,9 @@
 import { compile as compileSelector } from 'css-select';
 import { parse as parseSelector } from 'css-what';
 import { isTag, isText, type AnyNode, type Document, type Element } from 'domhandler';
-import { textContent } from 'domutils';
 import { parseHtml } from '../engine/html/parse.ts';
 import { loadFingerprints, type RawDomRule, type RawPattern, type RawPatterns, type RawTechnology } from './fingerprints.ts';
-import type { ToolPage } from './page.ts';
+import { boundedText, type ToolPage } from './page.ts';
 
 /** One technology found on the page. */
 export interface DetectedTechnology {
@@ -764,12 +763,13 @@ function readPage(page: ToolPage): PageInputs {
           const abs = absolute(src.trim(), base);
           if (abs && !abs.startsWith('data:') && srcs.size < LIMITS.scriptSrcs) srcs.add(clip(abs, LIMITS.valueChars));
         } else if (scriptChars < LIMITS.inlineScriptChars) {
-          const body = textContent(node);
+          // Bounded: a script in SVG may hold elements, nested 500 deep in others.
+          const body = boundedText(node, LIMITS.inlineScriptChars - scriptChars, LIMITS.inlineScriptChars);
           scripts.push(body);
           scriptChars += body.length + 1;
         }
       } else if (name === 'style' && styleChars < LIMITS.cssChars) {
-        const body = textContent(node);
+        const body = boundedText(node, LIMITS.cssChars - styleChars, LIMITS.cssChars);
         styles.push(body);
         styleChars += body.length + 1;
       }
@@ -793,15 +793,16 @@ function readPage(page: ToolPage): PageInputs {
 
 /** The document's base URL: `<base href>` resolved against the page URL. */
 function baseUrl(doc: Document, pageUrl: string): string {
-  const stack: AnyNode[] = [...doc.children];
-  let seen = 0;
-  while (stack.length && seen < 2000) {
-    const node = stack.shift()!;
-    seen++;
+  // Breadth first over the first 2,000 nodes; a queue read by index, filled no further than that (an element may
+  // have 500,000 children: neither `shift()` nor `push(...children)` on them).
+  const MAX = 2000;
+  const queue: AnyNode[] = doc.children.slice(0, MAX);
+  for (let next = 0; next < queue.length && next < MAX; next++) {
+    const node = queue[next]!;
     if (!isTag(node)) continue;
     if (node.name === 'base' && node.attribs.href !== undefined) return absolute(node.attribs.href.trim(), pageUrl) ?? pageUrl;
     if (node.name === 'body') break;
-    stack.push(...node.children);
+    for (let i = 0; i < node.children.length && queue.length < MAX; i++) queue.push(node.children[i]!);
   }
   return pageUrl;
 }
@@ -968,7 +969,8 @@ function matchDom(entries: DomSelector[], inputs: PageInputs, gate: (t: Tech) =>
       const { entry } = item;
       for (const pattern of entry.exists) test({ tech: entry.tech, pattern }, '', out);
       if (entry.text.length) {
-        const value = clip(textContent(node).trim(), LIMITS.valueChars);
+        // Bounded: the matched element may hold the whole page (domMatches of them per rule).
+        const value = clip(boundedText(node, LIMITS.valueChars * 2, LIMITS.valueChars * 8, false).trim(), LIMITS.valueChars);
         if (value) for (const pattern of entry.text) test({ tech: entry.tech, pattern }, value, out);
       }
       for (const { name, pattern } of entry.attributes) {

@@ -465,6 +465,36 @@ categories: { link_selector: "a[", name_selector: "!!" }
     assert.match(p.message, /invalid regular expression/);
   });
 
+  it('a regex RE2 cannot run (backreference, lookahead, lookbehind) is refused at validation, at its place, naming RE2', () => {
+    const text = `${MINIMAL}      transform: [strip, "regex:(\\\\w)\\\\1"]
+    - name: n
+      type: regex
+      pattern: "(?<=Price: )\\\\d+"
+    - name: m
+      selector: p
+      transform: ["regex:x(?!y)"]
+`;
+    const err = refuse(text);
+    assert.deepEqual(err.details.map((d) => d.path), ['extract.fields[0].transform[1]', 'extract.fields[1].pattern', 'extract.fields[2].transform[0]']);
+    const [backref, lookbehind, lookahead] = err.details as [ConfigProblem, ConfigProblem, ConfigProblem];
+    assertPlace(backref, where(text, '"regex:(\\\\w)'));
+    assert.match(backref.message, /backreferences \(\\1\) are not supported \(RE2 syntax/);
+    assertPlace(lookbehind, where(text, 'pattern:'));
+    assert.match(lookbehind.message, /lookbehind .* not supported \(RE2 syntax/);
+    assertPlace(lookahead, where(text, '"regex:x(?!y)"'));
+    assert.match(lookahead.message, /lookahead .* not supported/);
+    assert.match(err.message, /^Invalid config: extract\.fields\[0\]\.transform\[1\]: regex:\(\\w\)\\1: invalid regular expression/);
+    // The catastrophic patterns of issue 24 are valid RE2: accepted (they run in linear time).
+    parseConfig(`${MINIMAL}      transform: ["regex:^(a+)+$", "regex:(a|aa)*b", "regex:(?i)^\\\\s*price\\\\s*:\\\\s*([\\\\s\\\\S]*)$"]\n`);
+  });
+
+  it('a regex too large for the linear-time bound (RE2 program of more than 2,000 instructions) is refused', () => {
+    const text = `${MINIMAL}    - name: n\n      type: regex\n      pattern: "${'(?:abc|def)'.repeat(400)}"\n`;
+    const p = problemAt(refuse(text), 'extract.fields[1].pattern');
+    assertPlace(p, where(text, 'pattern:'));
+    assert.match(p.message, /is too large: \d+ RE2 instructions, at most 2000/);
+  });
+
   it('a bad transform: the path carries the index of the transform, the place is that list item', () => {
     const text = `${MINIMAL}    - name: price
       selector: p.price_color

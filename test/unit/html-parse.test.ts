@@ -17,7 +17,20 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { load, type CheerioAPI } from 'cheerio/slim';
 import type { Comment, Document, Element } from 'domhandler';
-import { lastBailReason, parseHtml, parseHtmlFast, parseHtmlWithParse5 } from '../../lambdas/engine/html/parse.ts';
+import { parse } from 'parse5';
+import { adapter } from 'parse5-htmlparser2-tree-adapter';
+import {
+  lastBailReason,
+  MAX_DEPTH,
+  MAX_FORMATTING_ELEMENTS,
+  MAX_NODES,
+  MAX_OPEN_ELEMENTS,
+  MAX_TEXT_CHARS,
+  parseHtml,
+  parseHtmlFast,
+  parseHtmlWithParse5,
+  parseTruncation,
+} from '../../lambdas/engine/html/parse.ts';
 import { treeDifference } from '../../lambdas/engine/html/compare.ts';
 import { loadHtml } from '../../lambdas/engine/extract.ts';
 import { corpusPath } from '../fixtures/corpus.ts';
@@ -434,3 +447,101 @@ describe('random character soup (seeded): the tokenizer corners, where htmlparse
   }
 });
 
+
+describe('bounds (engine/html/limits.ts): what a hostile page can make the parser build', () => {
+  /** parse5 itself, without the bounds: the reference below them. */
+  const plainParse5 = (html: string): Document => parse(html, { treeAdapter: adapter, scriptingEnabled: true }) as Document;
+  const ids = (html: string, n: number) => Array.from({ length: n }, (_, i) => `<div id=d${i}>`).join('');
+
+  it('below the bounds the bounded parse5 is parse5: every page of the corpus and 3,000 documents of tag soup', () => {
+    for (const file of corpusPages()) {
+      const html = readFileSync(file, 'utf8');
+      const bounded = parseHtmlWithParse5(html);
+      assert.equal(parseTruncation(bounded), null, file);
+      const d = treeDifference(bounded, plainParse5(html));
+      assert.equal(d, null, `${file}: ${d}`);
+    }
+    const rand = prng(24);
+    for (let i = 0; i < 3000; i++) {
+      const html = tagSoup(rand);
+      const d = treeDifference(parseHtmlWithParse5(html), plainParse5(html));
+      assert.equal(d, null, `document ${i}: ${JSON.stringify(html)}\n${d}`);
+    }
+  });
+
+  it(`past ${MAX_DEPTH} open elements an element goes to its intended parent's parent (Chromium's kMaximumHTMLParserDOMTreeDepth)`, () => {
+    // Chromium's own test (fast/parser/nested-elements-depth): with <html> and <body> open, the div that would be
+    // the 511th inside <body> and every one after it are children of the 510th.
+    const html = `<!DOCTYPE html><body>${ids('', 600)}deep<!--c--><p>x`;
+    assert.equal(parseHtmlFast(html), null);
+    assert.match(lastBailReason(), new RegExp(`more than ${MAX_DEPTH} open elements`));
+    const $ = load(parseHtml(html));
+    const parentOf = (id: string) => $(`#${id}`).parent().attr('id') ?? $(`#${id}`).parent().prop('tagName');
+    assert.equal(parentOf('d0'), 'BODY');
+    assert.equal(parentOf('d509'), 'd508');
+    assert.equal(parentOf('d510'), 'd509');
+    assert.equal(parentOf('d511'), 'd509');
+    assert.equal(parentOf('d599'), 'd509');
+    assert.equal($('#d509').children().length, 90 + 1); // d510…d599 and the <p>
+    // Text goes into the current node (Chromium moves elements and comments, not text); comments move as elements do.
+    assert.equal($('#d599').text(), 'deep');
+    assert.equal($('#d509').contents().filter((_, n) => n.type === 'comment').length, 1);
+    assert.equal($('#d509 > p').text(), 'x');
+    // Every element is at most MAX_DEPTH + 1 deep (html is 1).
+    assert.equal(Math.max(...$('*').map((_, e) => $(e).parents().length + 1).get()), MAX_DEPTH + 1);
+  });
+
+  it('100,000 nested divs then as many end tags: what follows is in <body> again, as in a browser', () => {
+    const doc = parseHtml(`<!DOCTYPE html><body>${'<div>'.repeat(100_000)}x${'</div>'.repeat(100_000)}<p id=after>after</p>`);
+    const $ = load(doc);
+    assert.equal($('#after').parent().prop('tagName'), 'BODY');
+    assert.equal(parseTruncation(doc), null);
+  });
+
+  it(`the stack holds at most ${MAX_OPEN_ELEMENTS} open elements; the oldest above ${MAX_DEPTH} leave it, not the tree`, () => {
+    // 2,000 open spans, then their end tags: the spans past the window are closed already; what follows goes where
+    // the end tags leave the stack, and no span is lost from the tree.
+    const doc = parseHtml(`<!DOCTYPE html><body>${'<span>'.repeat(2000)}x${'</span>'.repeat(2000)}<i id=after></i>`);
+    const $ = load(doc);
+    assert.equal($('span').length, 2000);
+    assert.equal($('#after').parent().prop('tagName'), 'BODY');
+  });
+
+  it(`at most ${MAX_FORMATTING_ELEMENTS} active formatting elements after a marker: the oldest is not reopened`, () => {
+    const html = `<!DOCTYPE html><body><div>${Array.from({ length: 70 }, (_, i) => `<b class=c${i}>`).join('')}</div><span id=s>x`;
+    assert.equal(parseHtmlFast(html), null);
+    /** The classes of the <b>s the parser reopened around the text after the div. */
+    const reopened = (doc: Document) => {
+      const $ = load(doc);
+      return $('#s').parents('b').map((_, e) => $(e).attr('class')).get().reverse();
+    };
+    const plain = reopened(plainParse5(html));
+    const bounded = reopened(parseHtml(html));
+    assert.equal(plain.length, 70);
+    assert.deepEqual(bounded, plain.slice(70 - MAX_FORMATTING_ELEMENTS));
+  });
+
+  it(`a document is cut at ${MAX_NODES} nodes and ${MAX_TEXT_CHARS} characters of text, and says so`, () => {
+    const many = parseHtml(`<!DOCTYPE html><body>${'<p>a'.repeat(300_000)}`);
+    assert.equal(parseTruncation(many), 'nodes');
+    let nodes = 0;
+    const stack: Array<{ children?: unknown[] }> = [many as { children: unknown[] }];
+    while (stack.length) {
+      const n = stack.pop()!;
+      nodes++;
+      for (const c of (n.children ?? []) as Array<{ children?: unknown[] }>) stack.push(c);
+    }
+    assert.equal(nodes, MAX_NODES + 2); // the document and its doctype are not counted
+    assert.equal(parseTruncation(parseHtml('<p>short')), null);
+  });
+
+  it('duplicate attributes among 5,000: the first wins, in constant time per attribute, on both paths', () => {
+    const attrs = Array.from({ length: 5000 }, (_, i) => `a${i % 4000}="${i}"`).join(' ');
+    const html = `<div ${attrs}>x</div>`;
+    const doc = fastTree(html);
+    const div = load(doc)('div').get(0)!;
+    assert.equal(Object.keys(div.attribs).length, 4000);
+    assert.equal(div.attribs.a10, '10');
+    assert.equal(treeDifference(parseHtmlWithParse5(`${html}\0`), plainParse5(`${html}\0`)), null);
+  });
+});

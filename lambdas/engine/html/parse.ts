@@ -8,20 +8,28 @@
  * on anything outside its subset it gives up and parse5 parses the whole document. The invariant, tested on
  * the corpus and on random tag soup (test/unit/html-parse.test.ts): whenever the fast path returns a tree,
  * it is identical to parse5's. See docs/html-parsing.md.
+ *
+ * Every page is hostile input: the tree and the work are bounded (limits.ts, docs/html-parsing.md "Bounds"):
+ * Chromium's depth rule at 512 open elements, a stack of at most 1,024, at most 64 active formatting elements,
+ * 500,000 nodes and 10 Mi characters of text; under them the parse is linear in the input. The fast path gives up
+ * on any bound; the fallback (bounded-parse5.ts) applies them. parseTruncation(doc) says whether a bound cut the
+ * document short.
  */
-import { parse } from 'parse5';
-import { adapter } from 'parse5-htmlparser2-tree-adapter';
 import { type Document, type ProcessingInstruction, isDirective } from 'domhandler';
 import { BAIL, FastTreeBuilder, type DoctypeInfo, type TokenizerInternals } from './tree-builder.ts';
 import { treeDifference } from './compare.ts';
 import { Tokenizer } from 'htmlparser2';
+import { parseBounded } from './bounded-parse5.ts';
+
+export { MAX_DEPTH, MAX_FORMATTING_ELEMENTS, MAX_NODES, MAX_OPEN_ELEMENTS, MAX_TEXT_CHARS, parseTruncation, type ParseLimit } from './limits.ts';
 
 /**
  * parse5 with the htmlparser2 tree adapter, scripting enabled (`<noscript>` content is text, as in a
- * browser running scripts): the reference and the fallback.
+ * browser running scripts), within the bounds of limits.ts (bounded-parse5.ts): the reference and the fallback.
+ * Below the bounds (every page of the corpus) this is `parse5.parse()`'s tree.
  */
 export function parseHtmlWithParse5(html: string): Document {
-  return parse(html, { treeAdapter: adapter, scriptingEnabled: true }) as Document;
+  return parseBounded(html);
 }
 
 const doctypes = new Map<string, DoctypeInfo>();

@@ -12,6 +12,10 @@
  *   no-furthest-block case (misnested formatting elements such as `<b><p></b>`),
  * - foster parenting (text or elements where a table may not hold them),
  * - templates, framesets, `<plaintext>`,
+ * - any bound of limits.ts: more than MAX_DEPTH open elements (where Chromium's depth rule would attach an
+ *   element elsewhere), MAX_FORMATTING_ELEMENTS active formatting elements after a marker, MAX_NODES nodes or
+ *   MAX_TEXT_CHARS characters of text (bounded-parse5.ts applies them). Below them every step walks at most
+ *   MAX_DEPTH open elements and MAX_FORMATTING_ELEMENTS entries, so the fast path is linear in the input too;
  * - an input the two tokenizers read differently (see the callbacks below and docs/html-parsing.md): `</ x>`,
  *   `</>`, `<!>`, a comment ended by `--!>` or by the end of the input, end tags with quoted attributes, an
  *   input that ends inside a tag name or a declaration, CDATA holding `>` in HTML content, a character
@@ -35,6 +39,7 @@ import { Document, Element, Text, type ChildNode, type ParentNode } from 'domhan
 import { findRawTextEnd, findScriptEnd } from './raw-text.ts';
 import { referenceDecodedRight } from './references.ts';
 import { knownName, NAME_OF, TAG_ID_OF } from './names.ts';
+import { MAX_DEPTH, MAX_FORMATTING_ELEMENTS, MAX_NODES, MAX_OPEN_ELEMENTS as MAX_AFE_ENTRIES, MAX_TEXT_CHARS } from './limits.ts';
 
 type TagToken = Token.TagToken;
 type Attribute = Token.Attribute;
@@ -161,6 +166,8 @@ function isSpecialElement(element: Element, tagID: TagId): boolean {
 }
 
 const NOAH_ARK_CAPACITY = 3;
+/** Once a tag has this many attributes, its duplicate check uses a set of their names (bounded-parse5.ts does the same). */
+const ATTR_SET_FROM = 8;
 /** An entry of the list of active formatting elements (parse5 also keeps the token, to recreate the element). */
 interface AfeEntry {
   element: Element;
@@ -215,7 +222,8 @@ AttributeMap.prototype = Object.create(null) as object;
 
 // parse5-htmlparser2-tree-adapter's createElement, appendChild and insertText, node for node (the same classes,
 // properties and property order), without the calls through the adapter object on the hottest paths.
-function createElement(tagName: string, namespaceURI: string, attrs: Attribute[]): Element {
+// bounded-parse5.ts builds its elements with these two as well.
+export function createElement(tagName: string, namespaceURI: string, attrs: Attribute[]): Element {
   const attribs = new AttributeMap();
   let namespaced = false;
   for (let i = 0; i < attrs.length; i++) {
@@ -249,7 +257,7 @@ function createElement(tagName: string, namespaceURI: string, attrs: Attribute[]
 const NO_NAMESPACES: Record<string, string> = Object.freeze(new AttributeMap());
 
 /** The adapter's adoptAttributes (a second `<html>` or `<body>` tag adds its attributes), on maps of the element's own. */
-function adoptAttributes(element: Element, attrs: Attribute[]): void {
+export function adoptAttributes(element: Element, attrs: Attribute[]): void {
   if (element['x-attribsNamespace'] === NO_NAMESPACES) element['x-attribsNamespace'] = new AttributeMap();
   if (element['x-attribsPrefix'] === NO_NAMESPACES) element['x-attribsPrefix'] = new AttributeMap();
   adapter.adoptAttributes(element, attrs);
@@ -305,6 +313,9 @@ export class FastTreeBuilder implements TokenizerCallbacks {
   private currentTagId: TagId | undefined = $.UNKNOWN;
   /** How many `p` are on the stack: with none, "has a p element in button scope" is false without a walk. */
   private openP = 0;
+  /** Nodes created and characters of text inserted so far, against MAX_NODES and MAX_TEXT_CHARS. */
+  private nodeCount = 0;
+  private textCount = 0;
 
   /** The list of active formatting elements, newest last (parse5 keeps it newest first). */
   private afe: AfeItem[] = [];
@@ -334,6 +345,8 @@ export class FastTreeBuilder implements TokenizerCallbacks {
   private readonly attrArrays: Attribute[][] = [EMPTY_ATTRS];
   private attrName = '';
   private attrValue = '';
+  /** The names of the tag's attributes once it has ATTR_SET_FROM of them: the duplicate check in constant time. */
+  private attrNames: Set<string> | null = null;
   private pendingText = '';
   /** Index of the `>` that ended the start tag being processed. */
   private tagEnd = 0;
@@ -410,6 +423,7 @@ export class FastTreeBuilder implements TokenizerCallbacks {
     }
     tag.selfClosing = false;
     this.attrCount = 0;
+    this.attrNames = null;
   }
 
   onattribname(start: number, endIndex: number): void {
@@ -435,7 +449,18 @@ export class FastTreeBuilder implements TokenizerCallbacks {
     const list = this.attrList;
     const n = this.attrCount;
     const name = this.attrName;
-    for (let i = 0; i < n; i++) if (list[i]!.name === name) return; // the first one wins
+    // The first one wins. A tag with 200,000 attributes would take minutes of pairwise checks: past a few, a set.
+    if (n < ATTR_SET_FROM) {
+      for (let i = 0; i < n; i++) if (list[i]!.name === name) return;
+    } else {
+      let names = this.attrNames;
+      if (names === null) {
+        names = this.attrNames = new Set<string>();
+        for (let i = 0; i < n; i++) names.add(list[i]!.name);
+      }
+      if (names.has(name)) return;
+      names.add(name);
+    }
     let attr = list[n];
     if (attr === undefined) {
       attr = { name, value: this.attrValue, namespace: undefined, prefix: undefined };
@@ -660,6 +685,8 @@ export class FastTreeBuilder implements TokenizerCallbacks {
   // The stack of open elements (open-element-stack.js)
 
   private push(element: Element, tagID: TagId): void {
+    // Past MAX_DEPTH open elements Chromium attaches what comes next elsewhere (bounded-parse5.ts does too).
+    if (this.stackTop + 2 > MAX_DEPTH) bail(`more than ${MAX_DEPTH} open elements`);
     if (tagID === $.P) this.openP++;
     this.stackTop++;
     this.items[this.stackTop] = element;
@@ -845,12 +872,18 @@ export class FastTreeBuilder implements TokenizerCallbacks {
   // The list of active formatting elements (formatting-element-list.js)
 
   private insertMarker(): void {
+    if (this.afe.length >= MAX_AFE_ENTRIES) bail(`more than ${MAX_AFE_ENTRIES} entries of active formatting elements and markers`);
     this.afe.push(MARKER);
   }
 
   private pushFormattingElement(element: Element): void {
     this.ensureNoahArkCondition(element);
-    this.afe.push({ element });
+    const afe = this.afe;
+    let n = 0;
+    while (n < afe.length && afe[afe.length - 1 - n] !== MARKER) n++;
+    if (n >= MAX_FORMATTING_ELEMENTS) bail(`more than ${MAX_FORMATTING_ELEMENTS} active formatting elements`);
+    if (afe.length >= MAX_AFE_ENTRIES) bail(`more than ${MAX_AFE_ENTRIES} entries of active formatting elements and markers`);
+    afe.push({ element });
   }
 
   /** parse5's _ensureNoahArkCondition, indices translated from its newest-first list. */
@@ -924,35 +957,47 @@ export class FastTreeBuilder implements TokenizerCallbacks {
     return this.fosterParentingEnabled && this.currentTagId !== undefined && TABLE_STRUCTURE_TAGS.has(this.currentTagId);
   }
 
+  /** Counts a node about to be created against MAX_NODES. */
+  private countNode(): void {
+    if (++this.nodeCount > MAX_NODES) bail(`more than ${MAX_NODES} nodes`);
+  }
+
   private attachElementToTree(element: Element): void {
     if (this.shouldFosterParentOnInsertion()) bail('foster parenting');
     appendChild(this.current ?? this.document, element);
   }
 
   private appendElement(token: TagToken, namespaceURI: P5.NS): void {
+    this.countNode();
     const element = createElement(token.tagName, namespaceURI, token.attrs);
     this.attachElementToTree(element);
   }
 
   private insertElement(token: TagToken, namespaceURI: P5.NS): void {
+    this.countNode();
     const element = createElement(token.tagName, namespaceURI, token.attrs);
     this.attachElementToTree(element);
     this.push(element, token.tagID);
   }
 
   private insertFakeElement(tagName: string, tagID: TagId): void {
+    this.countNode();
     const element = createElement(tagName, NS.HTML, EMPTY_ATTRS);
     this.attachElementToTree(element);
     this.push(element, tagID);
   }
 
   private appendCommentNode(token: CommentToken, parent: ParentNode): void {
+    this.countNode();
     adapter.appendChild(parent, adapter.createCommentNode(token.data));
   }
 
   private insertCharacters(chars: string): void {
     if (this.shouldFosterParentOnInsertion()) bail('foster parenting of text');
-    insertText(this.current as ParentNode, chars);
+    const parent = this.current as ParentNode;
+    if (parent.children.at(-1)?.type !== 'text') this.countNode();
+    if ((this.textCount += chars.length) > MAX_TEXT_CHARS) bail(`more than ${MAX_TEXT_CHARS} characters of text`);
+    insertText(parent, chars);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -974,9 +1019,12 @@ export class FastTreeBuilder implements TokenizerCallbacks {
       // While it matches a `<`, `</t`, … that turns out not to be `</title`, htmlparser2 does not look for
       // character references: an `&` right after such a prefix stays undecoded.
       const stop = end === -1 ? buf.length : end;
+      // (Only the 7 characters before each `&` are looked at: a search back to the last `<` would make a title of
+      // 2 MB of `&a` quadratic.)
       for (let amp = buf.indexOf('&', from); amp !== -1 && amp < stop; amp = buf.indexOf('&', amp + 1)) {
-        const lt = buf.lastIndexOf('<', amp);
-        if (lt >= from && amp - lt <= 7) bail('character reference after `<` in a title');
+        for (let lt = amp - 1; lt >= from && amp - lt <= 7; lt--) {
+          if (buf.charCodeAt(lt) === 0x3c) bail('character reference after `<` in a title');
+        }
       }
       this.keepSpecial = true;
       this.inTokenizerRcdata = true;
@@ -1395,6 +1443,7 @@ export class FastTreeBuilder implements TokenizerCallbacks {
 
   private tokenBeforeHtml(token: AnyToken): void {
     // _insertFakeRootElement
+    this.countNode();
     const element = adapter.createElement('html', NS.HTML, []) as Element;
     adapter.appendChild(this.current as ParentNode, element);
     this.push(element, $.HTML);
