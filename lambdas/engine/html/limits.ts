@@ -8,9 +8,10 @@
 /**
  * Chromium's `kMaximumHTMLParserDOMTreeDepth` (third_party/blink/renderer/core/html/parser/html_construction_site.h):
  * an element (or comment) inserted while more than this many elements are open is attached to the parent of the
- * node it would have gone into, so it becomes that node's next sibling and the tree stops growing deeper. A
- * document of 100,000 nested `<div>`s is 511 levels of divs below `<body>` and 99,489 sibling divs under the
- * deepest of them, as in Chrome. Unit: elements on the stack of open elements (`<html>` counts).
+ * node it would have gone into, so it becomes that node's sibling and the tree stops growing deeper (text is not
+ * moved; foster-parented nodes are not either). A document of 100,000 nested `<div>`s is 510 nested divs in
+ * `<body>` and 99,490 sibling divs under the 510th, as in Chrome; no element is deeper than 513 (`<html>` is 1).
+ * Unit: elements on the stack of open elements (`<html>` counts).
  */
 export const MAX_DEPTH = 512;
 
