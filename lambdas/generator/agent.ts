@@ -141,7 +141,7 @@ extract:
       transform: [ ... ]  # applied in order
       default: <value when nothing is found>
       multiple: true      # every match, as a list
-transforms: strip, trim_whitespace, lowercase, uppercase, strip_currency, to_number (the whole text; after strip_currency), extract_number (first number in the text), strip_html, "regex:PATTERN", "replace:OLD:NEW", "split:DELIM:INDEX", "slice:START:END", "template:TEXT{value}TEXT". Quote transforms with a colon; a literal colon inside an argument is \\:.
+transforms: strip, trim_whitespace, lowercase, uppercase, strip_currency, to_number (the whole text; after strip_currency), extract_number (first number in the text), strip_html, "regex:PATTERN" (RE2 syntax: no lookahead, lookbehind or backreferences), "replace:OLD:NEW", "split:DELIM:INDEX", "slice:START:END", "template:TEXT{value}TEXT". Quote transforms with a colon; a literal colon inside an argument is \\:.
 detail_fields:            # fields read from each item's own page: the URL of the item's first link field (so one is needed); names differ from the item's
   fields: [ <fields as above> ]
 pagination:

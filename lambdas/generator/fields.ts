@@ -600,6 +600,27 @@ function splitLabels(c: Omit<Column, 'kind'>, values: string[]): Array<Omit<Colu
   return null;
 }
 
+/** Class tokens that say "rating", and the ones that give its value (`Three`, `4`, `4-5`). */
+const RATING_WORD = /^(star-?rating|rating|stars?)$/i;
+const RATING_VALUE = /^(?:[a-z-]*[-_])?(one|two|three|four|five|[1-5](?:[-_.]5)?)$/i;
+
+/**
+ * The rating a class attribute draws: a token naming a rating (`star-rating`, `rating`) followed, among the next
+ * 4 tokens, by a value (`Three`, `4`, `stars-4-5` read as `4-5`); `[rating token, value]` or null. Linear in the
+ * attribute (at most 200 tokens are read).
+ */
+function ratingClass(cls: string): [string, string] | null {
+  const tokens = cls.split(/\s+/, 200).filter(Boolean);
+  for (let i = 0; i < tokens.length; i++) {
+    if (!RATING_WORD.test(tokens[i]!)) continue;
+    for (let j = i + 1; j < Math.min(tokens.length, i + 5); j++) {
+      const v = RATING_VALUE.exec(tokens[j]!);
+      if (v) return [tokens[i]!, v[1]!];
+    }
+  }
+  return null;
+}
+
 /** A rating drawn with a class (`star-rating Three`, `rating-4`): an attribute field with the class. */
 function ratingByClass(items: Element[]): Column[] {
   for (const it of items.slice(0, 3)) {
@@ -607,13 +628,24 @@ function ratingByClass(items: Element[]): Column[] {
     while (stack.length) {
       const el = stack.pop()!;
       const cls = el.attribs.class ?? '';
-      const m = /\b(star-?rating|rating|stars?)\b[\w\s-]*?\b(one|two|three|four|five|[1-5](?:[-_.]5)?)\b/i.exec(cls);
+      // Token by token (a regex with a lazy run between two words is quadratic on a long class attribute).
+      const m = ratingClass(cls);
       if (m) {
-        const selector = `${el.name}.${m[1]}`;
-        const present = items.filter((x) => x.attribs && (function find(n: Element): boolean { return (n.attribs.class ?? '').includes(m[1]!) || n.children.some((c) => isTag(c) && find(c)); })(x)).length;
+        const token = m[0];
+        const selector = `${el.name}.${token.replace(/([^\w-])/g, '\\$1')}`;
+        const has = (x: Element): boolean => {
+          const todo: Element[] = [x];
+          while (todo.length) {
+            const n = todo.pop()!;
+            if ((n.attribs.class ?? '').split(/\s+/).includes(token)) return true;
+            for (const c of n.children) if (isTag(c)) todo.push(c);
+          }
+          return false;
+        };
+        const present = items.filter(has).length;
         return [{
           selector, kind: 'rating', presence: present / items.length, samples: [cls], order: 1e6, hint: 'rating', label: null, perItem: 1,
-          spec: { name: 'rating', selector, type: 'attribute', attribute: 'class', transform: [`replace:${m[1]}:`, 'trim_whitespace'] } as FieldSpec,
+          spec: { name: 'rating', selector, type: 'attribute', attribute: 'class', transform: [`replace:${token}:`, 'trim_whitespace'] } as FieldSpec,
         }];
       }
       for (const c of el.children) if (isTag(c)) stack.push(c);

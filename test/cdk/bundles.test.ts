@@ -43,9 +43,11 @@ const FORBIDDEN_IN_BROWSER_TOOLS = /(^|\/)(playwright|@sparticuz|@anthropic-ai|o
 /**
  * Bundle size limits, bytes: plain API routes; page tools (HTML parsers, phone metadata, fingerprints). The API
  * routes' limit was 600 KB until issue 24's store operations (job slots), error codes and input limits took
- * POST /run/ to 620 KB; the largest parts are the config schema's validator and two copies of `entities`.
+ * POST /run/ to 620 KB, and RE2 (re2js, about 150 KB minified), which the routes that validate a config need to
+ * refuse a pattern RE2 cannot run, to about 770 KB; the largest other parts are the config schema's validator
+ * and two copies of `entities`.
  */
-const MAX_API_BYTES = 640 * 1024;
+const MAX_API_BYTES = 800 * 1024;
 const MAX_TOOL_BYTES = 12 * 1024 * 1024;
 
 describe('API handler bundles', () => {
@@ -53,7 +55,7 @@ describe('API handler bundles', () => {
 
   const plain = routes.filter((r) => !r.path.startsWith('/api/v1/tools/'));
   for (const entry of [...plain.map((r) => r.handler), 'authorizer/handler.ts']) {
-    it(`${entry}: no browser, Chromium, crawler, SQLite or LLM code; under 640 KB`, async () => {
+    it(`${entry}: no browser, Chromium, crawler, SQLite or LLM code; under 800 KB`, async () => {
       const b = await bundle(entry);
       const bad = b.inputs.filter((i) => FORBIDDEN_INPUTS.test(i));
       assert.deepEqual(bad, [], `${entry} bundles ${bad.join(', ')}`);
