@@ -4,33 +4,39 @@
  * that works for an hour.
  */
 import type { BrowserHost } from '../engine/browser/host.ts';
-import { screenshot, type Screenshot } from '../engine/browser/screenshot.ts';
+import type { Screenshot } from '../engine/browser/screenshot.ts';
+import { browserLoadError, inlineBrowserTools } from './browser-tools.ts';
 import { imageSize, newScreenshotId, SCREENSHOT_PREFIX, SCREENSHOT_TTL_S, type ScreenshotBody, type ScreenshotFormat, type ScreenshotStored } from '../tools/screenshot.ts';
 import type { AccountRecord } from './ports.ts';
 import type { Services } from './services.ts';
-import { browserLoadError, probeTarget, startToolCall, TOOL_DEADLINE_MS, withRefundOnUnreachable } from './tools.ts';
+import { probeTarget, startToolCall, withRefundOnUnreachable } from './tools.ts';
 
 /**
- * Takes the screenshot a tool call asks for.
- * @param host the browser of this process (a worker's, or the local service's).
+ * Takes the screenshot a tool call asks for: checks and metering, a reachability probe, then the shot where
+ * `svc.browserTools` says (the local service's browser thread), else in `host()`'s browser in this thread.
+ * @param host the browser of this process (a worker's, or the local service's), made on first use.
  * @returns the image.
  * @throws CodedError as core/tools.ts `startToolCall`; `target_unreachable` (422) when the page cannot be
- *   loaded; `target_forbidden` when the guard refuses it or a request of its navigation.
+ *   loaded; `target_forbidden` when the guard refuses it or a request of its navigation; the page's own failures
+ *   (`page_crashed`, `browser_crashed`, `page_unsettled`, `render_timeout`).
  */
-export async function takeScreenshot(svc: Services, account: AccountRecord, host: BrowserHost, body: ScreenshotBody): Promise<Screenshot> {
+export async function takeScreenshot(svc: Services, account: AccountRecord, host: () => BrowserHost, body: ScreenshotBody): Promise<Screenshot> {
   const call = await startToolCall(svc, account, 'screenshot', body.url);
   return withRefundOnUnreachable(svc, account, call, async () => {
     await probeTarget(svc, call);
     try {
-      return await screenshot(host, call.url.href, {
-        type: body.format ?? 'png',
-        fullPage: body.full_page ?? false,
-        width: body.width ?? 1366,
-        height: body.height ?? 900,
-        deviceScaleFactor: body.device_scale_factor ?? 1,
-        delayMs: body.delay ?? 0,
-        timeoutMs: TOOL_DEADLINE_MS - 5_000 - (body.delay ?? 0),
-        signal: call.signal,
+      return await (svc.browserTools ?? inlineBrowserTools(host)).screenshot({
+        url: call.url.href,
+        options: {
+          type: body.format ?? 'png',
+          fullPage: body.full_page ?? false,
+          width: body.width ?? 1366,
+          height: body.height ?? 900,
+          deviceScaleFactor: body.device_scale_factor ?? 1,
+          delayMs: body.delay ?? 0,
+          timeoutMs: Math.max(1_000, call.deadlineMs - 5_000 - (body.delay ?? 0)),
+        },
+        deadlineAt: call.startedAt + call.deadlineMs,
       });
     } catch (err) {
       throw browserLoadError(call.url.href, err);

@@ -5,6 +5,7 @@
  * files); the AWS entry points install DynamoDB, SQS and S3. Handlers and workers call {@link services}; they never import an adapter.
  */
 import type { OutboundGuard } from '../net/guard.ts';
+import type { BrowserTools } from './browser-tools.ts';
 import type { KeySealer } from './crypto.ts';
 import type { PlanCatalog } from './plans.ts';
 import type { BlobStore, Clock, ConfigParser, JobQueue, Store, UsageKeys } from './ports.ts';
@@ -43,6 +44,12 @@ export interface Services {
    * large texts to a worker thread. Absent: inline (Lambda, job workers, tests).
    */
   configParser?: ConfigParser;
+  /**
+   * Where the tools drive Chromium (the screenshot, tech-detector's rendered load), when not on the calling thread:
+   * the local service's HTTP thread sends that work to a browser thread (core/browser-tools.ts). Absent: inline
+   * (Lambda, where a tool's function serves one call at a time, and tests).
+   */
+  browserTools?: BrowserTools;
   /** Limits on refused calls: bad requests per account, failed logins per email and per address (core/throttles.ts). */
   throttles: ThrottleSettings;
   /**

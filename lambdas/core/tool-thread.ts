@@ -17,6 +17,7 @@
  * the pool imports it, sees the mark and serves (core/tool-pool.ts `threadEntry`).
  */
 import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { lowerThisThreadPriority } from '../thread-priority.ts';
 import { CodedError, isCodedError, isErrorCode } from '../errors.ts';
 import { Fetcher, FetchError, type FetchedPage } from '../net/fetch.ts';
 import { OutboundGuard } from '../net/guard.ts';
@@ -262,6 +263,8 @@ async function runTask(task: ToolTask): Promise<ToolThreadMessage> {
 
 /** The thread's loop: load the tools' modules, say `ready`, then one task at a time as the pool sends them. */
 function serve(port: MessagePort, data: ToolThreadData): void {
+  // Page work yields the CPU to the thread that answers HTTP (lambdas/thread-priority.ts).
+  lowerThisThreadPriority();
   port.on('message', (task: ToolTask) => {
     void runTask(task).then((answer) => port.postMessage(answer));
   });

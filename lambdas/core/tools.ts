@@ -22,7 +22,7 @@ import { availableParallelism } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
 import { CodedError, isCodedError } from '../errors.ts';
 import type { BrowserHost } from '../engine/browser/host.ts';
-import { pageFailure, watchNavigationLoop, whenSettled, withinDeadline } from '../engine/browser/page-guard.ts';
+import { inlineBrowserTools, type GlobalSet } from './browser-tools.ts';
 import type { ToolPage } from '../tools/page.ts';
 import { checkHeadroom, meter, refund, type Charge } from './metering.ts';
 import { parseTargetUrl } from './target-url.ts';
@@ -205,22 +205,6 @@ export async function runPageTool<P>(
   });
 }
 
-/** The refusal of a page larger than a tool reads: 422 `target_unreachable`, reason `too_large`. */
-function pageTooLarge(url: string, size: number): unknown {
-  return unreachableError(url, new CodedError('response_too_large', `The page is ${size} bytes; a tool reads at most ${TOOL_MAX_PAGE_BYTES}`, [{ url }]));
-}
-
-/**
- * The tool error of a page the browser could not load (lambdas/engine/browser/screenshot.ts throws
- * `target_failed`, `dns_failed` or `target_forbidden`): 422 `target_unreachable` with the reason, or the
- * guard's refusal unchanged; any other error is returned as it is.
- */
-export function browserLoadError(url: string, err: unknown): unknown {
-  if (!isCodedError(err)) return err;
-  if (err.code === 'target_forbidden' || err.code === 'dns_failed' || err.code === 'target_failed') return unreachableError(url, err);
-  return err;
-}
-
 /**
  * Checks that a tool's target answers at all (one HEAD through the guard, any status), before a browser is
  * started for it: a target that cannot be reached gets the same 422 `target_unreachable` and reason as over HTTP.
@@ -234,82 +218,18 @@ export async function probeTarget(svc: Services, call: ToolCall): Promise<void> 
   }
 }
 
-/** Most JavaScript globals read from a rendered page (the fingerprints' `js` paths), and their value's length. */
-const MAX_GLOBALS = 10_000;
-const MAX_GLOBAL_CHARS = 200;
-
 /**
  * Loads a tool's target in the browser (through the guard proxy, images off), for tools that read what only a
- * live page has: the rendered DOM, cookies set by scripts, JavaScript globals.
- * @param globalPaths dotted paths (`jQuery.fn.jquery`) whose primitive values go to `rendered.globals`.
- * @throws CodedError `target_unreachable` (422) or `target_forbidden` (400).
+ * live page has: the rendered DOM, cookies set by scripts, JavaScript globals. The reachability probe runs here;
+ * the browser work runs where `svc.browserTools` says (the local service's browser thread), else in this thread
+ * in `host()`'s browser (core/browser-tools.ts `renderToolPage`).
+ * @param globals the named set of dotted paths (`jQuery.fn.jquery`) whose primitive values go to `rendered.globals`,
+ *   and how to build it here when the work runs in this thread.
+ * @throws CodedError `target_unreachable` (422) or `target_forbidden` (400); the page's own failures
+ *   (`page_crashed`, `browser_crashed`, `page_unsettled`, `render_timeout`, 422).
  */
-export async function loadRenderedToolPage(svc: Services, call: ToolCall, host: BrowserHost, globalPaths: readonly string[]): Promise<ToolPage> {
+export async function loadRenderedToolPage(svc: Services, call: ToolCall, host: () => BrowserHost, globals: { set: GlobalSet; paths: () => readonly string[] }): Promise<ToolPage> {
   await probeTarget(svc, call);
-  const context = await host.newContext({ images: false });
-  try {
-    const page = await context.newPage();
-    // Every read of the page waits out a navigation the page starts itself (whenSettled), and ends at the call's
-    // deadline, a renderer crash or a closed browser (withinDeadline): never a 500, never past the budget.
-    const deadline = call.startedAt + call.deadlineMs - 2_000;
-    const timeUp = () => new CodedError('render_timeout', `${call.url.href} did not finish rendering within the tool's time`, [{ url: call.url.href }]);
-    const read = <R>(fn: () => Promise<R>): Promise<R> => withinDeadline(page, whenSettled(page, fn, { signal: call.signal }), deadline, timeUp, call.signal);
-    let res;
-    const navigation = watchNavigationLoop(page, call.url.href);
-    try {
-      res = await Promise.race([navigation.loop, page.goto(call.url.href, { waitUntil: 'load', timeout: timeLeftMs(call, 8_000), signal: call.signal } as Parameters<typeof page.goto>[1])]);
-    } catch (err) {
-      const failure = pageFailure(page) ?? (isCodedError(err) && err.code === 'page_unsettled' ? err : null);
-      if (failure) throw failure;
-      const event = context.proxyEvents.byHost.get(call.url.hostname.replace(/^\[|\]$/g, ''));
-      if (event?.code === 'target_forbidden' || event?.code === 'dns_failed') throw browserLoadError(call.url.href, new CodedError(event.code, event.message, [{ url: call.url.href }]));
-      throw browserLoadError(call.url.href, new CodedError('target_failed', (err as Error).message.split('\n')[0]!, [{ url: call.url.href }]));
-    } finally {
-      navigation.stop();
-    }
-    await page.waitForNetworkIdle({ idleTime: 500, timeout: 3_000 }).catch(() => undefined);
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res?.headers() ?? {})) headers[k.toLowerCase()] = v.replace(/\n/g, ', ');
-    const setCookies = (res?.headers()['set-cookie'] ?? '').split('\n').filter(Boolean);
-    for (const c of await read(() => page.cookies())) if (!setCookies.some((s) => s.startsWith(`${c.name}=`))) setCookies.push(`${c.name}=${c.value}`);
-    const paths = globalPaths.slice(0, MAX_GLOBALS);
-    const globals = await read(() => page.evaluate((list: string[], maxChars: number) => {
-      const out: Record<string, string | number | boolean> = {};
-      for (const path of list) {
-        try {
-          let v: unknown = globalThis;
-          for (const part of path.split('.')) {
-            if (v === null || v === undefined) break;
-            v = (v as Record<string, unknown>)[part];
-          }
-          if (typeof v === 'string') out[path] = v.slice(0, maxChars);
-          else if (typeof v === 'number' || typeof v === 'boolean') out[path] = v;
-          else if (v !== undefined && v !== null) out[path] = true;
-        } catch { /* a getter that throws: not there */ }
-      }
-      return out;
-    }, paths, MAX_GLOBAL_CHARS));
-    const contentType = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    const chain = res ? [...res.request().redirectChain().map((r) => r.url()), res.url()] : [call.url.href];
-    // The tool worker reads at most TOOL_MAX_PAGE_BYTES, as over HTTP: a larger DOM is not even copied out of
-    // the browser (its length in characters is a lower bound of its UTF-8 bytes).
-    const chars = await read(() => page.evaluate(() => document.documentElement?.outerHTML.length ?? 0));
-    if (chars > TOOL_MAX_PAGE_BYTES) throw pageTooLarge(call.url.href, chars);
-    const html = await read(() => page.content());
-    const bytes = Buffer.byteLength(html);
-    if (bytes > TOOL_MAX_PAGE_BYTES) throw pageTooLarge(call.url.href, bytes);
-    return {
-      requestedUrl: call.url.href,
-      url: page.url(),
-      status: res?.status() ?? 200,
-      headers,
-      setCookies,
-      contentType,
-      html,
-      redirectChain: chain.length ? chain : [call.url.href],
-      rendered: { globals },
-    };
-  } finally {
-    await context.close().catch(() => undefined);
-  }
+  const request = { url: call.url.href, startedAt: call.startedAt, deadlineMs: call.deadlineMs, globalPaths: globals.set };
+  return (svc.browserTools ?? inlineBrowserTools(host, { [globals.set]: globals.paths })).renderToolPage(request);
 }

@@ -9,7 +9,7 @@ import { acceptsJson, apiHandler, binary, json, requestHeader } from './middlewa
 import { route } from '../routes.ts';
 
 export const handler = apiHandler<ScreenshotBody>(route('POST', '/api/v1/tools/screenshot/'), async (event, { svc, account, body }) => {
-  const shot = await takeScreenshot(svc, account, workerBrowser(svc), body);
+  const shot = await takeScreenshot(svc, account, () => workerBrowser(svc), body);
   if (!acceptsJson(event)) return binary(200, shot.body, shot.contentType, { 'Content-Disposition': `inline; filename="screenshot.${body.format ?? 'png'}"` });
   const origin = `${requestHeader(event, 'x-forwarded-proto') ?? 'http'}://${requestHeader(event, 'host') ?? '127.0.0.1'}`;
   return json(200, await storeScreenshot(svc, shot, origin));

@@ -15,5 +15,5 @@ const work = toolWork('tech-detector', import.meta.url, async ({ page }) => dete
 
 export const handler = apiHandler<TechBody>(route('POST', '/api/v1/tools/tech-detector/'), async (_event, { svc, account, body }) =>
   jsonText(200, await runPageTool(svc, account, work, body.url, {}, body.render
-    ? { page: (call) => loadRenderedToolPage(svc, call, workerBrowser(svc), jsGlobalPaths()) }
+    ? { page: (call) => loadRenderedToolPage(svc, call, () => workerBrowser(svc), { set: 'tech-detector', paths: jsGlobalPaths }) }
     : {})));

@@ -197,8 +197,15 @@ export async function startHostileServer(options: HostileServerOptions = {}): Pr
   /** Writes `unit` until `total` bytes (Infinity: for ever), as fast as the client reads, and stops when it leaves. */
   const pump = (res: http.ServerResponse, unit: Buffer, total: number): void => {
     let sent = 0;
+    // At most 16 chunks a turn, then the next turn: a response whose client has gone may take writes without
+    // saying so (they pile up in memory) until its 'close' event, which only a later turn can deliver.
     const write = (): void => {
-      while (!res.destroyed && sent < total) {
+      for (let i = 0; i < 16; i++) {
+        if (res.destroyed || !res.socket || res.socket.destroyed) return;
+        if (sent >= total) {
+          res.end();
+          return;
+        }
         const chunk = total - sent >= unit.length ? unit : unit.subarray(0, total - sent);
         sent += chunk.length;
         if (!res.write(chunk)) {
@@ -206,7 +213,7 @@ export async function startHostileServer(options: HostileServerOptions = {}): Pr
           return;
         }
       }
-      if (!res.destroyed && sent >= total) res.end();
+      setImmediate(write);
     };
     write();
   };

@@ -3,6 +3,7 @@
  * config or the error, as plain data (classes do not cross threads).
  */
 import { parentPort } from 'node:worker_threads';
+import { lowerThisThreadPriority } from '../../thread-priority.ts';
 import { parseConfig } from '../../engine/config.ts';
 import { isCodedError } from '../../errors.ts';
 
@@ -17,6 +18,9 @@ export type ParseAnswer =
   | { id: number; ok: true; config: unknown }
   | { id: number; ok: false; coded: { code: string; message: string; details: unknown[] } }
   | { id: number; ok: false; failure: { name: string; message: string } };
+
+// Parsing yields the CPU to the thread that answers HTTP (lambdas/thread-priority.ts).
+lowerThisThreadPriority();
 
 parentPort?.on('message', ({ id, text }: ParseRequest) => {
   let answer: ParseAnswer;

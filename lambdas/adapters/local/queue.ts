@@ -114,17 +114,24 @@ export class LocalQueue implements JobQueue {
    * @param limitOf the most messages of a group in flight at once (both queues together); none: no limit.
    */
   receive(queue: QueueName, max: number, visibilityMs: number, limitOf?: GroupLimit): QueueMessage[] {
+    const limits = new Map<string, number>();
+    const limit = (g: string) => {
+      let n = limits.get(g);
+      if (n === undefined) limits.set(g, n = limitOf ? limitOf(g) : Infinity);
+      return n;
+    };
+    // Reads first, without a lock: an idle consumer's poll (every second, and at every send and delete) that finds
+    // nothing to take, or nothing to dead-letter, takes no write lock, so that it never makes the thread that
+    // answers HTTP wait for the database.
+    const now = this.now();
+    const toBury = this.q('SELECT 1 FROM queue_messages WHERE queue = ? AND dead = 0 AND visible_at <= ? AND receive_count >= ? LIMIT 1')
+      .get(queue, now, this.maxReceives);
+    if (!toBury && !this.next(queue, now, limit)) return [];
     return immediate(this.db, () => {
       const t = this.now();
       this.q('UPDATE queue_messages SET dead = 1, receipt = NULL WHERE queue = ? AND dead = 0 AND visible_at <= ? AND receive_count >= ?')
         .run(queue, t, this.maxReceives);
       const out: QueueMessage[] = [];
-      const limits = new Map<string, number>();
-      const limit = (g: string) => {
-        let n = limits.get(g);
-        if (n === undefined) limits.set(g, n = limitOf ? limitOf(g) : Infinity);
-        return n;
-      };
       while (out.length < max) {
         const id = this.next(queue, t, limit);
         if (!id) break;

@@ -18,6 +18,7 @@ import { installServices } from '../../core/services.ts';
 import { closeToolWorkers, configureToolCalls, warmToolWorkers } from '../../core/tools.ts';
 import { logger } from '../../logger.ts';
 import { closeBrowser } from '../../workers/worker-browser.ts';
+import { LocalBrowserTools } from './browser-tools.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { startDeadLetterPoller } from './dead-letter-poller.ts';
 import { ThreadConfigParser } from './config-parser.ts';
@@ -63,8 +64,11 @@ export async function startLocalService(settings: LocalSettings): Promise<LocalS
     const pool = startWorkerPool(settings, local);
     started.push(pool, startWatchdog(settings, local, pool.slots), startDeadLetterPoller(local), startCounterSweeper(local));
     const firstAccount = await createFirstAccount(local.services);
-    // The browser of the tools that render (screenshot, tech-detector render) on the HTTP thread, closed after HTTP stops.
-    started.push({ stop: () => closeBrowser() });
+    // The browser of the tools that render (screenshot, tech-detector render): a thread of its own (the HTTP thread
+    // only waits for it), closed after HTTP stops.
+    const browserTools = new LocalBrowserTools(settings.outboundAllow);
+    local.services.browserTools = browserTools;
+    started.push({ stop: () => browserTools.close() }, { stop: () => closeBrowser() });
     // The tool workers: started once the routes (which register the tools' work) are loaded, ready before the first call.
     await configureToolCalls(settings.tools);
     started.push({ stop: () => closeToolWorkers() });

@@ -23,6 +23,10 @@ import { QUEUE_CHANNEL } from './queue.ts';
 import { createLocalServices, toSqsEvent, visibilityTimeoutMs, type LocalSettings } from './runtime.ts';
 import { accountJobLimit } from '../../core/plans.ts';
 import { configureJobAdmission } from '../../workers/job-queue-handler.ts';
+import { lowerThisThreadPriority } from '../../thread-priority.ts';
+
+// Jobs yield the CPU to the thread that answers HTTP (lambdas/thread-priority.ts).
+lowerThisThreadPriority();
 
 /** Messages this thread sends to its parent. */
 export type WorkerReport = { type: 'holding'; receipt: string; messageId: string; jobId: string | null } | { type: 'idle' } | { type: 'ready' } | { type: 'browser'; pid: number };

@@ -25,6 +25,7 @@ import type { ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import type { Browser, Page } from 'puppeteer-core';
 import { guardPage, guardPopups } from './page-guard.ts';
+import { lowerProcessGroupPriority } from '../../thread-priority.ts';
 
 /** Whether pages load images: 'lean' (Blink's images off) or 'images'. */
 export type ImageMode = 'lean' | 'images';
@@ -243,6 +244,9 @@ export class BrowserHost {
     });
     this.launches++;
     const pid = browser.process()?.pid;
+    // Chromium leads its own process group (puppeteer starts it detached): it and the renderers its zygote forks
+    // yield the CPU to the thread that answers HTTP (lambdas/thread-priority.ts).
+    if (pid) lowerProcessGroupPriority(pid);
     if (pid) this.o.onLaunch?.(pid);
     browser.on('disconnected', () => {
       if (this.browsers.get(mode)?.browser === browser) this.browsers.delete(mode);

@@ -1,0 +1,68 @@
+/**
+ * Background threads yield the CPU (lambdas/thread-priority.ts): a worker thread that lowers its priority gets the
+ * background nice value, the thread that answers HTTP keeps its own, and a process group (as Chromium's) is lowered
+ * whole. Linux only, as the module is.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
+import { getPriority } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { BACKGROUND_NICE, lowerProcessGroupPriority, lowerThisThreadPriority } from '../../lambdas/thread-priority.ts';
+
+const tidOfThisThread = () => Number(readlinkSync('/proc/thread-self').split('/').pop());
+
+describe('thread priority', { skip: process.platform !== 'linux' ? 'Linux only' : false }, () => {
+  it('a worker thread that lowers itself runs at the background nice value; the main thread keeps its own', async () => {
+    const mainBefore = getPriority(tidOfThisThread());
+    const url = new URL('../../lambdas/thread-priority.ts', import.meta.url).href;
+    const w = new Worker(`
+      const { parentPort } = require('node:worker_threads');
+      import(${JSON.stringify(url)}).then((m) => {
+        const ok = m.lowerThisThreadPriority();
+        const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
+        parentPort.postMessage({ ok, tid, nice: require('node:os').getPriority(tid) });
+      });`, { eval: true });
+    const got = await new Promise<{ ok: boolean; tid: number; nice: number }>((resolve, reject) => { w.once('message', resolve); w.once('error', reject); });
+    await w.terminate();
+    assert.equal(got.ok, true);
+    assert.equal(got.nice, Math.max(BACKGROUND_NICE, mainBefore));
+    assert.notEqual(got.tid, tidOfThisThread());
+    assert.equal(getPriority(tidOfThisThread()), mainBefore, 'the calling process\'s main thread is untouched');
+  });
+
+  it('never raises a priority: a thread already lower stays where it is', () => {
+    // The test process's main thread: lower it to 15 in a child process instead, so this process is not slowed.
+    const child = spawn(process.execPath, ['-e', `
+      const os = require('node:os');
+      os.setPriority(15);
+      import(${JSON.stringify(new URL('../../lambdas/thread-priority.ts', import.meta.url).href)}).then((m) => {
+        m.lowerThisThreadPriority(10);
+        process.stdout.write(String(os.getPriority()));
+      });`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    return new Promise<void>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+      child.once('exit', () => { try { assert.equal(out, '15'); resolve(); } catch (err) { reject(err); } });
+    });
+  });
+
+  it('lowers every process of a process group, children started before included', async () => {
+    // A detached shell leads its own group and starts a sleeping child, as Chromium starts its zygote.
+    const leader = spawn('sh', ['-c', 'sleep 30 & wait'], { detached: true, stdio: 'ignore' });
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      const lowered = lowerProcessGroupPriority(leader.pid!);
+      assert.ok(lowered >= 2, `the shell and its sleep: ${lowered}`);
+      assert.equal(getPriority(leader.pid!), BACKGROUND_NICE);
+    } finally {
+      process.kill(-leader.pid!, 'SIGKILL');
+    }
+  });
+
+  it('does nothing to the caller when asked for a group that does not exist', () => {
+    assert.equal(lowerProcessGroupPriority(2 ** 30), 0);
+    assert.equal(typeof lowerThisThreadPriority, 'function');
+  });
+});
