@@ -47,7 +47,7 @@ if (service.firstAccount) {
   }
 }
 
-console.log(`scrape-ai listening on ${service.url} (data: ${settings.dataDir}, billing: ${settings.billing}, workers: ${settings.workers})`);
+console.log(`scrape-ai listening on ${service.url} (data: ${settings.dataDir}, billing: ${settings.billing}, workers: ${settings.workers}, tool workers: ${settings.tools.size})`);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
