@@ -21,13 +21,33 @@ try {
   process.exit(2);
 }
 
-let service;
+// The stop signals are handled from the start: a signal that came while the service started (its workers may take
+// jobs before it listens) stops it once it has started, cleanly (held job messages given back), rather than ending
+// the process at once as an unhandled SIGTERM would.
+let service: Awaited<ReturnType<typeof startLocalService>> | undefined;
+let stopping: NodeJS.Signals | null = null;
+const stop = (signal: NodeJS.Signals) => {
+  console.log(`scrape-ai: ${signal}, stopping (running jobs resume at the next start)`);
+  service!.close().then(() => process.exit(0), (err: Error) => {
+    console.error(err);
+    process.exit(1);
+  });
+};
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) process.exit(1);
+    stopping = signal;
+    if (service) stop(signal);
+  });
+}
+
 try {
   service = await startLocalService(settings);
 } catch (err) {
   console.error(`scrape-ai: ${(err as Error).message}`);
   process.exit(1);
 }
+if (stopping) stop(stopping);
 
 if (service.firstAccount) {
   const first = service.firstAccount;
@@ -49,15 +69,4 @@ if (service.firstAccount) {
 
 console.log(`scrape-ai listening on ${service.url} (data: ${settings.dataDir}, billing: ${settings.billing}, workers: ${settings.workers}, tool workers: ${settings.tools.size})`);
 
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    console.log(`scrape-ai: ${signal}, stopping (running jobs resume at the next start)`);
-    service.close().then(() => process.exit(0), (err: Error) => {
-      console.error(err);
-      process.exit(1);
-    });
-  });
-}
+

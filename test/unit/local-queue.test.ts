@@ -57,6 +57,22 @@ describe('LocalQueue', () => {
     assert.equal(q.release('stale'), false);
   });
 
+  it('releaseHeld gives back every message held now, untouched, and leaves lost, waiting and dead ones alone', async () => {
+    await q.send('run', 'held');
+    await q.send('generate', 'held too');
+    await q.send('run', 'lost');
+    await q.send('run', 'waiting');
+    const [held] = q.receive('run', 1, 60_000);
+    const [heldToo] = q.receive('generate', 1, 60_000);
+    const [lost] = q.receive('run', 1, 1_000);
+    now += 2_000; // the visibility of `lost` ran out: its consumer is gone, the delivery counts
+    assert.deepEqual([held!.body, heldToo!.body, lost!.body], ['held', 'held too', 'lost']);
+    assert.equal(q.releaseHeld(), 2);
+    assert.equal(q.releaseHeld(), 0, 'nothing held any more');
+    const again = [...q.receive('run', 3, 60_000), ...q.receive('generate', 1, 60_000)];
+    assert.deepEqual(Object.fromEntries(again.map((m) => [m.body, m.receiveCount])), { held: 1, 'held too': 1, lost: 2, waiting: 1 });
+  });
+
   it('changes visibility, e.g. to retry at once', async () => {
     await q.send('run', 'a');
     const [m] = q.receive('run', 1, 60_000);

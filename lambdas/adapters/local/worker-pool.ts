@@ -123,5 +123,13 @@ export interface WorkerPool {
 export function startWorkerPool(settings: LocalSettings, local: LocalServices): WorkerPool {
   const slots = Array.from({ length: settings.workers }, (_, i) => new WorkerSlot(settings, local, i + 1));
   slots.forEach((s) => s.start());
-  return { slots, stop: async () => { await Promise.all(slots.map((s) => s.stop())); } };
+  return {
+    slots,
+    stop: async () => {
+      await Promise.all(slots.map((s) => s.stop()));
+      // A thread may have taken a message and been ended before its report of it arrived: a clean stop gives
+      // back every message still held, untouched (no delivery spent), not only those the slots knew of.
+      local.queue.releaseHeld();
+    },
+  };
 }
