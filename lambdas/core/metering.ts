@@ -8,6 +8,7 @@
  * (0.1 per tool call) add up exactly.
  */
 import { CodedError } from '../errors.ts';
+import { DAY_MS, fixedWindow, HOUR_MS } from './fixed-window.ts';
 import type { Operation, Plan } from './plans.ts';
 import type { AccountRecord } from './ports.ts';
 import type { Services } from './services.ts';
@@ -16,10 +17,6 @@ const MILLI = 1000;
 
 function monthKey(d: Date): string {
   return d.toISOString().slice(0, 7);
-}
-
-function hourKey(d: Date): string {
-  return d.toISOString().slice(0, 13);
 }
 
 /** First instant of the next month, UTC, as ISO (the quota's reset time). */
@@ -71,14 +68,14 @@ function checkPlan(svc: Services, account: AccountRecord, op: Operation): Plan {
 
 /** The hour window of the rate limit: its counter, when it ends, and the seconds until then. */
 function hourWindow(now: Date): { counter: string; end: Date; retryAfter: number } {
-  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), now.getUTCHours() + 1));
-  return { counter: `calls:${hourKey(now)}`, end, retryAfter: Math.max(1, Math.ceil((end.getTime() - now.getTime()) / 1000)) };
+  const w = fixedWindow(now, HOUR_MS);
+  return { counter: `calls:${w.key}`, end: w.end, retryAfter: w.retryAfterSeconds };
 }
 
 /** The day window of a tool's daily limit: its counter, when it ends (next 00:00 UTC), and the seconds until then. */
 function dayWindow(tool: string, now: Date): { counter: string; end: Date; retryAfter: number } {
-  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
-  return { counter: `tool:${tool}:${now.toISOString().slice(0, 10)}`, end, retryAfter: Math.max(1, Math.ceil((end.getTime() - now.getTime()) / 1000)) };
+  const w = fixedWindow(now, DAY_MS);
+  return { counter: `tool:${tool}:${w.key}`, end: w.end, retryAfter: w.retryAfterSeconds };
 }
 
 /** Calls a day the plan allows of a tool (its own entry, else `*`); undefined when the plan sets none. */

@@ -203,6 +203,18 @@ export interface QueueMessage {
   receipt: string;
 }
 
+/** One delivery of a job message to its executor: the receive count of the message (this one included) and the most a message gets. */
+export interface Delivery {
+  receiveCount: number;
+  maxReceives: number;
+}
+
+/**
+ * Outcome of one delivery of a job message, for the queue consumer: `done` deletes the message (the job ended,
+ * or there is nothing to do), `retry` leaves it to be delivered again (an internal error before the last delivery).
+ */
+export type DeliveryOutcome = 'done' | 'retry';
+
 /** Queue names of the service: one per job type, each with its dead-letter queue. */
 export type QueueName = 'run' | 'generate';
 

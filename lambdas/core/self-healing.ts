@@ -10,7 +10,7 @@ import type { Fetcher } from '../net/fetch.ts';
 import { Workbench } from '../generator/workbench.ts';
 import { isCodedError } from '../errors.ts';
 import { logger } from '../logger.ts';
-import { generateConfig } from './generate-job-executor.ts';
+import { generateConfig } from '../generator/generate-config.ts';
 import type { JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
 
@@ -43,7 +43,9 @@ export async function healConfig(svc: Services, job: JobRecord, deps: { fetcher:
   if (!before) return null;
   const bench = new Workbench({ fetcher: deps.fetcher, browser: deps.browser, signal: deps.signal });
   try {
-    const result = await generateConfig(svc, { url: saved.target_url, prompt: saved.prompt }, bench, () => undefined, deps.signal);
+    const result = await generateConfig({ url: saved.target_url, prompt: saved.prompt }, {
+      workbench: bench, onProgress: () => undefined, signal: deps.signal, ...(svc.anthropic ? { agent: svc.anthropic } : {}),
+    });
     await svc.store.updateConfigYaml(account.id, saved.id, result.yaml);
     return {
       config: result.config,

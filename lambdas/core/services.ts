@@ -9,7 +9,6 @@ import type { BrowserTools } from './browser-tools.ts';
 import type { KeySealer } from './crypto.ts';
 import type { PlanCatalog } from './plans.ts';
 import type { BlobStore, Clock, ConfigParser, JobQueue, Store, UsageKeys } from './ports.ts';
-import type { ThrottleSettings } from './throttles.ts';
 
 /** The Claude agent's settings (docs/generate.md): without them, configs are generated without an LLM. */
 export interface AnthropicSettings {
@@ -18,6 +17,16 @@ export interface AnthropicSettings {
   model?: string;
   /** `ANTHROPIC_BASE_URL`: another endpoint speaking the Messages API (a local stub in tests). */
   baseURL?: string;
+}
+
+/** The limits of the throttles, per window of core/throttles.ts (15 minutes). 0 turns a throttle off. */
+export interface ThrottleSettings {
+  /** Refused calls with a body (400, 403, 413) per account. @default 100 */
+  badRequestsPerWindow: number;
+  /** Failed logins per email. @default 10 */
+  failedLoginsPerEmail: number;
+  /** Failed logins per client address. @default 100 */
+  failedLoginsPerAddress: number;
 }
 
 export interface Services {

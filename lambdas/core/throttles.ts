@@ -19,8 +19,9 @@
  */
 import { createHash } from 'node:crypto';
 import { CodedError } from '../errors.ts';
+import { fixedWindow } from './fixed-window.ts';
 import type { AccountRecord } from './ports.ts';
-import type { Services } from './services.ts';
+import type { Services, ThrottleSettings } from './services.ts';
 
 /** Length of a throttle window, ms. */
 export const THROTTLE_WINDOW_MS = 15 * 60_000;
@@ -31,27 +32,15 @@ export const THROTTLE_WINDOW_MS = 15 * 60_000;
  */
 const SERVICE_COUNTERS = 0;
 
-/** The limits of the throttles, per {@link THROTTLE_WINDOW_MS} window. 0 turns a throttle off. */
-export interface ThrottleSettings {
-  /** Refused calls with a body (400, 403, 413) per account. @default 100 */
-  badRequestsPerWindow: number;
-  /** Failed logins per email. @default 10 */
-  failedLoginsPerEmail: number;
-  /** Failed logins per client address. @default 100 */
-  failedLoginsPerAddress: number;
-}
-
 export const DEFAULT_THROTTLES: ThrottleSettings = { badRequestsPerWindow: 100, failedLoginsPerEmail: 10, failedLoginsPerAddress: 100 };
 
 /** HTTP statuses of answers that count as bad requests. */
 const BAD_REQUEST_STATUSES: ReadonlySet<number> = new Set([400, 403, 413]);
 
-/** The current window: its counter suffix and the seconds until it ends (at least 1). */
+/** The current window: its counter suffix, the seconds until it ends (at least 1), and when its counters may go (a window later). */
 function window(svc: Services): { key: string; retryAfter: number; expiresAt: string } {
-  const now = svc.clock.now().getTime();
-  const start = now - (now % THROTTLE_WINDOW_MS);
-  const end = start + THROTTLE_WINDOW_MS;
-  return { key: new Date(start).toISOString().slice(0, 16), retryAfter: Math.max(1, Math.ceil((end - now) / 1000)), expiresAt: new Date(end + THROTTLE_WINDOW_MS).toISOString() };
+  const w = fixedWindow(svc.clock.now(), THROTTLE_WINDOW_MS);
+  return { key: w.key, retryAfter: w.retryAfterSeconds, expiresAt: new Date(w.end.getTime() + THROTTLE_WINDOW_MS).toISOString() };
 }
 
 function throttled(message: string, limit: number, retryAfter: number, reason: string): CodedError {

@@ -1,13 +1,21 @@
 /**
  * The two engines of SPEC.md's `target.engine`: the one crawler (./crawler.ts) over the HTTP page loader
  * (`lightweight`) or over the browser page loader (`heavy`). `engine: auto` picks one per run (./choose.ts).
+ * {@link runConfig} is how every caller runs a config; {@link runLightweight} and {@link runHeavy} are its two halves.
  */
 import { assertLightweight, type ScrapeConfig } from './config.ts';
 import { crawl, type CrawlOptions, type CrawlResult } from './crawler.ts';
 import { HttpPageLoader, type HttpLoaderOptions } from './loaders/http-loader.ts';
 import { BrowserPageLoader, type BrowserLoaderOptions } from './loaders/browser-loader.ts';
+import { chooseEngine, type EngineChoice } from './choose.ts';
+import type { BrowserHost } from './browser/host.ts';
+import type { Fetcher } from '../net/fetch.ts';
+import { CodedError } from '../errors.ts';
+
+import type { RunProgress } from './crawler.ts';
 
 export type { CrawlOptions, CrawlResult, RunProgress } from './crawler.ts';
+export type { EngineChoice } from './choose.ts';
 
 /** Options of {@link runLightweight}: the crawl's and the HTTP loader's. */
 export type LightweightOptions = CrawlOptions & Omit<HttpLoaderOptions, 'signal' | 'perHostConcurrency'>;
@@ -43,4 +51,45 @@ export async function runHeavy(config: ScrapeConfig, o: HeavyOptions): Promise<C
   } finally {
     await loader.close();
   }
+}
+
+/** Options of {@link runConfig}: the crawl's limits plus what both engines need. */
+export interface RunConfigOptions extends Omit<CrawlOptions, 'onProgress'> {
+  /** The HTTP client, bound to the outbound guard: it probes the page (`engine: auto`) and loads pages of the lightweight engine. */
+  fetcher: Fetcher;
+  /**
+   * The browser the heavy engine uses, asked for only when the heavy engine runs (a worker starts its browser
+   * on first use). Without it a run that needs a browser fails with `browser_required`.
+   */
+  browser?: () => BrowserHost;
+  /** Called after each page with the engine chosen; cheap to call often (the caller throttles writes). */
+  onProgress?: (p: RunProgress, choice: EngineChoice) => void;
+  /** Called once the engine is chosen, before any page of the run is loaded. */
+  onEngineChosen?: (choice: EngineChoice) => void;
+}
+
+/** What {@link runConfig} produced: the rows and counts, and which engine ran them and why. */
+export interface ConfigRun {
+  choice: EngineChoice;
+  result: CrawlResult;
+}
+
+/**
+ * Runs a config: the one way every caller does it (the run job, `sai run --local`, the generator's trial runs,
+ * self-healing). Picks the engine (./choose.ts, `engine: auto` probing the page with `o.fetcher`), then runs
+ * {@link runLightweight} (the probed page served once, not fetched again) or {@link runHeavy} in `o.browser()`,
+ * so that every caller gets the same loader settings: the lightweight assertion, the image decision, API capture.
+ * @throws CodedError `target_forbidden` (the guard refused the page), `browser_required` (the heavy engine with
+ *   no browser at hand), BrowserRequiredError (a lightweight config that needs a browser); otherwise as {@link crawl}.
+ */
+export async function runConfig(config: ScrapeConfig, o: RunConfigOptions): Promise<ConfigRun> {
+  const { fetcher, browser, onProgress, onEngineChosen, ...crawlOptions } = o;
+  const choice = await chooseEngine(config, fetcher, o.signal);
+  onEngineChosen?.(choice);
+  const options: CrawlOptions = { ...crawlOptions, ...(onProgress ? { onProgress: (p: RunProgress) => onProgress(p, choice) } : {}) };
+  if (choice.engine === 'heavy') {
+    if (!browser) throw new CodedError('browser_required', `The config needs a browser (${choice.reason}), and none is available here`);
+    return { choice, result: await runHeavy(config, { ...options, host: browser() }) };
+  }
+  return { choice, result: await runLightweight(config, { ...options, fetcher, ...(choice.page ? { preloaded: choice.page } : {}) }) };
 }

@@ -6,9 +6,7 @@
  */
 import { isTag, type Element } from 'domhandler';
 import { parseConfig, type ScrapeConfig } from '../engine/config.ts';
-import { crawl, type CrawlResult } from '../engine/crawler.ts';
-import { chooseEngine } from '../engine/choose.ts';
-import { HttpPageLoader } from '../engine/loaders/http-loader.ts';
+import { runConfig } from '../engine/engines.ts';
 import { BrowserPageLoader } from '../engine/loaders/browser-loader.ts';
 import type { CapturedResponse, PageSession } from '../engine/loaders/page-loader.ts';
 import type { BrowserHost } from '../engine/browser/host.ts';
@@ -201,25 +199,11 @@ export class Workbench implements GeneratorTools {
       output: { ...config.output, limit: Math.min(config.output.limit ?? maxItems, config.detail_fields ? Math.min(maxItems, 8) : maxItems) },
     };
     const budget = this.o.trialPageBudget ?? 12;
-    const choice = await chooseEngine(bounded, this.fetcher, this.o.signal);
-    let result: CrawlResult;
-    const options = { concurrency: 4, maxPages: budget, ...(this.o.signal ? { signal: this.o.signal } : {}) };
-    if (choice.engine === 'heavy') {
-      if (!this.o.browser) throw new CodedError('browser_required', `The config needs a browser (${choice.reason}), and none is available here`);
-      const loader = await BrowserPageLoader.open({ host: this.o.browser(), captureApi: true, ...(this.o.signal ? { signal: this.o.signal } : {}) });
-      try {
-        result = await crawl(bounded, loader, options);
-      } finally {
-        await loader.close();
-      }
-    } else {
-      const loader = new HttpPageLoader({ fetcher: this.fetcher, ...(choice.page ? { preloaded: choice.page } : {}), ...(this.o.signal ? { signal: this.o.signal } : {}) });
-      try {
-        result = await crawl(bounded, loader, options);
-      } finally {
-        await loader.close();
-      }
-    }
+    // The run's own way to run a config (engine/engines.ts): the trial loads pages as the real run will.
+    const { result } = await runConfig(bounded, {
+      fetcher: this.fetcher, concurrency: 4, maxPages: budget,
+      ...(this.o.browser ? { browser: this.o.browser } : {}), ...(this.o.signal ? { signal: this.o.signal } : {}),
+    });
     this.lastTrial = { rows: result.rows, itemsFound: result.itemsFound, pagesScraped: result.pagesScraped, engine: result.engine, warnings: result.warnings, apiDiscovered: result.apiDiscovered };
     return this.lastTrial;
   }

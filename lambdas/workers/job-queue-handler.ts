@@ -16,16 +16,11 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deadLetter } from '../core/jobs.ts';
 import { FINISHED } from '../core/job-states.ts';
 import { accountJobLimit } from '../core/plans.ts';
-import type { QueueName } from '../core/ports.ts';
-import type { DeliveryOutcome } from '../core/run-job-executor.ts';
+import type { Delivery, DeliveryOutcome, QueueName } from '../core/ports.ts';
 import { services, type Services } from '../core/services.ts';
 import { logger } from '../logger.ts';
 
-/** One delivery of a job: the receive count of its message and the most a message gets. */
-export interface Delivery {
-  receiveCount: number;
-  maxReceives: number;
-}
+export type { Delivery } from '../core/ports.ts';
 
 /** Where the per-account limit of running jobs is kept. */
 export interface JobAdmission {

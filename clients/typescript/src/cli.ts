@@ -187,10 +187,10 @@ async function runLocal(file: string, o: { format?: string; output?: string; con
   const maxPages = o.maxPages === undefined ? undefined : Number(o.maxPages);
   if (maxPages !== undefined && (!Number.isInteger(maxPages) || maxPages < 1)) throw new UsageError('--max-pages must be a whole number, 1 or more');
   // Loaded here: the remote commands do not need the engine (nor a repository checkout).
-  const [{ parseConfig }, engines, { chooseEngine }, { OutboundGuard }, { Fetcher }, { exportRows }] = await Promise.all([
+  const [{ parseConfig }, engines, { BrowserHost }, { OutboundGuard }, { Fetcher }, { exportRows }] = await Promise.all([
     import('../../../lambdas/engine/config.ts'),
     import('../../../lambdas/engine/engines.ts'),
-    import('../../../lambdas/engine/choose.ts'),
+    import('../../../lambdas/engine/browser/host.ts'),
     import('../../../lambdas/net/guard.ts'),
     import('../../../lambdas/net/fetch.ts'),
     import('../../../lambdas/export/rows-export.ts'),
@@ -209,24 +209,17 @@ async function runLocal(file: string, o: { format?: string; output?: string; con
   process.once('SIGINT', onSignal);
   const fetcher = new Fetcher(guard, { perHostConcurrency: concurrency });
   const bar = new Progress();
-  let host: { close(): Promise<void> } | null = null;
+  let host = null as InstanceType<typeof BrowserHost> | null;
   try {
     bar.update(0, 'choosing the engine');
-    const choice = await chooseEngine(config, fetcher, controller.signal);
-    const options = {
-      concurrency, signal: controller.signal, ...(maxPages ? { maxPages } : {}),
-      onProgress: (p: { progress: number; pagesScraped: number; itemsFound: number; message: string }) =>
-        bar.update(p.progress, `${p.message} (${p.pagesScraped} pages, ${p.itemsFound} items; ${choice.engine} engine)`),
-    };
-    let result;
-    if (choice.engine === 'heavy') {
-      const { BrowserHost } = await import('../../../lambdas/engine/browser/host.ts');
-      const browser = new BrowserHost({ guard });
-      host = browser;
-      result = await engines.runHeavy(config, { ...options, host: browser });
-    } else {
-      result = await engines.runLightweight(config, { ...options, fetcher, ...(choice.page ? { preloaded: choice.page } : {}) });
-    }
+    const { choice, result } = await engines.runConfig(config, {
+      fetcher, concurrency, signal: controller.signal, ...(maxPages ? { maxPages } : {}),
+      browser: () => {
+        host ??= new BrowserHost({ guard });
+        return host;
+      },
+      onProgress: (p, c) => bar.update(p.progress, `${p.message} (${p.pagesScraped} pages, ${p.itemsFound} items; ${c.engine} engine)`),
+    });
     bar.update(100, `Completed: ${result.rows.length} rows from ${result.pagesScraped} pages (${choice.engine} engine; ${choice.reason})`);
     bar.done();
     const summary = {
