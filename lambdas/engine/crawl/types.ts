@@ -1,0 +1,50 @@
+/**
+ * The public shapes of a crawl (lambdas/engine/crawler.ts re-exports them): its options, its progress reports and
+ * its result. Types only, so that every part of the crawler can name them without importing another part.
+ */
+import type { Row } from '../extract.ts';
+import type { CapturedResponse } from '../loaders/page-loader.ts';
+
+/** Progress of a run, reported as it goes. */
+export interface RunProgress {
+  /** 0-99 while running; never goes down. */
+  progress: number;
+  pagesScraped: number;
+  itemsFound: number;
+  message: string;
+}
+
+/** Options of `crawl` (./crawl.ts). */
+export interface CrawlOptions {
+  /** Pages loaded at once, all kinds together (a browser tab each). @default 4 */
+  concurrency?: number;
+  /** Most pages one run may load, all kinds together (docs/limits.md). @default 1000 */
+  maxPages?: number;
+  /** Aborts the run: loads stop and the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Called after each page; cheap to call often (the caller throttles writes). */
+  onProgress?: (p: RunProgress) => void;
+  /**
+   * Ends the run early and gracefully (the extension's stop button): once it fires no page starts, the pages
+   * in flight finish, detail pages not loaded give their fields' defaults, and the run resolves with the rows
+   * read so far and the warning "stopped by the user after N pages". Unlike `signal`, nothing is thrown.
+   */
+  stopSignal?: AbortSignal;
+}
+
+/** What a run produced. */
+export interface CrawlResult {
+  /** Rows after `output` (deduplicate, limit). */
+  rows: Row[];
+  /** Documents loaded and read (listing pages and in-page steps, detail pages, the categories' index page). */
+  pagesScraped: number;
+  /** Items kept from listing pages (before `output`). */
+  itemsFound: number;
+  /** Problems that did not fail the run (a detail page that 404ed, the page limit reached, …). */
+  warnings: string[];
+  engine: 'lightweight' | 'heavy';
+  /** Whether an XHR/fetch JSON answer of the pages carried most rows' values (browser). */
+  apiDiscovered: boolean;
+  /** XHR/fetch JSON answers seen (browser; at most 50 kept). */
+  apiCapture: CapturedResponse[];
+}
