@@ -14,7 +14,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { extractLeads, type LeadsReport } from '../lambdas/tools/leads.ts';
+import { extractLeads, type LeadsReport } from '../lambdas/tools/leads/index.ts';
 import type { ToolPage } from '../lambdas/tools/page.ts';
 import { gitHead } from './report.ts';
 import { BENCH_DIR, OUT_DIR, ROOT, corpusDir } from './paths.ts';

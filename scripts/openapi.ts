@@ -7,9 +7,9 @@
 import { ERROR_CODES, type ErrorCode, type ErrorCodeSpec } from '../lambdas/errors.ts';
 import { routes, TOOL_REPORTS, type RouteDef } from '../lambdas/routes.ts';
 import { errorBody, type JSONSchema } from '../lambdas/http/schemas.ts';
-import { seoReportSchema } from '../lambdas/tools/seo.ts';
-import { techReportSchema } from '../lambdas/tools/tech.ts';
-import { leadsReportSchema } from '../lambdas/tools/leads.ts';
+import { seoReportSchema } from '../lambdas/tools/seo/index.ts';
+import { techReportSchema } from '../lambdas/tools/tech/index.ts';
+import { leadsReportSchema } from '../lambdas/tools/leads/index.ts';
 import { contentReportSchema } from '../lambdas/tools/content.ts';
 import { linksReportSchema } from '../lambdas/tools/links.ts';
 import { dnsWhoisReportSchema } from '../lambdas/tools/dns-whois.ts';

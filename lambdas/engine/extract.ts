@@ -19,6 +19,7 @@ import { load, type CheerioAPI, type Cheerio } from 'cheerio/slim';
 import { isTag, type AnyNode, type Element } from 'domhandler';
 import type { FieldSpec, ScrapeConfig } from './config.ts';
 import { parseHtml } from './html/parse.ts';
+import { documentBaseUrl, resolveUrl } from './page-facts.ts';
 import { applyTransforms, compilePattern, compileTransforms, regexExtract, type FieldValue, type Pattern, type Transform } from './transforms.ts';
 import { compileFieldSelector, compileSiblingsSelector, type FieldSelector, type SiblingsSelector } from './field-selector.ts';
 
@@ -62,30 +63,31 @@ export function loadHtml(html: string): CheerioAPI {
 }
 
 /**
- * The document's base URL: the first `<base href>` resolved against the page URL, else the page URL.
+ * The document's base URL (page-facts.ts, {@link documentBaseUrl}: the HTML standard's, as a browser has it): the
+ * first `<base href>` of the document (not one inside `<template>` or SVG) resolved against the page URL, else
+ * the page URL; an `href` that does not parse, or names a `data:` or `javascript:` URL, leaves the page URL.
+ * @param $ the page, as loadHtml() gives it.
+ * @param pageUrl the page's final URL after redirects.
  * @param html the page's source, when at hand: a page without `<base` skips the document search.
+ * @returns an absolute URL (the page URL when there is no usable `<base href>`).
  */
 export function documentBase($: CheerioAPI, pageUrl: string, html?: string): string {
   if (html !== undefined && !/<base[\s>]/i.test(html)) return pageUrl;
-  const href = $('base[href]').first().attr('href');
-  if (!href) return pageUrl;
-  try {
-    return new URL(href.trim(), pageUrl).href;
-  } catch {
-    return pageUrl;
-  }
+  const root = $.root()[0];
+  return root ? documentBaseUrl(root, pageUrl) : pageUrl;
 }
 
-/** Resolves a URL found in a page; null for empty, unparsable or `javascript:` URLs. */
+/**
+ * Resolves a URL found in a page for a `link` or `image_url` field (page-facts.ts's {@link resolveUrl}, trimmed).
+ * @param raw the attribute's value; undefined when the element has none.
+ * @param base the document base ({@link documentBase}).
+ * @returns the absolute URL; null for a missing, empty, unparsable or `javascript:` URL.
+ */
 export function absoluteUrl(raw: string | undefined, base: string): string | null {
   if (raw === undefined) return null;
   const s = raw.trim();
   if (!s || /^javascript:/i.test(s)) return null;
-  try {
-    return new URL(s, base).href;
-  } catch {
-    return null;
-  }
+  return resolveUrl(s, base);
 }
 
 function isBlank(v: unknown): boolean {

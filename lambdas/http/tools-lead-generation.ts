@@ -4,7 +4,7 @@
  * fetched and read in a tool worker (core/tool-thread.ts).
  */
 import { runPageTool, toolWork } from '../core/tools.ts';
-import { findLeads } from '../tools/leads.ts';
+import { findLeads } from '../tools/leads/index.ts';
 import { apiHandler, jsonText } from './middleware.ts';
 import { route } from '../routes.ts';
 

@@ -3,7 +3,7 @@
  * Lighthouse audits. The page and its robots.txt are fetched and read in a tool worker (core/tool-thread.ts).
  */
 import { runPageTool, toolWork } from '../core/tools.ts';
-import { analyzeSeo } from '../tools/seo.ts';
+import { analyzeSeo } from '../tools/seo/index.ts';
 import { apiHandler, jsonText } from './middleware.ts';
 import { route } from '../routes.ts';
 

@@ -4,7 +4,7 @@
  * read in a tool worker (core/tool-thread.ts): fetched there, or, rendered, handed over by this thread.
  */
 import { loadRenderedToolPage, runPageTool, toolWork } from '../core/tools.ts';
-import { detectTechnologies, jsGlobalPaths } from '../tools/tech.ts';
+import { detectTechnologies, jsGlobalPaths } from '../tools/tech/index.ts';
 import { workerBrowser } from '../workers/worker-browser.ts';
 import { apiHandler, jsonText } from './middleware.ts';
 import { route } from '../routes.ts';

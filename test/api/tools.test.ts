@@ -13,10 +13,10 @@ import path from 'node:path';
 import { corpusDir } from '../fixtures/corpus.ts';
 import { Ajv } from 'ajv';
 import { contentReportSchema, htmlText } from '../../lambdas/tools/content.ts';
-import { leadsReportSchema } from '../../lambdas/tools/leads.ts';
+import { leadsReportSchema } from '../../lambdas/tools/leads/index.ts';
 import { screenshotStoredSchema } from '../../lambdas/tools/screenshot.ts';
-import { seoReportSchema } from '../../lambdas/tools/seo.ts';
-import { techReportSchema } from '../../lambdas/tools/tech.ts';
+import { seoReportSchema } from '../../lambdas/tools/seo/index.ts';
+import { techReportSchema } from '../../lambdas/tools/tech/index.ts';
 import { tokenF1 } from '../../lambdas/tools/content-score.ts';
 import { client, createAccount, startService, type TestService } from '../helpers/service.ts';
 

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { Ajv } from 'ajv';
 import {
   contactPageLinks, decodeCloudflareEmail, extractLeads, findLeads, leadsReportSchema, socialProfile, MAX_CONTACT_PAGES, type LeadsReport,
-} from '../../lambdas/tools/leads.ts';
+} from '../../lambdas/tools/leads/index.ts';
 import type { FetchedText, PageFetch } from '../../lambdas/tools/page.ts';
 import { toolPage } from '../helpers/tool-page.ts';
 

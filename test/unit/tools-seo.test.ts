@@ -18,7 +18,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { parseHTML } from 'linkedom';
-import { analyzeSeo, seoReportSchema, SEO_AUDIT_WEIGHTS, type SeoAudit, type SeoAuditId, type SeoReport } from '../../lambdas/tools/seo.ts';
+import { analyzeSeo, seoReportSchema, SEO_AUDIT_WEIGHTS, type SeoAudit, type SeoAuditId, type SeoReport } from '../../lambdas/tools/seo/index.ts';
 import type { FetchedText, PageFetch, ToolPage } from '../../lambdas/tools/page.ts';
 import { toolPage } from '../helpers/tool-page.ts';
 import { corpusDir } from '../fixtures/corpus.ts';

@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import {
   boundQuantifiers, detectTechnologies, domPrefilter, jsGlobalPaths, LIMITS, LiteralScanner, requiredLiterals, resolveVersion, techReportSchema,
   type DetectedTechnology, type TechReport,
-} from '../../lambdas/tools/tech.ts';
+} from '../../lambdas/tools/tech/index.ts';
 import { loadFingerprints } from '../../lambdas/tools/fingerprints.ts';
 import type { ToolPage } from '../../lambdas/tools/page.ts';
 import { parseHtml } from '../../lambdas/engine/html/parse.ts';

@@ -13,7 +13,7 @@ import { BrowserHost } from '../../engine/browser/host.ts';
 import { isCodedError } from '../../errors.ts';
 import { OutboundGuard } from '../../net/guard.ts';
 import { lowerThisThreadPriority } from '../../thread-priority.ts';
-import { jsGlobalPaths } from '../../tools/tech.ts';
+import { jsGlobalPaths } from '../../tools/tech/index.ts';
 
 /** What the service gives the thread. */
 export interface BrowserThreadData {
