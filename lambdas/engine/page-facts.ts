@@ -167,3 +167,14 @@ export function isHtmlResponse(contentType: string, body: string): boolean {
   if (HTML_TYPES.has(type)) return true;
   return UNKNOWN_TYPES.has(type) && sniffsAsHtml(body);
 }
+
+/**
+ * Whether a response with this MIME type may be an HTML document, before its body is at hand (a HEAD answer):
+ * an HTML type, or none (or an unknown one), which {@link isHtmlResponse} then decides from the body.
+ *
+ * @param contentType the `Content-Type` (parameters allowed); '' when none was given.
+ */
+export function mayBeHtml(contentType: string): boolean {
+  const type = mimeEssence(contentType);
+  return HTML_TYPES.has(type) || UNKNOWN_TYPES.has(type);
+}

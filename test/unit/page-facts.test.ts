@@ -8,7 +8,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseHtml } from '../../lambdas/engine/html/parse.ts';
-import { baseUrlFromHref, documentBaseUrl, firstBaseHref, isHtmlResponse, mimeEssence, resolveUrl, sniffsAsHtml } from '../../lambdas/engine/page-facts.ts';
+import { baseUrlFromHref, documentBaseUrl, firstBaseHref, isHtmlResponse, mayBeHtml, mimeEssence, resolveUrl, sniffsAsHtml } from '../../lambdas/engine/page-facts.ts';
 import { absoluteUrl, documentBase, loadHtml } from '../../lambdas/engine/extract.ts';
 import { analyzeSeo } from '../../lambdas/tools/seo/index.ts';
 import { detectTechnologies } from '../../lambdas/tools/tech/index.ts';
@@ -159,6 +159,14 @@ describe('isHtmlResponse', () => {
     assert.equal(sniffsAsHtml('\uFEFF<html>'), false, 'a BOM is no whitespace');
     assert.equal(sniffsAsHtml(`${' '.repeat(1440)}<html>`), false, 'past the resource header');
     assert.equal(sniffsAsHtml(`${' '.repeat(1430)}<html>`), true);
+  });
+
+  it('mayBeHtml: by the type alone (a HEAD answer), an HTML type or none', () => {
+    assert.equal(mayBeHtml('text/html; charset=utf-8'), true);
+    assert.equal(mayBeHtml(''), true);
+    assert.equal(mayBeHtml('application/unknown'), true);
+    assert.equal(mayBeHtml('text/plain'), false);
+    assert.equal(mayBeHtml('application/pdf'), false);
   });
 
   it('mimeEssence drops parameters and case', () => {
