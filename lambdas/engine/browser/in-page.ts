@@ -1,7 +1,8 @@
 /**
- * Functions that run inside the page (serialized by puppeteer's `page.evaluate`): they may use only
- * their arguments and the page's globals, nothing imported. Kept in one module so the rest of the
- * engine never writes JavaScript in strings.
+ * Functions that run inside the page (serialized by puppeteer's `page.evaluate`, and by the extension's
+ * `chrome.scripting.executeScript`): they may use only their arguments and the page's globals, nothing imported.
+ * Kept in one module so the rest of the engine never writes JavaScript in strings. `eval` fields are here; the
+ * browser steps' in-page functions (actions, waits, pagination) are in ./in-page-steps.ts.
  */
 
 /** How the page's items are enumerated, mirroring extractItems() in extract.ts. */
@@ -74,49 +75,4 @@ export function evalFieldsInPage(q: ItemQuery, fields: EvalField[], start: numbe
       return { ok: false as const, error: `${(err as Error).name ?? 'Error'}: ${(err as Error).message ?? String(err)}` };
     }
   }));
-}
-
-/** Number of items the page has now (for load-more and infinite scroll). */
-export function countItemsInPage(q: ItemQuery): number {
-  if (q.type === 'single') return 1;
-  return document.querySelectorAll(q.container!).length;
-}
-
-/** Marks the current document, so a later check can tell whether a click navigated away. */
-export function markDocument(marker: string): void {
-  (window as unknown as Record<string, unknown>).__saiDocument = marker;
-}
-
-export function documentMarker(): unknown {
-  return (window as unknown as Record<string, unknown>).__saiDocument ?? null;
-}
-
-/** Whether a pagination control is present and usable. */
-export function controlState(selector: string): 'missing' | 'disabled' | 'ready' {
-  const el = document.querySelector(selector);
-  if (!el) return 'missing';
-  const html = el as HTMLElement & { disabled?: boolean };
-  if (html.disabled || el.getAttribute('aria-disabled') === 'true' || el.classList.contains('disabled')) return 'disabled';
-  const style = window.getComputedStyle(el);
-  if (style.display === 'none' || style.visibility === 'hidden') return 'missing';
-  return 'ready';
-}
-
-/** Scrolls the window: `full` to the bottom (or top), or by a number of pixels. */
-export function scrollPage(direction: 'down' | 'up', amount: 'full' | number): void {
-  const sign = direction === 'up' ? -1 : 1;
-  if (amount === 'full') window.scrollTo(0, direction === 'up' ? 0 : document.documentElement.scrollHeight);
-  else window.scrollBy(0, sign * amount);
-}
-
-/** Runs an action script in the page: an expression or a function body. */
-export function runScriptInPage(script: string): unknown {
-  let fn: () => unknown;
-  try {
-    fn = new Function(`return (${script}\n);`) as () => unknown;
-  } catch {
-    fn = new Function(script) as () => unknown;
-  }
-  const v = fn();
-  return v === undefined ? null : v;
 }

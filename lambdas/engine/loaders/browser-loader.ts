@@ -2,7 +2,9 @@
  * The browser page loader: pages are tabs of one fresh browser context per job (BrowserHost), every request
  * of every page through the job's guard proxy. A tab is kept and reused URL after URL (opening a tab costs
  * more than loading a URL). The crawler reads the rendered DOM's HTML with the same cheerio code as over HTTP;
- * only `eval` fields run inside the page (in-page.ts).
+ * only `eval` fields run inside the page (in-page.ts). Actions, the wait for a page's content and the in-page
+ * pagination steps are the browser steps of ../browser/steps.ts, shared with the extension's tab loader: this
+ * loader gives them a puppeteer page with trusted input and the tab's network idle ({@link SERVICE_STEPS}).
  *
  * Per page: `goto` until DOMContentLoaded, then the page's ready condition (the config's `wait_selector`,
  * else the items' or the first detail field's selector, at most 5 s): pages rendered by script have their
@@ -21,10 +23,9 @@ import { CodedError } from '../../errors.ts';
 import type { ActionSpec } from '../config.ts';
 import type { BrowserHost, JobContext } from '../browser/host.ts';
 import { isNavigationError, MAX_SELF_NAVIGATIONS, PAGE_SETTLE_MS, whenSettled } from '../browser/page-guard.ts';
-import {
-  controlState, countItemsInPage, documentMarker, evalFieldsInPage, markDocument, runScriptInPage, scrollPage,
-  type EvalField, type EvalOutcome, type ItemQuery,
-} from '../browser/in-page.ts';
+import { evalFieldsInPage, type EvalField, type EvalOutcome, type ItemQuery } from '../browser/in-page.ts';
+import { scriptInPage } from '../browser/in-page-steps.ts';
+import { paginationStep, runActions, SERVICE_STEPS, waitForContent, type NavigationWatch, type StepPage } from '../browser/steps.ts';
 import { sleep } from '../../sleep.ts';
 import type { ProxyEvent } from '../../net/proxy.ts';
 import type { BrowserSessionFeatures, CapturedResponse, LoadedDocument, LoadOptions, PageLoader, PageSession, ReadyCondition, StepOutcome } from './page-loader.ts';
@@ -348,19 +349,79 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
     return this.current(o.ready, url);
   }
 
-  /** Waits for the ready condition; returns the time-out of an explicit one that did not appear. */
+  /**
+   * The browser steps' view of this tab (../browser/steps.ts): in-page calls with `page.evaluate`, trusted input,
+   * the tab's network idle, navigations seen by the protocol.
+   */
+  private readonly steps: StepPage = {
+    options: SERVICE_STEPS,
+    run: (fn, args) => this.page.evaluate(fn as (...a: unknown[]) => unknown, ...args) as Promise<never>,
+    read: (fn, args) => this.loader.settled(this.page, () => this.page.evaluate(fn as (...a: unknown[]) => unknown, ...args)) as Promise<never>,
+    script: (script) => this.page.evaluate(scriptInPage, script),
+    isNavigation: (err) => isNavigationError(err) && !this.loader.crashed,
+    trustedInput: async (a) => {
+      if (a.type === 'keyboard') {
+        await this.page.keyboard.press(a.key as Parameters<Page['keyboard']['press']>[0]);
+        return 'ok';
+      }
+      const el = await this.page.$(a.selector!);
+      if (!el) return 'missing';
+      try {
+        if (a.type === 'click') await el.click();
+        else if (a.type === 'hover') await el.hover();
+        else {
+          await el.click({ count: 3 });
+          await el.type(a.value ?? '');
+        }
+      } finally {
+        void el.dispose().catch(() => undefined);
+      }
+      return 'ok';
+    },
+    networkIdle: (idleMs, timeoutMs) => this.page.waitForNetworkIdle({ idleTime: idleMs, timeout: timeoutMs }),
+    watchNavigation: () => this.watchNavigation(),
+    check: () => {
+      if (this.loader.crashed) throw this.loader.crashed;
+      if (this.loader.signal?.aborted) throw this.loader.signal.reason;
+    },
+    sleep: (ms) => sleep(ms, this.loader.signal),
+    url: () => this.page.url(),
+  };
+
+  /**
+   * Watches for a navigation of the main frame (a request for a new document: not a same-document one); its new
+   * document is there at DOMContentLoaded, and its response gives the status and content type of what is read next.
+   */
+  private watchNavigation(): NavigationWatch {
+    const page = this.page;
+    const stop = new AbortController();
+    let started = false;
+    const onRequest = (req: HTTPRequest) => {
+      if (req.isNavigationRequest() && req.frame() === page.mainFrame()) started = true;
+    };
+    page.on('request', onRequest);
+    const timeout = this.loader.options.navigationTimeoutMs ?? 30_000;
+    const done = page.waitForNavigation({ waitUntil: 'domcontentloaded', timeout, signal: stop.signal }).then((r) => {
+      if (r) {
+        this.lastStatus = r.status();
+        this.lastContentType = (r.headers()['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      }
+    }, () => undefined);
+    return {
+      started: () => started,
+      done: () => done,
+      stop: () => {
+        page.off('request', onRequest);
+        stop.abort();
+      },
+    };
+  }
+
+  /** Waits for the ready condition ({@link waitForContent}); returns the time-out of an explicit one that did not appear. */
   private async waitReady(ready: ReadyCondition | undefined): Promise<LoadedDocument['waitTimedOut']> {
     if (!ready) return undefined;
     try {
-      const appeared = this.page.waitForSelector(ready.selector, { timeout: ready.timeoutMs });
-      if (ready.explicit) await appeared;
-      else {
-        // An implicit wait also ends when the page has gone quiet (no request for 500 ms): a page that will never
-        // have the selector (the empty page past a listing's end, a detail page without the field) costs that
-        // much, not the whole time-out. Pages that render from fetched data are still fetching meanwhile.
-        appeared.catch(() => undefined);
-        await Promise.race([appeared, this.page.waitForNetworkIdle({ idleTime: 500, timeout: ready.timeoutMs }).catch(() => undefined)]);
-      }
+      return await waitForContent(this.steps, ready);
     } catch (err) {
       if (this.loader.crashed) throw this.loader.crashed;
       if (this.loader.signal?.aborted) throw this.loader.signal.reason;
@@ -390,138 +451,19 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
 
   async runActions(actions: readonly ActionSpec[]): Promise<void> {
     await this.alive();
-    const page = this.page;
-    for (let i = 0; i < actions.length; i++) {
-      const a = actions[i]!;
-      const where = `actions[${i}] (${a.type}${a.selector ? ` "${a.selector}"` : ''})`;
-      const element = async () => {
-        const el = await page.waitForSelector(a.selector!, { timeout: 5000 }).catch(() => null);
-        if (!el) throw new CodedError('action_failed', `${where}: no element matches the selector "${a.selector}" on ${page.url()}`, [{ path: `actions[${i}].selector`, selector: a.selector }]);
-        return el;
-      };
-      try {
-        switch (a.type) {
-          case 'click':
-            await (await element()).click();
-            break;
-          case 'scroll':
-            await this.loader.settled(page, () => page.evaluate(scrollPage, a.direction ?? 'down', a.amount ?? 'full'));
-            break;
-          case 'type': {
-            const el = await element();
-            await el.click({ count: 3 });
-            await el.type(a.value ?? '');
-            break;
-          }
-          case 'select': {
-            await element();
-            const chosen = await page.select(a.selector!, a.value ?? '');
-            if (!chosen.length) throw new CodedError('action_failed', `${where}: no option with the value "${a.value}"`, [{ path: `actions[${i}].value` }]);
-            break;
-          }
-          case 'hover':
-            await (await element()).hover();
-            break;
-          case 'keyboard':
-            await page.keyboard.press(a.key as Parameters<Page['keyboard']['press']>[0]);
-            break;
-          case 'script':
-            try {
-              await page.evaluate(runScriptInPage, a.script!);
-            } catch (err) {
-              // A script that navigates the page (location.href = …) has done its work: the settle below waits for the new page.
-              if (isNavigationError(err) && !this.loader.crashed) break;
-              if (this.loader.explain(err) !== err) throw err;
-              throw new CodedError('action_failed', `${where}: the script threw ${(err as Error).message.split('\n')[0]}`, [{ path: `actions[${i}].script` }]);
-            }
-            break;
-        }
-      } catch (err) {
-        throw this.loader.explain(err);
-      }
-      // Let the page react (requests, rendering) before the next action.
-      await this.settle(a.wait_after);
-    }
-  }
-
-  /** Waits `ms`, and for a navigation the last action may have started. */
-  private async settle(ms: number): Promise<void> {
-    await Promise.race([sleep(ms, this.loader.signal), this.page.waitForNavigation({ waitUntil: 'domcontentloaded', timeout: ms }).catch(() => undefined)]);
-    if (this.loader.crashed) throw this.loader.crashed;
-  }
-
-  async step(kind: 'click' | 'scroll', selector: string | undefined, query: ItemQuery, waitMs: number, ready?: ReadyCondition): Promise<StepOutcome> {
-    await this.alive();
-    const page = this.page;
     try {
-      const settled = <T>(call: () => Promise<T>) => this.loader.settled(page, call);
-      if (kind === 'scroll') {
-        const before = await settled(() => page.evaluate(countItemsInPage, query));
-        await settled(() => page.evaluate(scrollPage, 'down' as const, 'full' as const));
-        return { outcome: (await this.waitForMore(query, before, waitMs)) ? 'more' : 'end', before };
-      }
-      const state = await settled(() => page.evaluate(controlState, selector!));
-      if (state !== 'ready') return { outcome: 'end', before: 0 };
-      const before = await settled(() => page.evaluate(countItemsInPage, query));
-      const marker = `m${Date.now()}-${Math.random()}`;
-      await settled(() => page.evaluate(markDocument, marker));
-      const navigation = page.waitForNavigation({ waitUntil: 'domcontentloaded', timeout: waitMs }).then((r) => {
-        if (r) {
-          this.lastStatus = r.status();
-          this.lastContentType = (r.headers()['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-        }
-        return true;
-      }, () => false);
-      await page.click(selector!).catch(() => undefined);
-      const change = await this.waitForChange(query, before, marker, waitMs, navigation);
-      if (change === 'navigated') {
-        await navigation;
-        await this.waitReady(ready);
-      }
-      return { outcome: change === 'none' ? 'end' : change, before };
+      await runActions(this.steps, actions);
     } catch (err) {
       throw this.loader.explain(err);
     }
   }
 
-  /**
-   * After a click: did the page navigate (the marked document is gone), grow (more items), or neither
-   * within `ms`? A navigation destroys the page's context mid-poll; that counts as navigated.
-   */
-  private async waitForChange(query: ItemQuery, before: number, marker: string, ms: number, navigation: Promise<boolean>): Promise<'navigated' | 'more' | 'none'> {
-    let navigated = false;
-    void navigation.then((v) => { navigated ||= v; });
-    const end = Date.now() + ms;
-    for (;;) {
-      if (this.loader.crashed) throw this.loader.crashed;
-      if (navigated) return 'navigated';
-      try {
-        if ((await this.page.evaluate(documentMarker)) !== marker) return 'navigated';
-        if ((await this.page.evaluate(countItemsInPage, query)) > before) {
-          // Give a batch that is still being appended a moment to finish.
-          await sleep(150, this.loader.signal);
-          return 'more';
-        }
-      } catch {
-        return 'navigated';
-      }
-      if (Date.now() >= end) return 'none';
-      await sleep(100, this.loader.signal);
-    }
-  }
-
-  /** Polls until the page has more items than `before`; false when it stopped changing within `ms`. */
-  private async waitForMore(query: ItemQuery, before: number, ms: number): Promise<boolean> {
-    const end = Date.now() + ms;
-    for (;;) {
-      if (this.loader.crashed) throw this.loader.crashed;
-      const now = await this.loader.settled(this.page, () => this.page.evaluate(countItemsInPage, query));
-      if (now > before) {
-        await sleep(150, this.loader.signal);
-        return true;
-      }
-      if (Date.now() >= end) return false;
-      await sleep(100, this.loader.signal);
+  async step(kind: 'click' | 'scroll', selector: string | undefined, query: ItemQuery, waitMs: number, ready?: ReadyCondition): Promise<StepOutcome> {
+    await this.alive();
+    try {
+      return await paginationStep(this.steps, kind, selector, query, waitMs, ready);
+    } catch (err) {
+      throw this.loader.explain(err);
     }
   }
 

@@ -3,8 +3,10 @@
  * user's own browser tabs, so that a config runs in the extension with the same crawler, request queue and
  * cheerio extraction as the service's engines (ARCHITECTURE.md, ideas 4 and 5). The rendered DOM is read
  * with `browser.scripting.executeScript` and extracted by the crawler, as the browser loader reads
- * puppeteer's `page.content()`; only actions, in-page pagination steps and `eval` fields run inside the page,
- * with the same in-page functions (lambdas/engine/browser/in-page.ts).
+ * puppeteer's `page.content()`; only actions, in-page pagination steps and `eval` fields run inside the page.
+ * Actions, the wait for a page's content and the in-page pagination steps are the browser steps of
+ * lambdas/engine/browser/steps.ts, the service's own: this loader gives them a tab driven with
+ * `browser.scripting` ({@link EXTENSION_STEPS}: DOM events for input, the page's own quiet for implicit waits).
  *
  * Sessions (one per crawler slot):
  * - the first is the **current tab**: its first load adopts the document already shown when the URL is the
@@ -14,22 +16,23 @@
  *   at the end; reading them needs host access to their site (docs/extension.md, "Permissions").
  *
  * Differences from the service's browser loader (docs/extension.md): no outbound guard (the pages are the
- * user's own browsing, with the user's network and cookies); clicks, typing and hovering are DOM events
- * (`el.click()`, input events), not trusted input; `keyboard` actions dispatch key events to the focused
- * element; `eval` fields and `script` actions run in the page's world and fail on pages whose CSP forbids eval.
+ * user's own browsing, with the user's network and cookies); the two named options of EXTENSION_STEPS (clicks,
+ * typing, hovering and keys are DOM events, not trusted input; an implicit wait ends on the page's quiet, not the
+ * network's); `eval` fields and `script` actions run in the page's world and fail on pages whose CSP forbids eval.
  */
 import { browser, type Browser } from 'wxt/browser';
 import { CodedError } from '../../../../lambdas/errors.ts';
 import type { ActionSpec } from '../../../../lambdas/engine/config.ts';
+import { evalFieldsInPage, type EvalField, type EvalOutcome, type ItemQuery } from '../../../../lambdas/engine/browser/in-page.ts';
+import { scriptInPage } from '../../../../lambdas/engine/browser/in-page-steps.ts';
 import {
-  controlState, countItemsInPage, documentMarker, evalFieldsInPage, markDocument, runScriptInPage, scrollPage,
-  type EvalField, type EvalOutcome, type ItemQuery,
-} from '../../../../lambdas/engine/browser/in-page.ts';
+  EXTENSION_STEPS, paginationStep, runActions, waitForContent, type NavigationWatch, type StepPage,
+} from '../../../../lambdas/engine/browser/steps.ts';
 import type {
   BrowserSessionFeatures, CapturedResponse, LoadedDocument, LoadOptions, PageLoader, PageSession, ReadyCondition, StepOutcome,
 } from '../../../../lambdas/engine/loaders/page-loader.ts';
 import { sleep } from '../../../../lambdas/sleep.ts';
-import { actionInPage, snapshotInPage, waitingSelectorInPage, type PageSnapshot } from './in-tab.ts';
+import { snapshotInPage, type PageSnapshot } from './in-tab.ts';
 
 /** Options of a {@link TabPageLoader}. */
 export interface TabLoaderOptions {
@@ -43,9 +46,7 @@ export interface TabLoaderOptions {
   signal?: AbortSignal;
 }
 
-/** Longest implicit wait (no wait_selector) for content after a page completed, ms. */
-const IMPLICIT_WAIT_CAP_MS = 1500;
-/** Poll interval of in-page waits, ms. */
+/** Poll interval of the waits for a tab's loading to end, ms. */
 const POLL_MS = 100;
 
 /** A browser.scripting failure as the crawler's codes. */
@@ -103,7 +104,7 @@ export class TabPageLoader implements PageLoader {
   }
 }
 
-/** Runs a function of in-page.ts / in-tab.ts in a tab's page and returns its result. */
+/** Runs a function of in-page.ts, in-page-steps.ts or in-tab.ts in a tab's page and returns its result. */
 async function inTab<A extends unknown[], R>(tabId: number, func: (...args: A) => R, args: A, world: 'ISOLATED' | 'MAIN' = 'ISOLATED'): Promise<Awaited<R>> {
   const [result] = await browser.scripting.executeScript({ target: { tabId }, func: func as (...a: unknown[]) => unknown, args: args as unknown[], world });
   if (!result) throw new Error('the page gave no result');
@@ -184,22 +185,48 @@ class TabSession implements PageSession, BrowserSessionFeatures {
     });
   }
 
-  /** Polls for the ready condition's selector; returns the time-out of an explicit wait that did not appear. */
+  /**
+   * The browser steps' view of this tab (lambdas/engine/browser/steps.ts): in-page calls with
+   * `browser.scripting.executeScript` (the isolated world; `script` actions in the page's own), DOM events for
+   * input, navigations seen as the tab's loading status.
+   */
+  private readonly steps: StepPage = {
+    options: EXTENSION_STEPS,
+    run: (fn, args) => inTab(this.tabId, fn, args),
+    read: (fn, args) => inTab(this.tabId, fn, args),
+    script: (script) => inTab(this.tabId, scriptInPage, [script], 'MAIN'),
+    // executeScript has no error for a document that went away: its call never settles (the steps bound it).
+    isNavigation: () => false,
+    watchNavigation: () => this.watchNavigation(),
+    check: () => this.alive(),
+    sleep: (ms) => sleep(ms, this.signal),
+    url: async () => (await browser.tabs.get(this.tabId)).url ?? '',
+  };
+
+  /**
+   * Watches the tab for a navigation: its status turns `loading` (also for a same-document navigation, which the
+   * steps tell apart by the document's marker); it is done once the status is no longer `loading`.
+   */
+  private watchNavigation(): NavigationWatch {
+    let started = false;
+    const onUpdated = (tabId: number, change: Browser.tabs.OnUpdatedInfo) => {
+      if (tabId === this.tabId && change.status === 'loading') started = true;
+    };
+    browser.tabs.onUpdated.addListener(onUpdated);
+    return {
+      started: () => started,
+      done: () => this.settle(0),
+      stop: () => browser.tabs.onUpdated.removeListener(onUpdated),
+    };
+  }
+
+  /** Waits for the ready condition ({@link waitForContent}); returns the time-out of an explicit wait that did not appear. */
   private async waitReady(ready: ReadyCondition | undefined, url: string): Promise<LoadedDocument['waitTimedOut']> {
-    if (!ready) return undefined;
-    const limit = ready.explicit ? ready.timeoutMs : Math.min(ready.timeoutMs, IMPLICIT_WAIT_CAP_MS);
-    const end = Date.now() + limit;
-    for (;;) {
-      this.alive();
-      let found: boolean;
-      try {
-        found = await inTab(this.tabId, waitingSelectorInPage, [ready.selector]);
-      } catch (err) {
-        throw scriptingError(err, url);
-      }
-      if (found) return undefined;
-      if (Date.now() >= end) return ready.explicit ? { selector: ready.selector, timeoutMs: ready.timeoutMs } : undefined;
-      await sleep(POLL_MS, this.signal);
+    try {
+      return await waitForContent(this.steps, ready);
+    } catch (err) {
+      if (err instanceof CodedError || this.signal?.aborted) throw err;
+      throw scriptingError(err, url);
     }
   }
 
@@ -225,42 +252,16 @@ class TabSession implements PageSession, BrowserSessionFeatures {
   }
 
   async runActions(actions: readonly ActionSpec[]): Promise<void> {
-    for (let i = 0; i < actions.length; i++) {
-      this.alive();
-      const a = actions[i]!;
-      const where = `actions[${i}] (${a.type}${a.selector ? ` "${a.selector}"` : ''})`;
-      let outcome: string;
-      try {
-        if (a.type === 'script') {
-          await inTab(this.tabId, runScriptInPage, [a.script!], 'MAIN');
-          outcome = 'ok';
-        } else if (a.type === 'scroll') {
-          await inTab(this.tabId, scrollPage, [a.direction ?? 'down', a.amount ?? 'full']);
-          outcome = 'ok';
-        } else {
-          outcome = await this.actionWhenPresent(a);
-        }
-      } catch (err) {
-        if (this.signal?.aborted) throw this.signal.reason;
-        throw new CodedError('action_failed', `${where}: ${(err as Error).message.split('\n')[0]}`, [{ path: `actions[${i}]` }]);
-      }
-      if (outcome === 'missing') throw new CodedError('action_failed', `${where}: no element matches the selector "${a.selector}"`, [{ path: `actions[${i}].selector`, selector: a.selector }]);
-      if (outcome === 'no_option') throw new CodedError('action_failed', `${where}: no option with the value "${a.value}"`, [{ path: `actions[${i}].value` }]);
-      await this.settle(a.wait_after);
+    this.alive();
+    try {
+      await runActions(this.steps, actions);
+    } catch (err) {
+      if (err instanceof CodedError || this.signal?.aborted) throw err;
+      throw scriptingError(err, (await browser.tabs.get(this.tabId).catch(() => null))?.url ?? '');
     }
   }
 
-  /** Runs a click, type, select, hover or keyboard action, waiting up to 5 s for its element. */
-  private async actionWhenPresent(a: ActionSpec): Promise<string> {
-    const end = Date.now() + 5000;
-    for (;;) {
-      const outcome = await inTab(this.tabId, actionInPage, [{ type: a.type, selector: a.selector ?? null, value: a.value ?? null, key: a.key ?? null }]);
-      if (outcome !== 'missing' || Date.now() >= end) return outcome;
-      await sleep(POLL_MS, this.signal);
-    }
-  }
-
-  /** Waits `ms`, then for a navigation the last action started to complete. */
+  /** Waits `ms`, then for a navigation going on to complete (the tab's status). */
   private async settle(ms: number): Promise<void> {
     await sleep(ms, this.signal);
     const end = Date.now() + this.loader.options.navigationTimeoutMs;
@@ -269,48 +270,11 @@ class TabSession implements PageSession, BrowserSessionFeatures {
 
   async step(kind: 'click' | 'scroll', selector: string | undefined, query: ItemQuery, waitMs: number, ready?: ReadyCondition): Promise<StepOutcome> {
     this.alive();
-    const url = (await browser.tabs.get(this.tabId)).url ?? '';
     try {
-      const before = await inTab(this.tabId, countItemsInPage, [query]);
-      if (kind === 'scroll') {
-        await inTab(this.tabId, scrollPage, ['down', 'full']);
-        return { outcome: (await this.waitForChange(query, before, null, waitMs)) === 'more' ? 'more' : 'end', before };
-      }
-      const state = await inTab(this.tabId, controlState, [selector!]);
-      if (state !== 'ready') return { outcome: 'end', before: 0 };
-      const marker = `m${Date.now()}-${Math.random()}`;
-      await inTab(this.tabId, markDocument, [marker]);
-      await inTab(this.tabId, actionInPage, [{ type: 'click', selector: selector!, value: null, key: null }]);
-      const change = await this.waitForChange(query, before, marker, waitMs);
-      if (change === 'navigated') {
-        await this.settle(0);
-        await this.waitReady(ready, url);
-      }
-      return { outcome: change === 'none' ? 'end' : change, before };
+      return await paginationStep(this.steps, kind, selector, query, waitMs, ready);
     } catch (err) {
       if (err instanceof CodedError || this.signal?.aborted) throw err;
-      throw scriptingError(err, url);
-    }
-  }
-
-  /** After a click or a scroll: did the document change (navigation), grow (more items), or neither within `ms`? */
-  private async waitForChange(query: ItemQuery, before: number, marker: string | null, ms: number): Promise<'navigated' | 'more' | 'none'> {
-    const end = Date.now() + ms;
-    for (;;) {
-      this.alive();
-      try {
-        const tab = await browser.tabs.get(this.tabId);
-        if (marker !== null && tab.status === 'loading') return 'navigated';
-        if (marker !== null && (await inTab(this.tabId, documentMarker, [])) !== marker) return 'navigated';
-        if ((await inTab(this.tabId, countItemsInPage, [query])) > before) {
-          await sleep(150, this.signal);
-          return 'more';
-        }
-      } catch {
-        if (marker !== null) return 'navigated';
-      }
-      if (Date.now() >= end) return 'none';
-      await sleep(POLL_MS, this.signal);
+      throw scriptingError(err, (await browser.tabs.get(this.tabId).catch(() => null))?.url ?? '');
     }
   }
 
