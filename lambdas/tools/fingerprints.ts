@@ -1,5 +1,5 @@
 /**
- * The technology fingerprints the tech detector (tech.ts) matches: Wappalyzer-format technologies and
+ * The technology fingerprints the tech detector (tech/) matches: Wappalyzer-format technologies and
  * categories, as the community keeps them since Wappalyzer went private in August 2023 (enthec/webappanalyzer,
  * GPL-3.0; format in its README.md and schema.json).
  *
@@ -29,7 +29,7 @@ export interface RawDomRule {
   exists?: RawPattern;
   /** Pattern tested on the element's trimmed text content. */
   text?: RawPattern;
-  /** DOM properties of the live element (needs a browser; see tech.ts). */
+  /** DOM properties of the live element (needs a browser; see tech/fingerprint-index.ts). */
   properties?: Record<string, RawPattern>;
   /** Attribute name to pattern tested on its value. */
   attributes?: Record<string, RawPattern>;

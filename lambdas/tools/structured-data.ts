@@ -1,6 +1,6 @@
 /**
  * The structured data a page declares, as types: JSON-LD (`<script type="application/ld+json">`), HTML
- * microdata (`itemscope` / `itemtype`) and RDFa (`typeof`), for the SEO analyzer (seo.ts,
+ * microdata (`itemscope` / `itemtype`) and RDFa (`typeof`), for the SEO analyzer (seo/analyze.ts,
  * docs/tools.md "SEO analyzer"). Only what each item *is* is reported (its types, its id), not its
  * properties: that is what search engines' rich results are keyed on and what an SEO check needs.
  *

@@ -2,7 +2,6 @@
  * Lighthouse's link audits: link-text (core/audits/seo/link-text.js: link texts that say nothing of the target,
  * by language) and crawlable-anchors (core/audits/seo/crawlable-anchors.js: anchors a crawler can follow).
  */
-import type { Element } from 'domhandler';
 import { resolveUrl } from '../../engine/page-facts.ts';
 import { audit, snippet } from './audit.ts';
 import type { AnchorElement } from './reading.ts';

@@ -10,7 +10,7 @@ import type { SeoAudit } from './types.ts';
  * URLs absolute http(s)/ftp, allow/disallow patterns starting with `/` or `*`, `$` only at the end, rules
  * only inside a user-agent group).
  */
-export function validateRobotsTxt(content: string): Array<{ line: number; content: string; message: string }> {
+function validateRobotsTxt(content: string): Array<{ line: number; content: string; message: string }> {
   const known = new Set(['user-agent', 'disallow', 'allow', 'sitemap', 'crawl-delay', 'clean-param', 'host', 'request-rate', 'visit-time', 'noindex', 'content-signal', 'license']);
   const errors: Array<{ line: number; content: string; message: string }> = [];
   let inGroup = false;

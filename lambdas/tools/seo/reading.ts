@@ -151,7 +151,7 @@ export function readPage(doc: Document): PageReading {
 }
 
 /** Whether the element is hidden itself: `hidden`, `aria-hidden="true"`, or an inline `display:none` / `visibility:hidden`. */
-export function isHiddenElement(el: Element): boolean {
+function isHiddenElement(el: Element): boolean {
   const a = el.attribs;
   if (a.hidden !== undefined || a['aria-hidden']?.trim().toLowerCase() === 'true') return true;
   const style = a.style;

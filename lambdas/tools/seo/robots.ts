@@ -14,11 +14,12 @@ export interface Robots {
   getSitemaps(): string[];
 }
 
-// robots-parser is CommonJS (`module.exports = function robotsParser(url, contents)`) and its bundled
-// index.d.ts declares an ES default export, which TypeScript's NodeNext resolution then reads as the module
-// namespace: the import is the function at run time, typed here by hand.
-/** Parses a robots.txt body fetched from `url` (robots-parser's default export, typed). */
-export const robotsParser = robotsParserModule as unknown as (url: string, contents: string) => Robots;
+/**
+ * Parses a robots.txt body fetched from `url`. robots-parser is CommonJS (`module.exports = function
+ * robotsParser(url, contents)`) and its bundled index.d.ts declares an ES default export, which TypeScript's
+ * NodeNext resolution then reads as the module namespace: the import is the function at run time, typed here by hand.
+ */
+const robotsParser = robotsParserModule as unknown as (url: string, contents: string) => Robots;
 
 /** Crawlers is-crawlable checks one by one; `undefined` is "any crawler" (`*`, `robots`). */
 export const CRAWLABILITY_BOTS: ReadonlyArray<string | undefined> = [undefined, 'Googlebot', 'bingbot', 'DuckDuckBot', 'archive.org_bot'];
@@ -35,7 +36,7 @@ export function hasBlockingDirective(directives: string): boolean {
 }
 
 /** Whether a directive is `unavailable_after: <date>` with a date in the past. */
-export function isUnavailable(directive: string): boolean {
+function isUnavailable(directive: string): boolean {
   const parts = directive.split(':');
   if (parts.length <= 1 || parts[0].trim() !== 'unavailable_after') return false;
   const date = Date.parse(parts.slice(1).join(':'));

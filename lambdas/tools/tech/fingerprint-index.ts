@@ -6,10 +6,10 @@
 import { parse as parseSelector } from 'css-what';
 import { loadFingerprints, type RawDomRule, type RawPatterns, type RawTechnology } from '../fingerprints.ts';
 import { LiteralScanner } from './literal-scanner.ts';
-import { compilePattern, patternsOf, toArray, type Pattern } from './patterns.ts';
+import { patternsOf, toArray, type Pattern } from './patterns.ts';
 
 /** One implied technology, with its tags. */
-export interface Implied {
+interface Implied {
   name: string;
   confidence: number;
   version: string;

@@ -128,7 +128,7 @@ export function requiredLiterals(source: string): string[] | null {
  * Compiles one pattern of the format (`regex\;version:\1\;confidence:50`); null when its regex does not
  * compile in JavaScript (a few patterns use other engines' syntax, such as `(?i)`), which then never matches.
  */
-export function compilePattern(raw: RawPattern): Pattern | null {
+function compilePattern(raw: RawPattern): Pattern | null {
   const key = String(raw);
   if (patternCache.has(key)) return patternCache.get(key)!;
   const [source = '', ...tags] = key.split('\\;');
