@@ -3,15 +3,15 @@
  * text of a page with its metadata and images, as a reader view shows it.
  *
  * The steps:
- * 1. Parse the HTML as a browser does, within bounds (parseHtml(), engine/html/parse.ts), and give linkedom (a
- *    light DOM, for Readability) that tree written out again, flattened past {@link CONTENT_LIMITS}.depth levels
- *    (deeper elements become siblings at that depth, as Chromium does past 512) and cut after
- *    {@link CONTENT_LIMITS}.elements elements; with the document's base URL set from the page's final URL and
- *    its `<base href>`. linkedom's own parser (htmlparser2's) and Readability take time quadratic in the
- *    nesting (100,000 nested `<div>`s: minutes); on this input both are linear.
+ * 1. Parse the HTML as a browser does, within bounds (parseHtml(), engine/html/parse.ts: the tree every other
+ *    part of the project reads), and build linkedom's document (a light DOM, for Readability) from that tree node
+ *    by node, without a second parse (content-dom.ts: what differs, and the bounds {@link CONTENT_LIMITS}: at most
+ *    48 levels, 20,000 elements, 1,000 child elements under one element); with the document's base URL set from
+ *    the page's final URL and its `<base href>`. Readability takes time quadratic in the nesting (100,000 nested
+ *    `<div>`s: minutes); within the bounds it is linear.
  * 2. `isProbablyReaderable` of @mozilla/readability on the untouched document (Firefox's test for offering
  *    Reader View); the candidate-scoring extraction of `Readability.parse()` on the same document (it mutates
- *    it, so the document is parsed once per call and read before).
+ *    it, so the document is built once per call and read before).
  * 3. Boilerplate Readability keeps: blocks inside its result whose class or id names them as sharing, social,
  *    newsletter, subscription, related or recommended stories, promotion or advertising, and that hold a small
  *    part of the text, are removed (trafilatura's rule: boilerplate is recognised by its markup's names, and the
@@ -26,10 +26,10 @@
  *    has none, other standard places (`<time datetime>`, `itemprop` microdata, `<meta name=date>`, the
  *    `Content-Language` header, …). Titles split on en and em dashes as well (Readability after 0.6.0 does).
  */
-import { parseHTML } from 'linkedom';
 import { Readability, isProbablyReaderable } from '@mozilla/readability';
-import type { AnyNode, Document as DomDocument } from 'domhandler';
+import type { Document as DomDocument } from 'domhandler';
 import { parseHtml } from '../engine/html/parse.ts';
+import { CONTENT_LIMITS, readerDocument } from './content-dom.ts';
 import type { ToolPage } from './page.ts';
 import { parseJsonLdBounded } from './structured-data.ts';
 
@@ -42,21 +42,7 @@ const SHORT_TEXT_CHARS = 500;
 /** An image list longer than this is cut (galleries of hundreds of thumbnails). */
 const MAX_IMAGES = 200;
 
-/**
- * What linkedom and Readability are given of a page (docs/tools.md, "Limits of the analysis"). Readability walks
- * each candidate's subtree and ancestors, and over linkedom (whose `children` is a new list each time it is read)
- * a list's items once per item: on 80,000 elements nested 512 deep it takes 20 s, on one list of 20,000 items
- * 80 s. Cut at 48 levels and 20,000 elements, with at most 1,000 child elements under one element, it takes a few
- * seconds at most. The Readability test pages are at most 38 levels deep and hold at most 9,887 elements.
- */
-export const CONTENT_LIMITS = {
-  /** Levels of elements below the document; an element at this depth is written with the text of its subtree only. */
-  depth: 48,
-  /** Child elements per element: more are written in `<div>`s of this many each (the same content, a narrower tree). */
-  children: 1_000,
-  /** Elements written (document order); the rest of the page is left out. Also Readability's `maxElemsToParse`. */
-  elements: 20_000,
-} as const;
+export { CONTENT_LIMITS } from './content-dom.ts';
 
 /** One image of the article content. */
 export interface ContentImage {
@@ -139,8 +125,8 @@ export function extractContent(page: ToolPage): ContentReport {
   if (type === 'text/plain') return plainTextReport(body, headerLang(page.headers));
   if (!HTML_TYPES.has(type) && !(type === '' && /^\s*</.test(body))) return emptyReport();
 
-  const source = boundedHtml(body);
-  const doc = parseDocument(source, page.url);
+  // The tree is not kept: the fallback (rarely needed) parses the page again rather than hold it in memory.
+  const doc = parseDocument(parseHtml(body), body.length, page.url);
   const readerable = safe(() => isProbablyReaderable(doc), false);
   const headTitle = safe(() => rawTitle(doc), '');
   const meta = readMetadata(doc);
@@ -153,7 +139,7 @@ export function extractContent(page: ToolPage): ContentReport {
   if (content) removeBoilerplate(content);
   let text = content ? blockText(content) : '';
   if (declared && overshoots(text, declared)) {
-    const narrowed = fallbackContent(source, page.url, false);
+    const narrowed = fallbackContent(body, page.url, false);
     if (narrowed) {
       content = narrowed;
       text = blockText(narrowed);
@@ -161,7 +147,7 @@ export function extractContent(page: ToolPage): ContentReport {
   }
   if (text.length < SHORT_TEXT_CHARS) {
     // <body> only when Readability found nothing at all: for a short page it keeps what a reader should not see.
-    const fallback = fallbackContent(source, page.url, text.length === 0);
+    const fallback = fallbackContent(body, page.url, text.length === 0);
     if (fallback && blockText(fallback).length >= Math.max(2 * text.length, 1)) {
       content = fallback;
       text = blockText(fallback);
@@ -196,7 +182,8 @@ export function extractContent(page: ToolPage): ContentReport {
  * a comparison split words at the same places.
  */
 export function htmlText(html: string): string {
-  const doc = parseDocument(boundedHtml(`<!DOCTYPE html><html><head></head><body>${html}</body></html>`), 'about:blank');
+  const page = `<!DOCTYPE html><html><head></head><body>${html}</body></html>`;
+  const doc = parseDocument(parseHtml(page), page.length, 'about:blank');
   return doc.body ? blockText(doc.body) : '';
 }
 
@@ -235,133 +222,19 @@ const OK_MAYBE_ITS_A_CANDIDATE = /and|article|body|column|content|main|mathjax|s
 
 /** Readability over `doc` keeping classes (step 3 reads them; {@link stripClasses} removes them after), giving the content element. */
 function readability(doc: Document): Readability<Element> {
-  // maxElemsToParse: a guard (boundedHtml already cut the page there); Readability throws past it, and safe() catches.
+  // maxElemsToParse: a guard (readerDocument already cut the page there); Readability throws past it, and safe() catches.
   const reader = new Readability<Element>(doc, { keepClasses: true, serializer: (node) => node as Element, maxElemsToParse: CONTENT_LIMITS.elements + 16 });
   const internals = reader as unknown as { REGEXPS?: Record<string, RegExp> };
   if (internals.REGEXPS) internals.REGEXPS = { ...internals.REGEXPS, okMaybeItsACandidate: OK_MAYBE_ITS_A_CANDIDATE };
   return reader;
 }
 
-/** Elements without content or end tag (HTML, "void elements"). */
-const VOID = new Set(['area', 'base', 'basefont', 'bgsound', 'br', 'col', 'embed', 'frame', 'hr', 'img', 'input', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
-/** Elements whose text is written as is (HTML serialisation: raw text, and noscript with scripting on). */
-const RAW_TEXT = new Set(['style', 'script', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext', 'noscript']);
-
-function escapeText(s: string): string {
-  return s.replace(/[&<>\u00a0]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : '&nbsp;'));
-}
-
-function escapeAttribute(s: string): string {
-  return s.replace(/[&"\u00a0]/g, (c) => (c === '&' ? '&amp;' : c === '"' ? '&quot;' : '&nbsp;'));
-}
-
 /**
- * `html` parsed as a browser does within parseHtml()'s bounds, and written out again (HTML serialisation, without
- * recursion) for linkedom within {@link CONTENT_LIMITS}: every element is closed explicitly, so linkedom builds the
- * browser's tree (and its own parser, quadratic in the nesting, sees at most 48 levels); an element at the depth
- * limit is written with its subtree's text and no element inside; the child elements of an element that has more
- * than 1,000 are written in `<div>`s of 1,000; the page after 20,000 elements is left out.
+ * The linkedom document of a parsed page (content-dom.ts), base URL set. `chars`: the page's length (how much
+ * `<noscript>` content may be parsed again).
  */
-export function boundedHtml(html: string): string {
-  const doc = parseHtml(html) as DomDocument;
-  const out: string[] = [];
-  let elements = 0;
-  // A node to write with its depth (elements below the document), or an end tag to write.
-  const stack: Array<[AnyNode, number] | string> = [];
-  for (let i = doc.children.length - 1; i >= 0; i--) stack.push([doc.children[i]!, 1]);
-  while (stack.length) {
-    const item = stack.pop()!;
-    if (typeof item === 'string') {
-      out.push(item);
-      continue;
-    }
-    const [node, depth] = item;
-    switch (node.type) {
-      case 'text': {
-        const parent = node.parent as { name?: string; namespace?: string } | null;
-        const raw = parent?.name !== undefined && RAW_TEXT.has(parent.name) && parent.namespace === 'http://www.w3.org/1999/xhtml';
-        out.push(raw ? node.data : escapeText(node.data));
-        break;
-      }
-      case 'comment':
-        out.push(`<!--${node.data}-->`);
-        break;
-      case 'directive':
-        out.push(`<${node.data}>`);
-        break;
-      case 'tag':
-      case 'script':
-      case 'style': {
-        if (elements >= CONTENT_LIMITS.elements) {
-          stack.length = 0;
-          break;
-        }
-        elements++;
-        let open = `<${node.name}`;
-        for (const [name, value] of Object.entries(node.attribs)) open += ` ${name}="${escapeAttribute(value)}"`;
-        out.push(`${open}>`);
-        if (VOID.has(node.name)) break;
-        stack.push(`</${node.name}>`);
-        if (depth >= CONTENT_LIMITS.depth) {
-          // At the depth limit: the text of the subtree, without its elements.
-          const text = textOf(node);
-          if (text) out.push(RAW_TEXT.has(node.name) ? text : escapeText(text));
-          break;
-        }
-        const children = node.children;
-        const elementsIn = children.reduce((n, c) => n + (c.type === 'text' || c.type === 'comment' ? 0 : 1), 0);
-        if (elementsIn <= CONTENT_LIMITS.children) {
-          for (let i = children.length - 1; i >= 0; i--) stack.push([children[i]!, depth + 1]);
-          break;
-        }
-        // Too many child elements: in <div>s of CONTENT_LIMITS.children each, in order (pushed last group first).
-        const groups: AnyNode[][] = [[]];
-        let inGroup = 0;
-        for (const c of children) {
-          const isElement = c.type !== 'text' && c.type !== 'comment';
-          if (isElement && inGroup === CONTENT_LIMITS.children) {
-            groups.push([]);
-            inGroup = 0;
-          }
-          if (isElement) inGroup++;
-          groups[groups.length - 1]!.push(c);
-        }
-        for (let g = groups.length - 1; g >= 0; g--) {
-          stack.push('</div>');
-          for (let i = groups[g]!.length - 1; i >= 0; i--) stack.push([groups[g]![i]!, depth + 2]);
-          stack.push('<div>');
-        }
-        break;
-      }
-      default:
-        break;
-    }
-  }
-  return out.join('');
-}
-
-/** The text of a subtree (scripts and styles left out), without recursion. */
-function textOf(root: AnyNode): string {
-  const out: string[] = [];
-  const stack: AnyNode[] = [root];
-  while (stack.length) {
-    const node = stack.pop()!;
-    if (node.type === 'text') out.push(node.data);
-    else if (node.type === 'tag' || (node === root && 'children' in node)) {
-      const children = (node as { children: AnyNode[] }).children;
-      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
-    }
-  }
-  return out.join('');
-}
-
-/**
- * A linkedom document of `html`, base URL set. linkedom builds its tree as written (no HTML5 tree construction),
- * so a fragment without `<html>`, or content without `<body>`, is wrapped first: otherwise it has no body and
- * Readability sees nothing.
- */
-function parseDocument(html: string, pageUrl: string): Document {
-  const { document } = parseHTML(wrapDocument(html)) as unknown as { document: Document };
+function parseDocument(tree: DomDocument, chars: number, pageUrl: string): Document {
+  const document = readerDocument(tree, chars);
   const baseHref = document.querySelector('base[href]')?.getAttribute('href') ?? null;
   const base = resolveUrl(baseHref ?? '', pageUrl) ?? pageUrl;
   // linkedom's baseURI is the raw <base href> and its documentURI is undefined; Readability resolves links
@@ -374,15 +247,6 @@ function parseDocument(html: string, pageUrl: string): Document {
   const create = document.createElement.bind(document);
   Object.defineProperty(document, 'createElement', { value: (name: string) => create(name.toLowerCase()), configurable: true });
   return document;
-}
-
-function wrapDocument(html: string): string {
-  if (!/<html[\s>]/i.test(html)) {
-    return /<(head|body)[\s>]/i.test(html) ? `<!DOCTYPE html><html>${html}</html>` : `<!DOCTYPE html><html><head></head><body>${html}</body></html>`;
-  }
-  if (/<body[\s>]/i.test(html)) return html;
-  if (/<\/head\s*>/i.test(html)) return html.replace(/<\/head\s*>/i, '</head><body>');
-  return html.replace(/<html(\s[^>]*)?>/i, (m) => `${m}<body>`);
 }
 
 /** `href` resolved against `base`; null when it is no valid URL. */
@@ -527,7 +391,7 @@ const FALLBACK_DROP =
 
 /** The fallback of step 4, from a fresh parse (Readability emptied the first); null when the page has no text. */
 function fallbackContent(html: string, pageUrl: string, wholeBody: boolean): Element | null {
-  const doc = parseDocument(html, pageUrl);
+  const doc = parseDocument(parseHtml(html), html.length, pageUrl);
   markBoilerplate(doc);
   const pick = (selector: string): Element | null => {
     let best: Element | null = null;
