@@ -60,6 +60,8 @@ const BATCH_SETTLE_MS = 150;
 export interface NavigationWatch {
   /** Whether a navigation of the main frame (not one within the document) has started since the watch began. */
   started(): boolean | Promise<boolean>;
+  /** Settles when {@link started} turns true (an in-page poll of the old document is then given up at once). */
+  readonly starting: Promise<void>;
   /** Waits until the navigation that started has its new document, at most the loader's navigation time-out. */
   done(): Promise<void>;
   /** Stops watching. */
@@ -98,12 +100,17 @@ export interface StepPage {
   url(): string | Promise<string>;
 }
 
-/** An in-page poll bounded outside the page too (a throttled or navigated-away page may not answer in time). */
-async function poll(page: StepPage, w: PageWait): Promise<PageWaitState | 'navigated' | 'no answer'> {
+/**
+ * An in-page poll bounded outside the page too: a throttled page may answer late, and one that navigated away may
+ * never answer (`no answer`); a navigation starting (`interrupt`) gives it up at once.
+ */
+async function poll(page: StepPage, w: PageWait, interrupt?: Promise<void>): Promise<PageWaitState | 'navigated' | 'no answer'> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<'no answer'>((resolve) => { timer = setTimeout(() => resolve('no answer'), w.ms + 250); });
+  const polled = page.run(waitInPage, [w]);
+  polled.catch(() => undefined);
   try {
-    return await Promise.race([page.run(waitInPage, [w]), late]);
+    return await Promise.race([polled, late, ...(interrupt ? [interrupt.then(() => 'no answer' as const)] : [])]);
   } catch (err) {
     page.check();
     if (page.isNavigation(err)) return 'navigated';
@@ -255,7 +262,7 @@ async function watchStep(page: StepPage, query: ItemQuery, before: number, marke
       navigating = true;
       await nav.done();
     }
-    const s = await poll(page, { selector: null, query, above: before, marker, ms: Math.max(0, Math.min(POLL_MS, end - Date.now())) });
+    const s = await poll(page, { selector: null, query, above: before, marker, ms: Math.max(0, Math.min(POLL_MS, end - Date.now())) }, nav && !navigating ? nav.starting : undefined);
     if (s === 'navigated' && marker !== null) {
       // The document went away under the poll: what replaces it is a new document.
       if (nav && !navigating) {

@@ -396,8 +396,12 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
     const page = this.page;
     const stop = new AbortController();
     let started = false;
+    let start: () => void = () => undefined;
+    const starting = new Promise<void>((resolve) => { start = resolve; });
     const onRequest = (req: HTTPRequest) => {
-      if (req.isNavigationRequest() && req.frame() === page.mainFrame()) started = true;
+      if (!req.isNavigationRequest() || req.frame() !== page.mainFrame()) return;
+      started = true;
+      start();
     };
     page.on('request', onRequest);
     const timeout = this.loader.options.navigationTimeoutMs ?? 30_000;
@@ -409,6 +413,7 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
     }, () => undefined);
     return {
       started: () => started,
+      starting,
       done: () => done,
       stop: () => {
         page.off('request', onRequest);

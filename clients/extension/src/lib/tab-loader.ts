@@ -209,12 +209,17 @@ class TabSession implements PageSession, BrowserSessionFeatures {
    */
   private watchNavigation(): NavigationWatch {
     let started = false;
+    let start: () => void = () => undefined;
+    const starting = new Promise<void>((resolve) => { start = resolve; });
     const onUpdated = (tabId: number, change: Browser.tabs.OnUpdatedInfo) => {
-      if (tabId === this.tabId && change.status === 'loading') started = true;
+      if (tabId !== this.tabId || change.status !== 'loading') return;
+      started = true;
+      start();
     };
     browser.tabs.onUpdated.addListener(onUpdated);
     return {
       started: () => started,
+      starting,
       done: () => this.settle(0),
       stop: () => browser.tabs.onUpdated.removeListener(onUpdated),
     };
