@@ -1,7 +1,7 @@
 /**
  * lambdas/engine/html/parse.ts: parseHtml() builds the tree a browser builds, and its fast path never
- * returns a tree that differs from parse5's (the reference: parse5 7.3.0 with parse5-htmlparser2-tree-adapter,
- * scripting enabled).
+ * returns a tree that differs from parse5's (the reference: parse5 8.1.1 with parse5-htmlparser2-tree-adapter,
+ * scripting enabled). The html5lib tree-construction tests are in html5lib-tree-construction.test.ts.
  * - differential: every HTML page of the shared corpus, compared node by node with parse5;
  * - targeted cases: what a browser does with the markup errors pages are full of, asserted with selectors
  *   (expected structures written from the WHATWG parsing rules, not read from the code), each also compared
@@ -9,7 +9,8 @@
  * - character references: every legacy named reference and numeric references across the ranges the spec
  *   treats apart, in text, attributes and titles;
  * - random tag soup from a seeded generator (test/fixtures/html/tag-soup.ts): wherever the fast path
- *   answers, its tree is parse5's.
+ *   answers, its tree is parse5's;
+ * - the htmlparser2 version check: the fast path runs only on the htmlparser2 versions it was verified on.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,6 +21,9 @@ import type { Comment, Document, Element } from 'domhandler';
 import { parse } from 'parse5';
 import { adapter } from 'parse5-htmlparser2-tree-adapter';
 import {
+  checkFastPath,
+  HTMLPARSER2_VERIFIED_RANGE,
+  HTMLPARSER2_VERSION,
   lastBailReason,
   MAX_DEPTH,
   MAX_FORMATTING_ELEMENTS,
@@ -30,6 +34,7 @@ import {
   parseHtmlFast,
   parseHtmlWithParse5,
   parseTruncation,
+  versionInRange,
 } from '../../lambdas/engine/html/parse.ts';
 import { treeDifference } from '../../lambdas/engine/html/compare.ts';
 import { loadHtml } from '../../lambdas/engine/extract.ts';
@@ -405,6 +410,93 @@ describe('character references, every way the tokenizer reads them', () => {
         for (const after of [';', '', 'z']) fastTree(`<p>${ref}${after}</p><a title="${ref}${after}">t</a><title>${ref}${after}</title>`);
       }
     }
+  });
+});
+
+describe('a hex character reference with 254 or more leading zeros (parse5 7.3.0 threw `RangeError: Invalid code point NaN`)', () => {
+  const zeros = [253, 254, 255, 1000, 100_000];
+
+  it('the fast path reads it as its code point, U+0041 for `&#x0…041;`, in text and attributes, as parse5 8 does', () => {
+    for (const n of zeros) {
+      const hex = `&#x${'0'.repeat(n)}41;`;
+      const dec = `&#${'0'.repeat(n)}65;`;
+      const $ = load(fastTree(`<p>${hex}${dec}</p><a title="${hex}" b=${dec}>t</a>`));
+      assert.equal($('p').text(), 'AA', `${n} zeros`);
+      assert.equal($('a').attr('title'), 'A', `${n} zeros`);
+      assert.equal($('a').attr('b'), 'A', `${n} zeros`);
+    }
+  });
+
+  it('the parse5 fallback (a template sends the document there) gives the same tree, never throws', () => {
+    for (const n of zeros) {
+      const html = `<template></template>&#x${'0'.repeat(n)}41;`;
+      assert.equal(parseHtmlFast(html), null);
+      assert.match(lastBailReason(), /template/);
+      const doc = parseHtml(html);
+      assert.equal(load(doc)('body').text(), 'A', `${n} zeros`);
+      assert.equal(load(doc)('head > template').length, 1);
+      assert.equal(treeDifference(doc, parseHtmlWithParse5(html)), null);
+      assert.equal(treeDifference(doc, parse(html, { treeAdapter: adapter, scriptingEnabled: true }) as Document), null);
+      assert.equal(parseTruncation(doc), null);
+    }
+  });
+});
+
+describe('what parse5 8 changed from 7.3.0 where the fast path answers (ported, and compared with parse5 8)', () => {
+  it('`&#13;` is a whitespace character token: ignored before <html>, kept as whitespace in a table', () => {
+    // parse5 7.3.0 made it a character token: a text node "\r" before the <p>, and text foster-parented out of the table.
+    let $ = load(fastTree('&#13;<p>x'));
+    assert.equal($('body').contents().length, 1);
+    assert.equal($('body > p').text(), 'x');
+    $ = load(fastTree('<!DOCTYPE html><p>a&#13;b</p><table>&#13;<tr><td>c</table>'));
+    assert.equal($('p').text(), 'a\rb');
+    assert.equal($('body').children().length, 2);
+    assert.equal($('table').contents().first().text(), '\r');
+    assert.equal($('table > tbody > tr > td').text(), 'c');
+  });
+
+  it('the adoption agency pops a current formatting element that Noah\'s Ark took off the list (its step 2)', () => {
+    // The fourth <b> alike drops the first from the list; </p> closes the three others. parse5 7.3.0 found the
+    // newest <b> entry (closed already), dropped it and left the first <b> open, so the comment went into it.
+    const $ = load(fastTree('<b><p><b><b><b></p></b><!--c-->'));
+    assert.equal($('b').length, 4);
+    const comment = $('body').contents().last().get(0)!;
+    assert.equal(comment.type, 'comment');
+    assert.equal($('body > b').length, 1);
+  });
+});
+
+describe('htmlparser2 internals: the fast path runs only on the htmlparser2 versions it was verified on', () => {
+  it(`the installed htmlparser2 (${HTMLPARSER2_VERSION}) is in ${HTMLPARSER2_VERIFIED_RANGE}, and the fast path is on`, () => {
+    assert.ok(versionInRange(HTMLPARSER2_VERSION, HTMLPARSER2_VERIFIED_RANGE));
+    assert.equal(checkFastPath(), true);
+    assert.ok(parseHtmlFast('<p>x</p>'));
+  });
+
+  it('versionInRange: every comparator must hold; pre-releases satisfy no range; a bad comparator throws', () => {
+    const range = '>=10.1.0 <10.2.0';
+    for (const v of ['10.1.0', '10.1.1', '10.1.99']) assert.equal(versionInRange(v, range), true, v);
+    for (const v of ['10.0.9', '10.2.0', '11.0.0', '12.0.0', '9.9.9', '10.1.1-beta.0', '10.1', 'x']) assert.equal(versionInRange(v, range), false, v);
+    assert.equal(versionInRange('10.1.0', '10.1.0'), true);
+    assert.equal(versionInRange('10.1.0', '=10.1.1'), false);
+    assert.equal(versionInRange('10.1.0', '>10.1.0'), false);
+    assert.equal(versionInRange('10.1.0', '<=10.1.0'), true);
+    assert.throws(() => versionInRange('10.1.0', '~10.1.0'), /bad comparator/);
+  });
+
+  it('outside the range every document goes to parse5, with the reason, and parseHtml() still gives parse5\'s tree', () => {
+    const html = '<!DOCTYPE html><p>x<table><tr><td>1</table><svg><path d=1></svg>';
+    try {
+      for (const version of ['11.0.0', '10.2.0', '10.0.0']) {
+        assert.equal(checkFastPath(version), false, version);
+        assert.equal(parseHtmlFast(html), null);
+        assert.equal(lastBailReason(), `fast path disabled: htmlparser2 ${version} is outside ${HTMLPARSER2_VERIFIED_RANGE}, the versions it was verified on`);
+        assert.equal(treeDifference(parseHtml(html), parseHtmlWithParse5(html)), null);
+      }
+    } finally {
+      checkFastPath();
+    }
+    assert.ok(parseHtmlFast(html));
   });
 });
 

@@ -17,21 +17,23 @@ export const MAX_DEPTH = 512;
 
 /**
  * How many elements the stack of open elements holds. Chromium's stack grows without end (only the tree is kept
- * shallow), and every "has an element in scope" check, every end tag that matches nothing and every
- * reset of the insertion mode walks it: 400,000 unclosed `<span>`s and as many stray end tags take quadratic time
- * in any parser that keeps them all. Past this size, opening an element closes the oldest one above
- * {@link MAX_DEPTH} (it leaves the stack, not the tree): an element that deep is already a sibling at the
- * cap, so the tree is Chromium's as long as the document does not close more than
- * `MAX_OPEN_ELEMENTS - MAX_DEPTH` elements at once afterwards. Unit: elements.
+ * shallow). In a parser that walks its stack (the fast path; parse5 before 8) every "has an element in scope"
+ * check, every end tag that matches nothing and every reset of the insertion mode walks it: 400,000 unclosed
+ * `<span>`s and as many stray end tags take quadratic time. parse5 8 indexes its stack for those, but still walks it
+ * to find an open element that is not a formatting element, and its arrays grow with the deepest the stack ever was.
+ * Past this size, opening an element closes the oldest one above {@link MAX_DEPTH} (it leaves the stack, not the
+ * tree): an element that deep is already a sibling at the cap, so the tree is Chromium's as long as the document
+ * does not close more than `MAX_OPEN_ELEMENTS - MAX_DEPTH` elements at once afterwards. Unit: elements.
  */
 export const MAX_OPEN_ELEMENTS = 1024;
 
 /**
  * Entries of the list of active formatting elements after its last marker. The spec keeps at most three alike
- * ("Noah's Ark"); 300,000 `<b class=N>` with distinct classes grow the list without end, and each new one
- * scans it. Past this many, the oldest entry is dropped before a new one is added (as Noah's Ark drops the oldest
- * of four alike): that element stays open and in the tree, it is only no longer reopened after a block closes it.
- * Unit: entries.
+ * ("Noah's Ark"); 300,000 `<b class=N>` with distinct classes grow the list without end, once an end tag closes
+ * them the next text reopens every one of them (a copy of the list in the tree each time), and a parser without
+ * parse5 8's index of the list scans it for each new one. Past this many, the oldest entry leaves the list (as
+ * Noah's Ark drops the oldest of four alike): that element stays open and in the tree, it is only no longer reopened
+ * after a block closes it. Unit: entries.
  */
 export const MAX_FORMATTING_ELEMENTS = 64;
 

@@ -21,16 +21,22 @@
  *   input that ends inside a tag name or a declaration, CDATA holding `>` in HTML content, a character
  *   reference htmlparser2 decodes otherwise than the spec, one in a textarea or a self-closed title.
  *
- * parse5 7.3.0 is the reference, including where it departs from today's spec (tag IDs compared without
- * namespace, implied end tags "thoroughly" in generateImpliedEndTagsWithExclusion, select parsing before
- * customizable select). The code below follows parse5's parser/index.js and open-element-stack.js function
- * by function, under the same names, so the two can be read side by side.
+ * parse5 8.1.1 is the reference, including where it departs from today's spec (implied end tags "thoroughly" in
+ * generateImpliedEndTagsWithExclusion, select parsing before customizable select: the 25 html5lib document tests
+ * parse5 fails are all select tests). The code below follows parse5's parser/index.js and open-element-stack.js
+ * function by function, under the same names, so the two can be read side by side; where parse5 8 indexes its stack
+ * (indexOfTopmost, hasSpecialElementAbove, …) this walks the stack, which the fast path keeps at most MAX_DEPTH deep.
+ * parse5 8 changed behaviour from 7.3.0 in what this subset reaches (ported here): an element's namespace counts in
+ * the "any other end tag" loop, li/dd/dt, the reset of the insertion mode, popping to a tag and implied end tags; the
+ * adoption agency pops a current node of the tag that is not in the list (its step 2) and looks for that very entry's
+ * element in scope; a foreign end tag closes the topmost foreign element of its name above every HTML element; and
+ * `&#13;` is a whitespace character token.
  *
  * htmlparser2 10.1.0's Tokenizer is used through five private fields (index, sectionStart, entityStart,
  * isSpecial, state): the builder reads raw text, RCDATA and script data itself (raw-text.ts) and moves the
  * tokenizer past it, checks the span of each character reference, and reads the tokenizer's state at the end
- * of the input. parse.ts checks at load that these fields exist and work, and falls back to parse5 for every
- * document otherwise.
+ * of the input. parse.ts checks at load that htmlparser2's version is in the range this was verified on and that
+ * these fields exist and work, and falls back to parse5 for every document otherwise.
  */
 import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
 import { adapter } from 'parse5-htmlparser2-tree-adapter';
@@ -151,6 +157,10 @@ const TABLE_BODY_CONTEXT = new Set<TagId>([$.TBODY, $.TFOOT, $.THEAD, $.TEMPLATE
 const TABLE_CONTEXT = new Set<TagId>([$.TABLE, $.TEMPLATE, $.HTML]);
 const TABLE_CELLS = new Set<TagId>([$.TD, $.TH]);
 // parser/index.js
+/** The elements that can select an insertion mode when it is reset (parse5 8's INSERTION_MODE_TAGS). */
+const INSERTION_MODE_TAGS = new Set<TagId>([
+  $.TR, $.TBODY, $.THEAD, $.TFOOT, $.CAPTION, $.COLGROUP, $.TABLE, $.FRAMESET, $.SELECT, $.TEMPLATE, $.TD, $.TH, $.HEAD, $.BODY, $.HTML,
+]);
 const TABLE_STRUCTURE_TAGS = new Set<TagId>([$.TABLE, $.TBODY, $.TFOOT, $.THEAD, $.TR]);
 const TABLE_VOID_ELEMENTS = new Set<TagId>([$.CAPTION, $.COL, $.COLGROUP, $.TBODY, $.TD, $.TFOOT, $.TH, $.THEAD, $.TR]);
 const EMPTY_ATTRS: Attribute[] = [];
@@ -206,8 +216,12 @@ function normalizeNewlines(s: string): string {
   return out + s.slice(from);
 }
 
+/**
+ * Whitespace for tree construction: tab, LF, FF, CR and space (parse5 8's tokenizer, as the spec). The source text is
+ * normalised (no CR left), so a CR here came from `&#13;`: a whitespace character token, as in parse5 8.
+ */
 function isWhitespaceCode(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c;
+  return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d;
 }
 
 /**
@@ -720,12 +734,32 @@ export class FastTreeBuilder implements TokenizerCallbacks {
     this.setContextModes(this.current, this.currentTagId);
   }
 
+  /** parse5's indexOfTopmost: the index of the topmost open HTML element with this tag, or -1. */
+  private indexOfTopmost(tagID: TagId): number {
+    for (let i = this.stackTop; i >= 0; i--) {
+      if (this.tagIDs[i] === tagID && this.items[i]!.namespace === NS.HTML) return i;
+    }
+    return -1;
+  }
+
+  /** parse5's indexOfTopmostByName: the topmost open element in `ns` named `tagName`, or -1. */
+  private indexOfTopmostByName(ns: P5.NS, tagName: string): number {
+    for (let i = this.stackTop; i >= 0; i--) {
+      const element = this.items[i]!;
+      if (element.name === tagName && element.namespace === ns) return i;
+    }
+    return -1;
+  }
+
+  /** parse5's indexOfTopmostHtmlElement: the index of the topmost open HTML element, or -1. */
+  private indexOfTopmostHtmlElement(): number {
+    let i = this.stackTop;
+    while (i >= 0 && this.items[i]!.namespace !== NS.HTML) i--;
+    return i;
+  }
+
   private popUntilTagNamePopped(tagName: TagId): void {
-    let targetIdx = this.stackTop + 1;
-    do {
-      targetIdx = this.tagIDs.lastIndexOf(tagName, targetIdx - 1);
-    } while (targetIdx > 0 && this.items[targetIdx]!.namespace !== NS.HTML);
-    this.shortenToLength(Math.max(targetIdx, 0));
+    this.shortenToLength(Math.max(this.indexOfTopmost(tagName), 0));
   }
 
   private indexOfTagNames(tagNames: Set<TagId>, namespace: P5.NS): number {
@@ -761,12 +795,16 @@ export class FastTreeBuilder implements TokenizerCallbacks {
     return this.indexOfElement(element) > -1;
   }
 
-  private hasInDynamicScope(tagName: TagId, htmlScope: Set<TagId>): boolean {
+  /**
+   * parse5's _scanScope for one tag: whether an HTML element with the tag (and, if given, that very element) is open
+   * above every element that bounds the scope; true when neither is open.
+   */
+  private hasInDynamicScope(tagName: TagId, htmlScope: Set<TagId>, element?: Element): boolean {
     for (let i = this.stackTop; i >= 0; i--) {
       const tn = this.tagIDs[i]!;
       switch (this.items[i]!.namespace) {
         case NS.HTML: {
-          if (tn === tagName) return true;
+          if (tn === tagName && (element === undefined || this.items[i] === element)) return true;
           if (htmlScope.has(tn)) return false;
           break;
         }
@@ -783,8 +821,9 @@ export class FastTreeBuilder implements TokenizerCallbacks {
     return true;
   }
 
-  private hasInScope(tagName: TagId): boolean {
-    return this.hasInDynamicScope(tagName, SCOPING_ELEMENTS_HTML);
+  /** If `element` is given, only that element (a `tagName` element) is looked for (the adoption agency's check). */
+  private hasInScope(tagName: TagId, element?: Element): boolean {
+    return this.hasInDynamicScope(tagName, SCOPING_ELEMENTS_HTML, element);
   }
 
   private hasInListItemScope(tagName: TagId): boolean {
@@ -854,15 +893,21 @@ export class FastTreeBuilder implements TokenizerCallbacks {
     return true;
   }
 
+  /** Whether the current node is an HTML element (parse5 8 generates implied end tags only for those). */
+  private currentIsHtml(): boolean {
+    return (this.current as Element).namespace === NS.HTML;
+  }
+
   private generateImpliedEndTags(): void {
-    while (this.currentTagId !== undefined && IMPLICIT_END_TAG_REQUIRED.has(this.currentTagId)) this.pop();
+    while (this.currentTagId !== undefined && IMPLICIT_END_TAG_REQUIRED.has(this.currentTagId) && this.currentIsHtml()) this.pop();
   }
 
   private generateImpliedEndTagsWithExclusion(exclusionId: TagId): void {
     while (
       this.currentTagId !== undefined &&
       this.currentTagId !== exclusionId &&
-      IMPLICIT_END_TAG_REQUIRED_THOROUGHLY.has(this.currentTagId)
+      IMPLICIT_END_TAG_REQUIRED_THOROUGHLY.has(this.currentTagId) &&
+      this.currentIsHtml()
     ) {
       this.pop();
     }
@@ -871,6 +916,8 @@ export class FastTreeBuilder implements TokenizerCallbacks {
   // ---------------------------------------------------------------------------------------------
   // The list of active formatting elements (formatting-element-list.js)
 
+  // The whole list is bounded too (MAX_AFE_ENTRIES, markers included) so that the walks below stay short; the
+  // fallback needs no such bound, as parse5 8's walks of its list stop at the last marker.
   private insertMarker(): void {
     if (this.afe.length >= MAX_AFE_ENTRIES) bail(`more than ${MAX_AFE_ENTRIES} entries of active formatting elements and markers`);
     this.afe.push(MARKER);
@@ -886,7 +933,12 @@ export class FastTreeBuilder implements TokenizerCallbacks {
     afe.push({ element });
   }
 
-  /** parse5's _ensureNoahArkCondition, indices translated from its newest-first list. */
+  /**
+   * Noah's Ark: of the entries after the last marker with the new element's tag name and attributes, at most three
+   * stay. This is parse5 7's _ensureNoahArkCondition (indices translated from its newest-first list); parse5 8 groups
+   * the entries by tag and attribute set and drops the oldest of a group past three, the same entry wherever entries
+   * are only ever pushed, as here (the fast path gives up before the adoption agency would insert one elsewhere).
+   */
   private ensureNoahArkCondition(newElement: Element): void {
     const entries = this.afe;
     if (entries.length < NOAH_ARK_CAPACITY) return;
@@ -920,6 +972,15 @@ export class FastTreeBuilder implements TokenizerCallbacks {
   private clearAfeToLastMarker(): void {
     const idx = this.afe.lastIndexOf(MARKER);
     this.afe.length = idx === -1 ? 0 : idx;
+  }
+
+  /** parse5's getElementEntry: the entry of `element` anywhere in the list, or null. */
+  private afeEntryOf(element: Element): AfeEntry | null {
+    for (let i = this.afe.length - 1; i >= 0; i--) {
+      const entry = this.afe[i];
+      if (entry !== MARKER && entry!.element === element) return entry!;
+    }
+    return null;
   }
 
   private afeEntryInScopeWithTagName(tagName: string): AfeEntry | null {
@@ -1382,6 +1443,12 @@ export class FastTreeBuilder implements TokenizerCallbacks {
   // The adoption agency algorithm: only the cases without a furthest block.
 
   private callAdoptionAgency(token: TagToken): void {
+    // Step 2: the current node is an HTML element of the token's tag that is not in the list: pop it, and done.
+    const current = this.current as Element;
+    if (this.currentTagId === token.tagID && current.namespace === NS.HTML && this.afeEntryOf(current) === null) {
+      this.pop();
+      return;
+    }
     for (let i = 0; i < 8; i++) {
       const formattingElementEntry = this.aaObtainFormattingElementEntry(token);
       if (!formattingElementEntry) break;
@@ -1396,7 +1463,7 @@ export class FastTreeBuilder implements TokenizerCallbacks {
       if (!this.stackContains(entry.element)) {
         this.removeAfeEntry(entry);
         entry = null;
-      } else if (!this.hasInScope(token.tagID)) {
+      } else if (!this.hasInScope(token.tagID, entry.element)) {
         entry = null;
       }
     } else {
@@ -1655,26 +1722,36 @@ export class FastTreeBuilder implements TokenizerCallbacks {
     }
   }
 
+  /**
+   * The topmost open HTML item of the token's kind closes, unless a special element other than HTML address, div and p
+   * is open above it (parse5 8).
+   */
   private listItemStartTagInBody(token: TagToken): void {
-    const tn = token.tagID;
-    for (let i = this.stackTop; i >= 0; i--) {
-      const elementId = this.tagIDs[i]!;
-      if ((tn === $.LI && elementId === $.LI) || ((tn === $.DD || tn === $.DT) && (elementId === $.DD || elementId === $.DT))) {
-        this.generateImpliedEndTagsWithExclusion(elementId);
-        this.popUntilTagNamePopped(elementId);
-        break;
-      }
-      if (
-        elementId !== $.ADDRESS &&
-        elementId !== $.DIV &&
-        elementId !== $.P &&
-        isSpecialElement(this.items[i]!, elementId)
-      ) {
-        break;
-      }
+    const idx = token.tagID === $.LI ? this.indexOfTopmost($.LI) : Math.max(this.indexOfTopmost($.DD), this.indexOfTopmost($.DT));
+    if (idx !== -1 && !this.hasListItemBoundaryAbove(idx)) {
+      const elementId = this.tagIDs[idx]!;
+      this.generateImpliedEndTagsWithExclusion(elementId);
+      this.popUntilTagNamePopped(elementId);
     }
     if (this.hasInButtonScope($.P)) this.closePElement();
     this.insertElement(token, NS.HTML);
+  }
+
+  /** Whether a special element is open above index `idx` (parse5's hasSpecialElementAbove). */
+  private hasSpecialElementAbove(idx: number): boolean {
+    for (let i = this.stackTop; i > idx; i--) if (isSpecialElement(this.items[i]!, this.tagIDs[i]!)) return true;
+    return false;
+  }
+
+  /** Whether a special element other than HTML address, div and p is open above index `idx` (hasListItemBoundaryAbove). */
+  private hasListItemBoundaryAbove(idx: number): boolean {
+    for (let i = this.stackTop; i > idx; i--) {
+      const element = this.items[i]!;
+      const tn = this.tagIDs[i]!;
+      if (element.namespace === NS.HTML && (tn === $.ADDRESS || tn === $.DIV || tn === $.P)) continue;
+      if (isSpecialElement(element, tn)) return true;
+    }
+    return false;
   }
 
   private buttonStartTagInBody(token: TagToken): void {
@@ -2025,19 +2102,16 @@ export class FastTreeBuilder implements TokenizerCallbacks {
     this.pop();
   }
 
+  /**
+   * The topmost open HTML element with the token's name closes, unless a special element is open above it; a tag
+   * without an ID is matched by name (parse5 8).
+   */
   private genericEndTagInBody(token: TagToken): void {
-    const tn = token.tagName;
     const tid = token.tagID;
-    for (let i = this.stackTop; i > 0; i--) {
-      const element = this.items[i]!;
-      const elementId = this.tagIDs[i]!;
-      // Tag names, not only IDs: unknown tags share one ID.
-      if (tid === elementId && (tid !== $.UNKNOWN || element.name === tn)) {
-        this.generateImpliedEndTagsWithExclusion(tid);
-        if (this.stackTop >= i) this.shortenToLength(i);
-        break;
-      }
-      if (isSpecialElement(element, elementId)) break;
+    const i = tid === $.UNKNOWN ? this.indexOfTopmostByName(NS.HTML, token.tagName) : this.indexOfTopmost(tid);
+    if (i > 0 && !this.hasSpecialElementAbove(i)) {
+      this.generateImpliedEndTagsWithExclusion(tid);
+      if (this.stackTop >= i) this.shortenToLength(i);
     }
   }
 
@@ -2623,8 +2697,11 @@ export class FastTreeBuilder implements TokenizerCallbacks {
   // ---------------------------------------------------------------------------------------------
   // "Reset the insertion mode appropriately" (no templates, no fragment context)
 
+  /** The topmost open HTML element that selects an insertion mode decides it (parse5 8: only HTML elements do). */
   private resetInsertionMode(): void {
-    for (let i = this.stackTop; i >= 0; i--) {
+    let i = this.stackTop;
+    while (i >= 0 && !(INSERTION_MODE_TAGS.has(this.tagIDs[i]!) && this.items[i]!.namespace === NS.HTML)) i--;
+    if (i >= 0) {
       switch (this.tagIDs[i]) {
         case $.TR:
           this.insertionMode = MODE.IN_ROW;
@@ -2649,7 +2726,7 @@ export class FastTreeBuilder implements TokenizerCallbacks {
         case $.FRAMESET:
         case $.TEMPLATE:
           bail('reset of the insertion mode at a frameset or template');
-          case $.SELECT:
+        case $.SELECT:
           this.resetInsertionModeForSelect(i);
           return;
         case $.HTML:
@@ -2674,14 +2751,12 @@ export class FastTreeBuilder implements TokenizerCallbacks {
   }
 
   private resetInsertionModeForSelect(selectIdx: number): void {
+    // The select is the topmost element that selects a mode, so open tables and templates are below it.
     if (selectIdx > 0) {
-      for (let i = selectIdx - 1; i > 0; i--) {
-        const tn = this.tagIDs[i];
-        if (tn === $.TEMPLATE) break;
-        if (tn === $.TABLE) {
-          this.insertionMode = MODE.IN_SELECT_IN_TABLE;
-          return;
-        }
+      const tableIdx = this.indexOfTopmost($.TABLE);
+      if (tableIdx > 0 && tableIdx > this.indexOfTopmost($.TEMPLATE)) {
+        this.insertionMode = MODE.IN_SELECT_IN_TABLE;
+        return;
       }
     }
     this.insertionMode = MODE.IN_SELECT;
@@ -2752,16 +2827,17 @@ export class FastTreeBuilder implements TokenizerCallbacks {
       this.endTagOutsideForeignContent(token);
       return;
     }
-    for (let i = this.stackTop; i > 0; i--) {
-      const element = this.items[i]!;
-      if (element.namespace === NS.HTML) {
-        this.endTagOutsideForeignContent(token);
-        break;
-      }
-      if (element.name.toLowerCase() === token.tagName) {
-        this.shortenToLength(i);
-        break;
-      }
-    }
+    if (this.stackTop === 0) return;
+    // The topmost foreign element with the token's name closes, unless an HTML element is open above it. Foreign names
+    // are the lower-cased start tag name or its SVG adjustment (parse5 8).
+    const { tagName } = token;
+    const adjusted = foreignContent.SVG_TAG_NAMES_ADJUSTMENT_MAP.get(tagName);
+    const i = Math.max(
+      this.indexOfTopmostByName(NS.SVG, tagName),
+      this.indexOfTopmostByName(NS.MATHML, tagName),
+      adjusted === undefined ? -1 : this.indexOfTopmostByName(NS.SVG, adjusted),
+    );
+    if (i > this.indexOfTopmostHtmlElement()) this.shortenToLength(i);
+    else this.endTagOutsideForeignContent(token);
   }
 }
