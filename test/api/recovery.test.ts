@@ -83,8 +83,10 @@ describe('recovery after a crash', () => {
     services.push(svc);
     const acc = await createAccount(dataDir, { plan: 'pro' });
     let api = client(svc.url, acc.api_key);
-    const r = await api.post('/api/v1/run/', { yaml_content: slowQuotes(site.url, 4, 252) });
-    const firstPage = '/slow/252/quotes/';
+    // Pages of 2 s each: an attempt lasts 8 s, far longer than a stop takes on a loaded machine, so every stop
+    // ends an attempt in flight (with 250 ms pages, a slow stop let the second attempt finish the job).
+    const r = await api.post('/api/v1/run/', { yaml_content: slowQuotes(site.url, 4, 2000) });
+    const firstPage = '/slow/2000/quotes/';
     for (let stop = 1; stop <= 3; stop++) {
       await waitUntil(async () => (site.hits.get(firstPage) ?? 0) >= stop, 20_000, `attempt ${stop}`);
       await svc.stop();
