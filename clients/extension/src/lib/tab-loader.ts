@@ -85,6 +85,10 @@ export class TabPageLoader implements PageLoader {
       const current = await browser.tabs.get(this.options.tabId);
       const tab = await browser.tabs.create({ url: 'about:blank', active: false, index: current.index + 1, ...(current.windowId !== undefined ? { windowId: current.windowId } : {}) });
       tabId = tab.id!;
+      // The blank page's own loading events must be over before the first load listens for its URL's: taken for
+      // them, that load would read about:blank (which the extension may not script) instead of its page.
+      const end = Date.now() + 5000;
+      while ((await browser.tabs.get(tabId)).status !== 'complete' && Date.now() < end) await sleep(POLL_MS, this.options.signal);
     }
     const session = new TabSession(this, tabId, first);
     this.opened.push(session);
@@ -171,8 +175,10 @@ class TabSession implements PageSession, BrowserSessionFeatures {
       };
       const onUpdated = (tabId: number, change: Browser.tabs.OnUpdatedInfo) => {
         if (tabId !== this.tabId) return;
-        if (change.status === 'loading') started = true;
-        else if (change.status === 'complete' && started) done();
+        // A new background tab's own about:blank may still report its loading: not this navigation's.
+        if (change.status === 'loading') {
+          if (change.url !== 'about:blank' || url === 'about:blank') started = true;
+        } else if (change.status === 'complete' && started) done();
       };
       const onRemoved = (tabId: number) => { if (tabId === this.tabId) done(new CodedError('page_crashed', `The tab of the run was closed while loading ${url}`, [{ url }])); };
       const onAbort = () => done((signal?.aborted ? signal.reason : this.signal?.reason) as unknown);
