@@ -112,8 +112,8 @@ export function parseHtml(html: string): Document {
 /**
  * The htmlparser2 versions the fast path was verified on (`test/unit/html-parse.test.ts` and the html5lib tests, on
  * 10.1.0): a range of plain `major.minor.patch` comparators (`>=`, `>`, `<=`, `<`, `=`), all of which must hold.
- * Patch releases of 10.1 are admitted (they keep the Tokenizer's private fields, which the probe at load checks
- * again); 11 and later are not: the fast path is then off and every document goes to parse5.
+ * Patch releases of 10.1 are admitted unverified, on semver's promise (the probe at load still checks the Tokenizer's
+ * private fields); 10.2 and later are not: the fast path is then off and every document goes to parse5.
  */
 export const HTMLPARSER2_VERIFIED_RANGE = '>=10.1.0 <10.2.0';
 
