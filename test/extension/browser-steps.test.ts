@@ -7,7 +7,7 @@
  *
  * The cases: every action type (each one's effect logged by the page), actions that fail, an action that navigates,
  * the explicit wait (`wait_selector`) for content that comes late or never, the implicit wait for content that a
- * slow API delivers late (listing pages and a detail page in a background tab), scroll pagination, click pagination
+ * slow API delivers late (listing pages, detail pages in a background tab), scroll pagination, click pagination
  * by a load-more button (to its end), by a button that navigates, and by one that only pushes a history entry.
  *
  * Where the two loaders must differ (EXTENSION_STEPS: DOM events for input, the page's quiet for implicit waits;
@@ -21,6 +21,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
@@ -28,7 +29,7 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes } from '../fixtures/site/quotes.ts';
 import { SEARCH_ACTIONS_YAML, searchActionsExpected } from '../fixtures/site/search-actions.ts';
 import { launchDebianChromium } from '../helpers/chromium.ts';
-import { serveInline, type InlineServer } from '../engine/helpers.ts';
+
 import { parseConfig } from '../../lambdas/engine/config.ts';
 import { runHeavy } from '../../lambdas/engine/engines.ts';
 import { BrowserHost } from '../../lambdas/engine/browser/host.ts';
@@ -102,11 +103,11 @@ actions:
   - { type: script, script: "new Promise(function (r) { setTimeout(function () { add('bottom:' + (window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 1)); r(); }, 50); })", wait_after: 0 }
 `;
 
-/** Listing pages where a button (not a link) navigates to the next page; the items are rendered 150 ms after load. */
+/** Listing pages where a button (not a link) navigates to the next page; the items are rendered 50 ms after load. */
 function navButtonPage(n: number, last: number): string {
   const items = Array.from({ length: 3 }, (_, i) => `'<div class="quote"><span class="text">page ${n} item ${i + 1}</span><small class="author">A${n}</small></div>'`).join(' + ');
   return `<!DOCTYPE html><html><body><div id="box"></div>${n < last ? `<button class="next" type="button" onclick="location.href='/nav/${n + 1}/'">next</button>` : ''}
-<script>setTimeout(function () { document.getElementById('box').innerHTML = ${items}; }, 150);</script></body></html>`;
+<script>setTimeout(function () { document.getElementById('box').innerHTML = ${items}; }, 50);</script></body></html>`;
 }
 
 /** A load-more button that appends 3 items and pushes a history entry (a same-document navigation), 4 batches in all. */
@@ -123,14 +124,57 @@ const PUSH_STATE_PAGE = `<!DOCTYPE html><html><body><div id="box"></div><button 
   document.querySelector('button.more').addEventListener('click', function () { setTimeout(more, 100); });
 </script></body></html>`;
 
-/** A listing of 3 links to detail pages whose field is rendered 250 ms after load. */
-const DETAIL_LISTING = `<!DOCTYPE html><html><body>${[1, 2, 3].map((n) => `<div class="quote"><span class="text">item ${n}</span><a class="more" href="/detail/${n}/">more</a></div>`).join('')}</body></html>`;
-const detailPage = (n: number) => `<!DOCTYPE html><html><body><h1>detail ${n}</h1><div id="spot"></div>
-<script>setTimeout(function () { document.getElementById('spot').innerHTML = '<p class="born">born ${1900 + n}</p>'; }, 250);</script></body></html>`;
+/** How long the test server's API takes to answer, ms: longer than the service's quiet, shorter than the extension's. */
+const API_MS = 900;
+
+/** A page that renders what `/api/N/` answers (after {@link API_MS}) into `#spot`, with `next` its next page. */
+const apiPage = (n: number, next: string | null) => `<!DOCTYPE html><html><body><h1>page ${n}</h1><div id="spot"></div>${next ? `<a class="next" href="${next}">next</a>` : ''}
+<script>fetch('/api/${n}/').then(function (r) { return r.text(); }).then(function (t) { document.getElementById('spot').innerHTML = t; });</script></body></html>`;
+
+/** The fragment `/api/N/` answers: listing page N's 3 items, or detail page N's field. */
+const apiFragment = (n: number) => n < 10
+  ? [1, 2, 3].map((i) => `<div class="quote"><span class="text">api page ${n} item ${i}</span><small class="author">API</small></div>`).join('')
+  : `<p class="born">born ${1900 + n}</p>`;
+
+/** A listing of 3 links to detail pages 11-13, whose field comes from the slow API. */
+const DETAIL_LISTING = `<!DOCTYPE html><html><body>${[11, 12, 13].map((n) => `<div class="quote"><span class="text">item ${n}</span><a class="more" href="/detail/${n}/">more</a></div>`).join('')}</body></html>`;
+
+/** The test's own pages on 127.0.0.1: fixed pages, and `/api/N/` answered after {@link API_MS}. */
+function pageServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const fixed: Record<string, string> = {
+    '/actions/': ACTION_LOG_PAGE,
+    '/nav/1/': navButtonPage(1, 3),
+    '/nav/2/': navButtonPage(2, 3),
+    '/nav/3/': navButtonPage(3, 3),
+    '/push/': PUSH_STATE_PAGE,
+    '/slow-list/1/': apiPage(1, '/slow-list/2/'),
+    '/slow-list/2/': apiPage(2, '/slow-list/3/'),
+    '/slow-list/3/': apiPage(3, null),
+    '/details/': DETAIL_LISTING,
+    '/detail/11/': apiPage(11, null),
+    '/detail/12/': apiPage(12, null),
+    '/detail/13/': apiPage(13, null),
+    '/never/': '<!DOCTYPE html><html><body><p>nothing here</p><div class="list"></div></body></html>',
+  };
+  const server: Server = createServer((req, res) => {
+    const api = /^\/api\/(\d+)\/$/.exec(req.url ?? '');
+    if (api) {
+      const timer = setTimeout(() => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(apiFragment(Number(api[1]))), API_MS);
+      res.on('close', () => clearTimeout(timer));
+      return;
+    }
+    const page = fixed[req.url ?? ''];
+    res.writeHead(page ? 200 : 404, { 'Content-Type': 'text/html; charset=utf-8' }).end(page ?? 'not found');
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as { port: number };
+    resolve({ url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) });
+  }));
+}
 
 describe('browser steps: the service\'s loader and the extension\'s give the same results', { timeout: 600_000 }, () => {
   let site: FixtureSite;
-  let pages: InlineServer;
+  let pages: { url: string; close(): Promise<void> };
   let host: BrowserHost;
   let browser: Browser;
   let control: Page;
@@ -192,18 +236,7 @@ describe('browser steps: the service\'s loader and the extension\'s give the sam
       execFileSync(path.join(ROOT, 'node_modules/.bin/wxt'), ['build', 'clients/extension'], { cwd: ROOT, stdio: 'ignore' });
     }
     site = await startFixtureSite();
-    pages = await serveInline({
-      '/actions/': ACTION_LOG_PAGE,
-      '/nav/1/': navButtonPage(1, 3),
-      '/nav/2/': navButtonPage(2, 3),
-      '/nav/3/': navButtonPage(3, 3),
-      '/push/': PUSH_STATE_PAGE,
-      '/details/': DETAIL_LISTING,
-      '/detail/1/': detailPage(1),
-      '/detail/2/': detailPage(2),
-      '/detail/3/': detailPage(3),
-      '/never/': '<!DOCTYPE html><html><body><p>nothing here</p><div class="list"></div></body></html>',
-    });
+    pages = await pageServer();
     host = new BrowserHost({ guard: new OutboundGuard({ allow: ['127.0.0.0/8'] }) });
     browser = await launchDebianChromium(path.join(work, 'profile'), { pipe: true, enableExtensions: [DIST] });
     const sw = await browser.waitForTarget((t) => t.type() === 'service_worker' && /^chrome-extension:\/\/[a-p]{32}\/background\.js$/.test(t.url()));
@@ -258,18 +291,17 @@ describe('browser steps: the service\'s loader and the extension\'s give the sam
     assert.deepEqual(r.service.warnings.filter((w) => /wait_selector/.test(w)), [`target.browser.wait_selector ".item" did not appear within 700 ms on ${never}`]);
   });
 
-  it('the implicit wait: listing pages whose items a slow API delivers late (url pagination)', async () => {
-    // Each page answers after 700 ms, renders 300 ms after load from an API that answers after 700 ms.
-    const url = `${site.url}/slow/700/js/quotes/`;
-    const { service } = await both(url, `version: "2.0"\nname: Slow pages\ntarget: { url: "${url}", engine: heavy }\n${ITEM_FIELDS}pagination: { type: url, url_pattern: "${site.url}/slow/700/js/quotes/page/{page}/", max_pages: 3 }\n`);
-    assert.deepEqual(service.rows, quotesOfPages(1, 3));
+  it('the implicit wait: listing pages whose items a slow API delivers late (link pagination)', async () => {
+    const url = `${pages.url}/slow-list/1/`;
+    const { service } = await both(url, `version: "2.0"\nname: Slow API\ntarget: { url: "${url}", engine: heavy }\n${ITEM_FIELDS}pagination: { type: click, selector: a.next, max_pages: 5 }\n`);
+    assert.deepEqual(service.rows.map((r) => r.text), [1, 2, 3].flatMap((n) => [1, 2, 3].map((i) => `api page ${n} item ${i}`)));
     assert.equal(service.pagesScraped, 3);
   });
 
-  it('the implicit wait: detail pages whose field comes 250 ms after load (the extension: a background tab)', async () => {
+  it('the implicit wait: detail pages whose field a slow API delivers late (the extension: a background tab)', async () => {
     const url = `${pages.url}/details/`;
     const { service } = await both(url, `version: "2.0"\nname: Details\ntarget: { url: "${url}", engine: heavy }\nextract:\n  container: div.quote\n  fields:\n    - { name: text, selector: span.text }\n    - { name: more, selector: a.more, type: link }\ndetail_fields:\n  fields:\n    - { name: born, selector: p.born }\n`);
-    assert.deepEqual(service.rows, [1, 2, 3].map((n) => ({ text: `item ${n}`, more: `${pages.url}/detail/${n}/`, born: `born ${1900 + n}` })));
+    assert.deepEqual(service.rows, [11, 12, 13].map((n) => ({ text: `item ${n}`, more: `${pages.url}/detail/${n}/`, born: `born ${1900 + n}` })));
   });
 
   it('the implicit wait for content that never comes ends on the page\'s quiet, well before its 5 s bound, on both', async () => {

@@ -37,8 +37,8 @@ export interface PageWaitState {
   /** Whether the document still has the marker (true without one). */
   sameDocument: boolean;
   /**
-   * Whether the page showed signs of activity during the poll: a DOM change, a request that finished, its ready
-   * state moving on. The extension's implicit wait ends after a quiet spell (./steps.ts, `quiet: 'page'`).
+   * Whether the page showed signs of activity during the poll: nodes or text changed (not attributes alone), a
+   * request finished, its ready state moved on. The extension's implicit wait ends after a quiet spell (./steps.ts, `quiet: 'page'`).
    */
   active: boolean;
   /** Resources (requests) the page has finished so far, and `document.readyState`: compared poll to poll. */
@@ -91,8 +91,9 @@ export function waitInPage(w: PageWait): Promise<PageWaitState> {
       clearTimeout(timer);
       resolve(s);
     };
-    const observer = new MutationObserver(() => {
-      mutated = true;
+    const observer = new MutationObserver((records) => {
+      // Content arriving is nodes or text; attributes alone (an animation, a carousel's classes) are not activity.
+      if (records.some((r) => r.type !== 'attributes')) mutated = true;
       const s = state();
       if (holds(s)) finish(s);
     });

@@ -33,9 +33,9 @@ export interface BrowserStepOptions {
   /**
    * What ends an implicit wait early on a page that will not get its content (the empty page past a listing's end,
    * a detail page without the field): `network` (no request for {@link NETWORK_QUIET_MS}, as the browser's
-   * protocol sees the tab's requests: the service) or `page` (no DOM change, no finished request and no ready-state
-   * change for {@link PAGE_QUIET_MS}, as seen from inside the page: the extension, which cannot see a request
-   * still in flight and so waits longer for quiet).
+   * protocol sees the tab's requests: the service) or `page` (no change to nodes or text, no finished request, no
+   * ready-state change for {@link PAGE_QUIET_MS}, as seen from inside the page: the extension, which cannot see a
+   * request still in flight and so waits longer for quiet).
    */
   quiet: 'network' | 'page';
 }
@@ -50,7 +50,7 @@ export const NETWORK_QUIET_MS = 500;
 /** `quiet: 'page'`: an implicit wait ends once the page has shown no activity for this long, ms. */
 export const PAGE_QUIET_MS = 1500;
 /** Longest wait for an action's element, ms (docs/config-language.md, "actions"). */
-export const ACTION_ELEMENT_WAIT_MS = 5000;
+const ACTION_ELEMENT_WAIT_MS = 5000;
 /** Longest single in-page poll, ms: the loop outside the page decides at least this often. */
 const POLL_MS = 500;
 /** After new items appeared, the time given to a batch still being appended, ms. */
