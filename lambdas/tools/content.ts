@@ -29,6 +29,7 @@
 import { Readability, isProbablyReaderable } from '@mozilla/readability';
 import type { Document as DomDocument } from 'domhandler';
 import { parseHtml } from '../engine/html/parse.ts';
+import { documentBaseUrl, isHtmlResponse, mimeEssence, resolveUrl } from '../engine/page-facts.ts';
 import { CONTENT_LIMITS, readerDocument } from './content-dom.ts';
 import type { ToolPage } from './page.ts';
 import { parseJsonLdBounded } from './structured-data.ts';
@@ -112,18 +113,14 @@ export const contentReportSchema = {
   },
 } as const;
 
-/** Content types read as HTML; `''` (no type given) is read as HTML when the body starts with markup. */
-const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
-
 /**
  * Extracts the article of `page` (steps in the module comment). Never throws on bad input: a page that is not
  * HTML gives an empty report (a `text/plain` page gives its text), an empty or broken page the little found.
  */
 export function extractContent(page: ToolPage): ContentReport {
-  const type = page.contentType.toLowerCase();
   const body = page.html.length > MAX_HTML_CHARS ? page.html.slice(0, MAX_HTML_CHARS) : page.html;
-  if (type === 'text/plain') return plainTextReport(body, headerLang(page.headers));
-  if (!HTML_TYPES.has(type) && !(type === '' && /^\s*</.test(body))) return emptyReport();
+  if (mimeEssence(page.contentType) === 'text/plain') return plainTextReport(body, headerLang(page.headers));
+  if (!isHtmlResponse(page.contentType, body)) return emptyReport();
 
   // The tree is not kept: the fallback (rarely needed) parses the page again rather than hold it in memory.
   const doc = parseDocument(parseHtml(body), body.length, page.url);
@@ -234,9 +231,10 @@ function readability(doc: Document): Readability<Element> {
  * `<noscript>` content may be parsed again).
  */
 function parseDocument(tree: DomDocument, chars: number, pageUrl: string): Document {
+  // The base URL from the project's tree, as every page tool reads it (engine/page-facts.ts): the first <base href>
+  // outside templates and SVG; an unusable one leaves the page URL.
+  const base = documentBaseUrl(tree, pageUrl);
   const document = readerDocument(tree, chars);
-  const baseHref = document.querySelector('base[href]')?.getAttribute('href') ?? null;
-  const base = resolveUrl(baseHref ?? '', pageUrl) ?? pageUrl;
   // linkedom's baseURI is the raw <base href> and its documentURI is undefined; Readability resolves links
   // against `baseURI` and keeps in-page `#anchors` only when the two are equal.
   Object.defineProperty(document, 'baseURI', { value: base, configurable: true });
@@ -249,14 +247,6 @@ function parseDocument(tree: DomDocument, chars: number, pageUrl: string): Docum
   return document;
 }
 
-/** `href` resolved against `base`; null when it is no valid URL. */
-function resolveUrl(href: string, base: string): string | null {
-  try {
-    return new URL(href.trim(), base).href;
-  } catch {
-    return null;
-  }
-}
 
 function safe<T>(fn: () => T, fallback: T): T {
   try {
