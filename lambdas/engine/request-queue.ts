@@ -49,6 +49,15 @@ export interface CrawlRequest {
 /** Priorities: 0 for index and listing requests, 1 for detail pages. */
 export type Priority = 0 | 1;
 
+/**
+ * What the queue needs of a request: its unique key, and the order of addition the queue sets. The crawler's
+ * requests are {@link CrawlRequest}s; the link checker (tools/links.ts) queues the pages it reads with its own.
+ */
+export interface QueuedRequest {
+  uniqueKey: string;
+  seq?: number;
+}
+
 /** The key of a page: its URL without the fragment (two links that differ only by #part are one page). */
 export function pageKey(url: string): string {
   const i = url.indexOf('#');
@@ -56,7 +65,8 @@ export function pageKey(url: string): string {
 }
 
 /**
- * An in-memory request queue with unique keys and two priorities (FIFO within a priority).
+ * An in-memory request queue with unique keys and two priorities (FIFO within a priority). `R`: the requests it
+ * holds (the crawler's by default).
  *
  * **Example usage:**
  * ```ts
@@ -65,14 +75,14 @@ export function pageKey(url: string): string {
  * const next = q.shift(0) ?? q.shift(1);
  * ```
  */
-export class RequestQueue {
-  private readonly queues: [CrawlRequest[], CrawlRequest[]] = [[], []];
+export class RequestQueue<R extends QueuedRequest = CrawlRequest> {
+  private readonly queues: [R[], R[]] = [[], []];
   private readonly heads: [number, number] = [0, 0];
   private readonly keys = new Set<string>();
   private added = 0;
 
   /** Adds a request unless its key was seen. @returns false for a request already seen (nothing added). */
-  add(request: CrawlRequest, priority: Priority): boolean {
+  add(request: R, priority: Priority): boolean {
     if (this.keys.has(request.uniqueKey)) return false;
     this.keys.add(request.uniqueKey);
     request.seq = this.added++;
@@ -91,12 +101,12 @@ export class RequestQueue {
   }
 
   /** The next request of a priority without taking it. */
-  peek(priority: Priority): CrawlRequest | undefined {
+  peek(priority: Priority): R | undefined {
     return this.queues[priority][this.heads[priority]];
   }
 
   /** Takes the next request of a priority. */
-  shift(priority: Priority): CrawlRequest | undefined {
+  shift(priority: Priority): R | undefined {
     const q = this.queues[priority];
     const r = q[this.heads[priority]];
     if (r === undefined) return undefined;

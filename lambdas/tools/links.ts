@@ -25,11 +25,16 @@
  * Requests run at most {@link LinkCheckOptions.concurrency} at a time, at most
  * {@link LinkCheckOptions.perHostConcurrency} connections per origin (undici's `connections`, a hard cap), with
  * keep-alive connections reused for the whole check (HEAD included: undici closes the connection after a HEAD
- * unless told otherwise). The origins with links waiting are served in turn, so one slow or large site does not
- * hold back the others.
+ * unless told otherwise). The limits are p-queue's ({@link CheckQueues}: a queue per origin in front of one for
+ * the whole check), and the origins with links waiting are served in turn, so one slow or large site does not
+ * hold back the others. With `depth` ≥ 1 the same-site pages to read wait in the crawler's request queue
+ * (engine/request-queue.ts: each page once by its key, a redirect's target marked seen, breadth-first) and are
+ * read before the links waiting.
  */
 import { setMaxListeners } from 'node:events';
+import PQueue from 'p-queue';
 import type { Dispatcher } from 'undici';
+import { RequestQueue, pageKey, type QueuedRequest } from '../engine/request-queue.ts';
 import { isCodedError } from '../errors.ts';
 import { DEFAULT_USER_AGENT, Fetcher, guardedAgent, retryAfterMs } from '../net/fetch.ts';
 import type { OutboundGuard } from '../net/guard.ts';
@@ -184,7 +189,7 @@ type Probe =
 /** One link being checked. */
 interface Entry {
   result: LinkResult;
-  /** The origin its requests start at (the scheduler's queue key). */
+  /** The origin its requests start at (its queue in {@link CheckQueues}). */
   origin: string;
   /** Pages away from the checked page: 0 for its own links. */
   depth: number;
@@ -193,116 +198,115 @@ interface Entry {
   retries: number;
 }
 
+/** A same-site page whose links are read (depth ≥ 1), as the link checker queues it in a {@link RequestQueue}. */
+interface PageRequest extends QueuedRequest {
+  url: string;
+  /** The origin its request starts at (its queue in {@link CheckQueues}). */
+  origin: string;
+  /** Pages away from the checked page of the links found on it. */
+  depth: number;
+}
+
 /** Thrown inside a check when the deadline passed or the caller aborted. */
 const BUDGET = Symbol('time budget');
 
+/** p-queue priorities (greater runs first): page reads and 429 retries go before the links waiting. */
+const FIRST = 1;
+const NEXT = 0;
+const FIRST_OPTIONS = { priority: FIRST } as const;
+const NEXT_OPTIONS = { priority: NEXT } as const;
+
 /**
- * Requests in flight, fairly over origins: at most `concurrency` at a time, at most `perHost` per origin (half
- * of it while the origin is throttled after repeated 429s); origins with links waiting take turns, so one slow or large site
- * does not hold back the others.
+ * Where a check's work waits and runs (p-queue): one queue per origin, at most `perHost` tasks at a time (half of
+ * it while the origin is throttled after repeated 429s), in front of one queue for the whole check, at most
+ * `concurrency` at a time. A task holds its origin's slot while it waits for a slot of the whole, so each origin
+ * has at most `perHost` tasks waiting there, and the whole queue, first in first out, serves the origins with
+ * work in turn: one slow or large site does not hold back the others.
  */
-class Scheduler {
-  private readonly queues = new Map<string, Entry[]>();
-  private readonly ring: string[] = [];
-  private next = 0;
-  private active = 0;
-  private readonly activeBy = new Map<string, number>();
-  private readonly throttledUntil = new Map<string, number>();
-  /** The end of the latest Retry-After per origin. */
-  private readonly limitedUntil = new Map<string, number>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private stopped = false;
-  private onIdle: (() => void) | undefined;
-  private readonly concurrency: number;
+class CheckQueues {
+  private readonly all: PQueue;
+  private readonly byOrigin = new Map<string, PQueue>();
   private readonly perHost: number;
   private readonly throttledLimit: number;
-  private readonly run: (entry: Entry) => Promise<void>;
+  /** The end of the latest Retry-After per origin. */
+  private readonly limitedUntil = new Map<string, number>();
+  private readonly throttledUntil = new Map<string, number>();
+  private readonly throttleTimers = new Map<string, NodeJS.Timeout>();
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  /** Tasks queued, running or waiting for a retry. */
+  private outstanding = 0;
+  private stopped = false;
+  private onIdle: (() => void) | undefined;
 
-  constructor(concurrency: number, perHost: number, run: (entry: Entry) => Promise<void>) {
-    this.concurrency = concurrency;
+  constructor(concurrency: number, perHost: number) {
+    this.all = new PQueue({ concurrency });
     this.perHost = perHost;
     this.throttledLimit = Math.max(1, perHost >> 1);
-    this.run = run;
-  }
-
-  push(entry: Entry, front = false): void {
-    let q = this.queues.get(entry.origin);
-    if (!q) {
-      q = [];
-      this.queues.set(entry.origin, q);
-      this.ring.push(entry.origin);
-    }
-    if (front) q.unshift(entry);
-    else q.push(entry);
   }
 
   /**
-   * Queues `entry` again at `at` (ms since the epoch), first of its origin, after a 429. A second 429 from the
+   * Queues `task` behind its origin's waiting tasks of the same or a higher priority. A task settles its own
+   * failures (a check makes them its link's verdict); a throw is dropped.
+   */
+  run(origin: string, task: () => Promise<void>, priority = NEXT): void {
+    this.outstanding++;
+    let q = this.byOrigin.get(origin);
+    if (!q) {
+      q = new PQueue({ concurrency: this.perHost });
+      this.byOrigin.set(origin, q);
+    }
+    const options = priority === FIRST ? FIRST_OPTIONS : NEXT_OPTIONS;
+    q.add(() => this.all.add(task, options), options).then(this.settled, this.settled);
+  }
+
+  /** A task ended. */
+  private readonly settled = (): void => {
+    this.outstanding--;
+    this.checkIdle();
+  };
+
+  /**
+   * Queues `task` again at `at` (ms since the epoch), first of its origin, after a 429. A second 429 from the
    * origin while an earlier one's Retry-After runs shows the origin limits the whole client, not one URL: it then
    * gets half its connections (at least one; a multiplicative decrease, as TCP's congestion control does) until
    * the later Retry-After has passed.
    */
-  later(entry: Entry, at: number): void {
+  later(origin: string, task: () => Promise<void>, at: number): void {
+    if (this.stopped) return;
     const now = Date.now();
-    const limited = this.limitedUntil.get(entry.origin) ?? 0;
-    if (limited > now) this.throttledUntil.set(entry.origin, Math.max(at, this.throttledUntil.get(entry.origin) ?? 0));
-    this.limitedUntil.set(entry.origin, Math.max(at, limited));
+    const limited = this.limitedUntil.get(origin) ?? 0;
+    if (limited > now) this.throttle(origin, Math.max(at, this.throttledUntil.get(origin) ?? 0));
+    this.limitedUntil.set(origin, Math.max(at, limited));
+    this.outstanding++;
     const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.push(entry, true);
-      this.pump();
+      this.retryTimers.delete(timer);
+      this.run(origin, task, FIRST);
+      this.outstanding--;
     }, Math.max(0, at - Date.now()));
-    this.timers.add(timer);
+    this.retryTimers.add(timer);
   }
 
-  /** Starts what may start. */
-  pump(): void {
-    if (this.stopped) {
-      this.checkIdle();
-      return;
-    }
-    const now = Date.now();
-    let idleTurns = 0;
-    while (this.active < this.concurrency && this.ring.length > 0 && idleTurns < this.ring.length) {
-      if (this.next >= this.ring.length) this.next = 0;
-      const origin = this.ring[this.next]!;
-      const limit = (this.throttledUntil.get(origin) ?? 0) > now ? this.throttledLimit : this.perHost;
-      if ((this.activeBy.get(origin) ?? 0) >= limit) {
-        this.next++;
-        idleTurns++;
-        continue;
-      }
-      const q = this.queues.get(origin)!;
-      const entry = q.shift()!;
-      if (q.length === 0) {
-        this.queues.delete(origin);
-        this.ring.splice(this.next, 1);
-      } else {
-        this.next++;
-      }
-      idleTurns = 0;
-      this.start(entry);
-    }
-    this.checkIdle();
-  }
-
-  private start(entry: Entry): void {
-    this.active++;
-    this.activeBy.set(entry.origin, (this.activeBy.get(entry.origin) ?? 0) + 1);
-    this.run(entry).finally(() => {
-      this.active--;
-      const n = this.activeBy.get(entry.origin)! - 1;
-      if (n === 0) this.activeBy.delete(entry.origin);
-      else this.activeBy.set(entry.origin, n);
-      this.pump();
-    });
+  /** Half the origin's connections until `until`: tasks running go on, fewer start (p-queue's concurrency). */
+  private throttle(origin: string, until: number): void {
+    this.throttledUntil.set(origin, until);
+    const q = this.byOrigin.get(origin);
+    if (!q) return;
+    q.concurrency = this.throttledLimit;
+    clearTimeout(this.throttleTimers.get(origin));
+    this.throttleTimers.set(
+      origin,
+      setTimeout(() => {
+        this.throttleTimers.delete(origin);
+        q.concurrency = this.perHost;
+      }, Math.max(0, until - Date.now())),
+    );
   }
 
   private checkIdle(): void {
-    if (this.active === 0 && (this.stopped || (this.ring.length === 0 && this.timers.size === 0))) this.onIdle?.();
+    if (this.outstanding === 0) this.onIdle?.();
   }
 
-  /** Resolves when nothing runs and nothing waits (or, once stopped, when nothing runs). */
+  /** Resolves when no task is queued, running or waiting for a retry. */
   idle(): Promise<void> {
     return new Promise((resolve) => {
       this.onIdle = resolve;
@@ -310,13 +314,17 @@ class Scheduler {
     });
   }
 
-  /** Starts nothing more: entries not started keep their state (`skipped` with no error yet). */
+  /**
+   * No retry is queued any more and no origin stays throttled. Tasks queued still run: a check or a page read
+   * started after the time budget ends at once, its link left as it was (`skipped`, no error yet).
+   */
   stop(): void {
     this.stopped = true;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-    this.queues.clear();
-    this.ring.length = 0;
+    for (const t of this.retryTimers) clearTimeout(t);
+    this.outstanding -= this.retryTimers.size;
+    this.retryTimers.clear();
+    for (const t of this.throttleTimers.values()) clearTimeout(t);
+    this.throttleTimers.clear();
     this.checkIdle();
   }
 }
@@ -390,8 +398,9 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
   const order: Entry[] = [];
   let found = 0;
   let pagesCrawled = 0;
-  /** Pages whose links were read (or are being read): the given page under both its URLs, then crawled ones. */
-  const crawled = new Set<string>([page.url, page.requestedUrl].map((u) => u.split('#')[0]!));
+  /** Pages whose links are read, each once by its key: the given page under both its URLs is seen from the start. */
+  const pages = new RequestQueue<PageRequest>();
+  for (const u of [page.url, page.requestedUrl]) pages.markSeen(pageKey(u));
   let startSite = '';
   try {
     startSite = siteKey(new URL(page.url));
@@ -468,22 +477,31 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
     }
   };
 
-  /** Reads a same-site page's links (depth ≥ 1) and queues the new ones; a page is read once. */
-  const crawl = async (e: Entry): Promise<void> => {
-    if (crawled.has(e.result.url)) return;
-    crawled.add(e.result.url);
+  /** Queues the same-site page a link names for its links (depth ≥ 1), unless it was queued before; reads first. */
+  const queuePage = (e: Entry): void => {
+    if (!pages.add({ url: e.result.url, uniqueKey: pageKey(e.result.url), origin: e.origin, depth: e.depth + 1 }, 0)) return;
+    for (let req = pages.shift(0); req; req = pages.shift(0)) {
+      const next = req;
+      queues.run(next.origin, () => readPage(next), FIRST);
+    }
+  };
+
+  /** Reads a page's links and queues the new ones; a page reached by a redirect is read once too. */
+  const readPage = async (req: PageRequest): Promise<void> => {
+    if (budget.signal.aborted) return;
     const fetched = await Promise.race([
-      fetchPage!(e.result.url).catch(() => null),
+      fetchPage!(req.url).catch(() => null),
       new Promise<null>((resolve) => {
         if (budget.signal.aborted) resolve(null);
         else budget.signal.addEventListener('abort', () => resolve(null), { once: true });
       }),
     ]);
     if (!fetched || budget.signal.aborted || fetched.status < 200 || fetched.status >= 300 || !isHtmlType(fetched.contentType)) return;
-    if (crawled.has(fetched.url) && fetched.url !== e.result.url) return;
-    crawled.add(fetched.url);
+    const key = pageKey(fetched.url);
+    if (key !== req.uniqueKey && pages.has(key)) return;
+    pages.markSeen(key);
     pagesCrawled++;
-    addLinks(fetched.text, fetched.url, e.depth + 1);
+    addLinks(fetched.text, fetched.url, req.depth);
   };
 
   const check = async (e: Entry): Promise<void> => {
@@ -508,7 +526,7 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
         finish(e, 'skipped', probe.status, probe.chain, `blocked: the server refuses automated checks (HTTP ${probe.status})`);
       } else if (probe.status >= 200 && probe.status < 300) {
         finish(e, probe.chain.length > 1 ? 'redirect' : 'ok', probe.status, probe.chain, null);
-        if (fetchPage && e.navigable && e.sameSite && e.depth < depth && isHtmlType(probe.contentType)) await crawl(e);
+        if (fetchPage && e.navigable && e.sameSite && e.depth < depth && isHtmlType(probe.contentType)) queuePage(e);
       } else {
         const words = probe.status >= 300 && probe.status < 400 ? `HTTP ${probe.status} without a Location` : `HTTP ${probe.status}`;
         finish(e, 'broken', probe.status, probe.chain, `http_status: ${words}`);
@@ -523,7 +541,7 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
   /**
    * After a 429 (RFC 6585: too many requests in a given time): the link is checked again after its Retry-After,
    * at most MAX_429_RETRIES times and only when that is within the budget. The origin gets half its connections
-   * when a second 429 arrives within a Retry-After (see Scheduler.later): a single 429 may be one URL's limit,
+   * when a second 429 arrives within a Retry-After (see CheckQueues.later): a single 429 may be one URL's limit,
    * and stopping the origin on every 429 would serialise its links, each further 429 costing a full wait.
    */
   const retry429 = (e: Entry, probe: Extract<Probe, { kind: 'response' }>): void => {
@@ -535,10 +553,10 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
       return;
     }
     e.retries++;
-    scheduler.later(e, at);
+    queues.later(e.origin, () => check(e), at);
   };
 
-  const scheduler = new Scheduler(concurrency, perHost, check);
+  const queues = new CheckQueues(concurrency, perHost);
 
   /** Adds a page's links: new ones are queued (up to maxLinks), known ones get the page as a parent. */
   const addLinks = (html: string, pageUrl: string, linkDepth: number): void => {
@@ -575,9 +593,8 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
         finish(e, 'skipped', null, [], 'time_budget: not checked within the time budget');
         continue;
       }
-      scheduler.push(e);
+      queues.run(e.origin, () => check(e));
     }
-    scheduler.pump();
   };
 
   try {
@@ -586,14 +603,14 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
       addLinks(page.html, page.url, 0);
     }
     await Promise.race([
-      scheduler.idle(),
+      queues.idle(),
       new Promise<void>((resolve) => {
         if (budget.signal.aborted) resolve();
         else budget.signal.addEventListener('abort', () => resolve(), { once: true });
       }),
     ]);
-    scheduler.stop();
-    await scheduler.idle();
+    queues.stop();
+    await queues.idle();
   } finally {
     clearTimeout(deadlineTimer);
     options.signal?.removeEventListener('abort', onCallerAbort);

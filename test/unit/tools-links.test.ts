@@ -6,8 +6,10 @@
  *   derived here with cheerio from the documented table of link attributes.
  * - Checking, against HTTP servers on loopback only: ok, 404, 500, redirect chains to a 200 and to a 404, a
  *   refused port, a name that does not resolve (an injected resolver), a time-out, 429 then 200 after
- *   Retry-After, HEAD 405 then GET, guard refusals that open no socket, a depth-1 crawl with its parents,
- *   the maxLinks cap, the per-origin and global concurrency as the servers see them, the deadline.
+ *   Retry-After, HEAD 405 then GET, guard refusals that open no socket, a depth-1 crawl with its parents (a
+ *   page reached by a redirect read once), the maxLinks cap, the per-origin and global concurrency as the servers
+ *   see them, a retried link going first of its origin, an origin's connections halved and given back after
+ *   repeated 429s, the deadline.
  * Every report is validated against `linksReportSchema` with ajv in strict mode.
  */
 import { describe, it, before, after, beforeEach } from 'node:test';
@@ -238,6 +240,7 @@ function handler(seen: Seen, counters: Map<string, number>): http.RequestListene
     if (path === '/site/a.html') { html('<a href="/site/index.html">home</a><a href="/site/c.html">c</a><a href="/404">gone</a><a href="/site/deeper.html">d</a>'); return; }
     if (path === '/site/c.html') { html('<a href="/site/never-read-at-depth-1.html">deep</a>'); return; }
     if (path === '/site/deeper.html') { html('<a href="/site/too-deep.html">x</a>'); return; }
+    if (path === '/site/alias.html') { res.writeHead(301, { location: '/site/a.html' }); res.end(); return; }
     if (path === '/site/b.png') { res.writeHead(200, { 'content-type': 'image/png' }); res.end(); return; }
     res.writeHead(404); res.end();
   };
@@ -433,6 +436,56 @@ describe('checkLinks', () => {
     } finally {
       await fetcher.close();
     }
+  });
+
+  it('reads a same-site page once when a redirect leads to it too (the request queue marks the target seen)', async () => {
+    const fetcher = new Fetcher(guard, { retries: 0, timeoutMs: 5000 });
+    const fetched: string[] = [];
+    const fetchPage: PageFetch = async (url): Promise<FetchedText | null> => {
+      fetched.push(url);
+      const p = await fetcher.fetch(url);
+      return { url: p.url, status: p.status, headers: p.headers, contentType: p.contentType, text: p.text };
+    };
+    try {
+      const s = `http://site.test:${a.port}`;
+      const start = `${s}/site/index.html`;
+      const r = valid(await checkLinks(toolPage('<a href="/site/alias.html">alias</a> <a href="/site/a.html">a</a>', start), { guard, depth: 1, fetchPage }));
+      assert.deepEqual(byUrl(r, `${s}/site/alias.html`).redirect_chain, [`${s}/site/alias.html`, `${s}/site/a.html`]);
+      assert.equal(r.summary.pages_crawled, 2, 'the start page and a.html, once');
+      assert.ok(fetched.length >= 1 && fetched.length <= 2, fetched.join(', '));
+      assert.equal(fetched.filter((u) => u === `${s}/site/a.html`).length <= 1, true);
+      // a.html's links, each once, with a.html as their one parent.
+      for (const u of [`${s}/site/c.html`, `${s}/404`, `${s}/site/deeper.html`]) assert.deepEqual(byUrl(r, u).parents, [`${s}/site/a.html`]);
+      assert.equal(new Set(r.links.map((l) => l.url)).size, r.links.length);
+    } finally {
+      await fetcher.close();
+    }
+  });
+
+  it('a link retried after a 429 goes before the links of its origin still waiting', async () => {
+    const slow = Array.from({ length: 12 }, (_, i) => `${a.url}/slow/150?${i}`);
+    const r = await check([`${a.url}/429`, ...slow], { perHostConcurrency: 1 });
+    assert.equal(r.summary.ok, 13);
+    const retried = seen.requests.filter((q) => q.path === '/429').map((q) => q.at);
+    assert.equal(retried.length, 2);
+    const starts = seen.requests.filter((q) => q.path === '/slow/150').map((q) => q.at);
+    // One at a time the slow links take 1.8 s; the retry, due after 1 s, waits only for the one running then.
+    const after = starts.filter((t) => t >= retried[1]!).length;
+    assert.ok(after >= 3, `${after} slow links went after the retry`);
+  });
+
+  it('gives a throttled origin its connections back once the later Retry-After has passed', async () => {
+    const slow = Array.from({ length: 16 }, (_, i) => `${a.url}/slow/150?${i}`);
+    const r = await check([`${a.url}/429`, `${a.url}/429b`, ...slow], { perHostConcurrency: 2 });
+    assert.equal(r.summary.ok, 18);
+    const t0 = seen.requests[0]!.at;
+    const starts = seen.requests.filter((q) => q.path === '/slow/150').map((q) => q.at - t0);
+    const throttled = starts.filter((t) => t < 850);
+    assert.ok(throttled.length >= 3, `${throttled.length} started while throttled`);
+    for (let i = 1; i < throttled.length; i++) assert.ok(throttled[i]! - throttled[i - 1]! >= 140, `one at a time while throttled: ${starts.join(', ')}`);
+    // After the Retry-After (1 s) two at a time again: a request starts while the one before (150 ms) still runs.
+    const late = starts.filter((t) => t > 1000);
+    assert.ok(late.length >= 4 && late.every((t, i) => i === 0 || t - late[i - 1]! < 120), `two at a time after the Retry-After: ${starts.join(', ')}`);
   });
 
   it('checks at most maxLinks links and counts the rest', async () => {
