@@ -315,11 +315,17 @@ class CheckQueues {
   }
 
   /**
-   * No retry is queued any more and no origin stays throttled. Tasks queued still run: a check or a page read
-   * started after the time budget ends at once, its link left as it was (`skipped`, no error yet).
+   * Starts nothing more: the tasks waiting behind their origin are dropped (p-queue's `clear()`: their promises
+   * never settle, so they are counted out here) and retries are not queued; their links stay as they were
+   * (`skipped`, no error yet). The few tasks already waiting for a slot of the whole check still run, and a check
+   * or a page read started after the time budget ends at once.
    */
   stop(): void {
     this.stopped = true;
+    for (const q of this.byOrigin.values()) {
+      this.outstanding -= q.size;
+      q.clear();
+    }
     for (const t of this.retryTimers) clearTimeout(t);
     this.outstanding -= this.retryTimers.size;
     this.retryTimers.clear();

@@ -540,6 +540,16 @@ describe('checkLinks', () => {
     assert.equal(r.limits.deadline_ms, 400);
   });
 
+  it('stops at the deadline with thousands of links waiting: they are left out at once, not started', async () => {
+    const t0 = Date.now();
+    const links = Array.from({ length: 3_000 }, (_, i) => `${a.url}/slow/5000?${i}`);
+    const r = await check(links, { deadlineMs: 300, maxLinks: 5_000 });
+    assert.ok(Date.now() - t0 < 1500, `took ${Date.now() - t0} ms`);
+    assert.equal(r.summary.skipped, 3_000);
+    assert.ok(r.links.every((l) => l.error === 'time_budget: not checked within the time budget'));
+    assert.equal(seen.requests.length, 4, 'only the first perHostConcurrency requests were sent');
+  });
+
   it('stops when the caller aborts', async () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 200);
