@@ -24,6 +24,7 @@
  */
 import { isTag, type AnyNode, type Element } from 'domhandler';
 import { parseHtml } from '../engine/html/parse.ts';
+import { documentBaseUrl } from '../engine/page-facts.ts';
 
 /** One distinct link of a page. */
 interface ExtractedLink {
@@ -164,7 +165,6 @@ function onlyResourceHints(rel: string | undefined): boolean {
 export function extractLinks(html: string, pageUrl: string): ExtractedLink[] {
   const doc = parseHtml(html);
   const found: Array<{ raw: string; navigable: boolean }> = [];
-  let baseHref: string | undefined;
   // <noscript> content parsed again: at most as many characters as the page has (nested noscripts would otherwise
   // parse ever shorter copies of the page, quadratic in their number).
   let reparse = html.length;
@@ -189,7 +189,7 @@ export function extractLinks(html: string, pageUrl: string): ExtractedLink[] {
     }
     const attribs = el.attribs;
     if (name === 'base') {
-      if (baseHref === undefined && attribs.href !== undefined) baseHref = attribs.href;
+      // Not a link: the document's base URL, read below by page-facts' documentBaseUrl.
     } else if (name === 'meta') {
       if (attribs['http-equiv']?.toLowerCase() === 'refresh' && attribs.content) {
         const target = parseMetaRefresh(attribs.content);
@@ -214,12 +214,13 @@ export function extractLinks(html: string, pageUrl: string): ExtractedLink[] {
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
 
+  // The document's base URL as every page tool reads it (engine/page-facts.ts): the first <base href> outside
+  // templates and SVG, resolved against the page URL; an unusable one (unparsable, data:, javascript:) is ignored.
   let base: URL | null = null;
   try {
-    base = new URL(pageUrl);
-    if (baseHref !== undefined) base = new URL(baseHref, base);
+    base = new URL(documentBaseUrl(doc, pageUrl));
   } catch {
-    /* an invalid <base href> leaves the page URL as the base (HTML standard: a base that fails to parse is ignored) */
+    /* an invalid pageUrl: relative links cannot be resolved */
   }
   const byUrl = new Map<string, ExtractedLink>();
   for (const { raw, navigable } of found) {

@@ -39,6 +39,7 @@ import { isCodedError } from '../errors.ts';
 import { DEFAULT_USER_AGENT, Fetcher, guardedAgent, retryAfterMs } from '../net/fetch.ts';
 import type { OutboundGuard } from '../net/guard.ts';
 import { unreachableReason } from '../net/unreachable.ts';
+import { isHtmlResponse, mayBeHtml } from '../engine/page-facts.ts';
 import { extractLinks } from './links-extract.ts';
 import type { FetchedText, PageFetch, ToolPage } from './page.ts';
 
@@ -155,10 +156,6 @@ function clamp(value: number | undefined, fallback: number, min: number, max: nu
 /** The host a crawl stays on: lower case, `www.` dropped (http and https alike). */
 function siteKey(url: URL): string {
   return url.hostname.toLowerCase().replace(/^www\./, '');
-}
-
-function isHtmlType(contentType: string): boolean {
-  return contentType === '' || contentType === 'text/html' || contentType === 'application/xhtml+xml';
 }
 
 /** The reason and words of a failed request (Node's, undici's or the guard's error, looking through `cause`). */
@@ -502,7 +499,7 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
         else budget.signal.addEventListener('abort', () => resolve(null), { once: true });
       }),
     ]);
-    if (!fetched || budget.signal.aborted || fetched.status < 200 || fetched.status >= 300 || !isHtmlType(fetched.contentType)) return;
+    if (!fetched || budget.signal.aborted || fetched.status < 200 || fetched.status >= 300 || !isHtmlResponse(fetched.contentType, fetched.text)) return;
     const key = pageKey(fetched.url);
     if (key !== req.uniqueKey && pages.has(key)) return;
     pages.markSeen(key);
@@ -532,7 +529,7 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
         finish(e, 'skipped', probe.status, probe.chain, `blocked: the server refuses automated checks (HTTP ${probe.status})`);
       } else if (probe.status >= 200 && probe.status < 300) {
         finish(e, probe.chain.length > 1 ? 'redirect' : 'ok', probe.status, probe.chain, null);
-        if (fetchPage && e.navigable && e.sameSite && e.depth < depth && isHtmlType(probe.contentType)) queuePage(e);
+        if (fetchPage && e.navigable && e.sameSite && e.depth < depth && mayBeHtml(probe.contentType)) queuePage(e);
       } else {
         const words = probe.status >= 300 && probe.status < 400 ? `HTTP ${probe.status} without a Location` : `HTTP ${probe.status}`;
         finish(e, 'broken', probe.status, probe.chain, `http_status: ${words}`);
@@ -604,7 +601,7 @@ export async function checkLinks(page: ToolPage, options: LinkCheckOptions): Pro
   };
 
   try {
-    if (isHtmlType(page.contentType) && page.html) {
+    if (page.html && isHtmlResponse(page.contentType, page.html)) {
       pagesCrawled = 1;
       addLinks(page.html, page.url, 0);
     }
