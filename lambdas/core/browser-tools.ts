@@ -9,7 +9,7 @@
  * Requests and answers are plain data (they cross a thread boundary): URLs, times in ms since the epoch, options.
  */
 import type { BrowserHost } from '../engine/browser/host.ts';
-import { pageFailure, watchNavigationLoop, whenSettled, withinDeadline } from '../engine/browser/page-guard.ts';
+import { documentHtml, pageFailure, watchNavigationLoop, whenSettled, withinDeadline } from '../engine/browser/page-guard.ts';
 import { screenshot, type Screenshot, type ScreenshotOptions } from '../engine/browser/screenshot.ts';
 import { CodedError, isCodedError } from '../errors.ts';
 import { unreachableError } from '../net/unreachable.ts';
@@ -151,7 +151,7 @@ export async function renderToolPage(host: BrowserHost, request: RenderRequest, 
     // the browser (its length in characters is a lower bound of its UTF-8 bytes).
     const chars = await read(() => page.evaluate(() => document.documentElement?.outerHTML.length ?? 0));
     if (chars > TOOL_MAX_PAGE_BYTES) throw pageTooLarge(url.href, chars);
-    const html = await read(() => page.content());
+    const html = await read(() => documentHtml(page));
     const bytes = Buffer.byteLength(html);
     if (bytes > TOOL_MAX_PAGE_BYTES) throw pageTooLarge(url.href, bytes);
     return {

@@ -136,6 +136,32 @@ export async function whenSettled<T>(page: Page, call: () => Promise<T>, o: Sett
   }
 }
 
+/** Thrown by {@link documentHtml} for a document still being parsed: {@link isNavigationError} takes it for a navigation. */
+const STILL_LOADING = 'Execution context is not available: the document is still loading (a navigation of its own)';
+
+/**
+ * The page's HTML as `page.content()` gives it (every child of the document serialised), read in one evaluation and only
+ * from a document past `loading`: a page that reloads itself is never read half parsed (its rows cut short). A
+ * document still loading counts as a navigation for {@link whenSettled}, which waits for it and reads again.
+ * Call it inside {@link whenSettled}.
+ * @throws Error taken by {@link isNavigationError} while the document is loading; the evaluation's own errors.
+ */
+export async function documentHtml(page: Page): Promise<string> {
+  const html = await page.evaluate(() => {
+    if (document.readyState === 'loading') return null;
+    // As puppeteer's Frame.content(): every child of the document, the <html> element by its outerHTML.
+    let content = '';
+    const nodes = document.childNodes;
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i]!;
+      content += node === document.documentElement ? document.documentElement.outerHTML : new XMLSerializer().serializeToString(node);
+    }
+    return content;
+  });
+  if (html === null) throw new Error(STILL_LOADING);
+  return html;
+}
+
 /**
  * Waits for a call on a page, but no longer than `deadline` (ms since the epoch), the page's life (a crash
  * closes it; a closed page or a dead browser ends the wait at once) and `signal`: a call on a page whose

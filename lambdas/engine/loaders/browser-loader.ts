@@ -22,7 +22,7 @@ import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { CodedError } from '../../errors.ts';
 import type { ActionSpec } from '../config.ts';
 import type { BrowserHost, JobContext } from '../browser/host.ts';
-import { isNavigationError, MAX_SELF_NAVIGATIONS, PAGE_SETTLE_MS, whenSettled } from '../browser/page-guard.ts';
+import { documentHtml, isNavigationError, MAX_SELF_NAVIGATIONS, PAGE_SETTLE_MS, whenSettled } from '../browser/page-guard.ts';
 import { evalFieldsInPage, type EvalField, type EvalOutcome, type ItemQuery } from '../browser/in-page.ts';
 import { scriptInPage } from '../browser/in-page-steps.ts';
 import { paginationStep, runActions, SERVICE_STEPS, waitForContent, type NavigationWatch, type StepPage } from '../browser/steps.ts';
@@ -442,7 +442,7 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
     const waitTimedOut = await this.waitReady(ready);
     let html: string;
     try {
-      html = await this.loader.settled(this.page, () => this.page.content());
+      html = await this.loader.settled(this.page, () => documentHtml(this.page));
     } catch (err) {
       throw this.loader.explain(err);
     }
