@@ -13,6 +13,7 @@ import { CodedError, isErrorCode } from '../../errors.ts';
 import { logger } from '../../logger.ts';
 import type { ToolPage } from '../../tools/page.ts';
 import type { BrowserThreadAnswer, BrowserThreadData, BrowserThreadRequest } from './browser-tools-thread.ts';
+import { killBrowserGroups } from './browser-processes.ts';
 
 /** How long a stopping browser thread may take to close its Chromium before it is ended, ms. */
 const CLOSE_WAIT_MS = 5_000;
@@ -95,15 +96,8 @@ export class LocalBrowserTools implements BrowserTools {
     return w;
   }
 
-  /** Chromium runs in its own process group (puppeteer starts it detached): end the whole group. */
+  /** Ends the browsers this thread started, with their process groups. */
   private killBrowsers(): void {
-    for (const pid of this.browsers) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
-      }
-    }
-    this.browsers.clear();
+    killBrowserGroups(this.browsers);
   }
 }

@@ -11,6 +11,7 @@ import { logger } from '../../logger.ts';
 import { JOB_WORKER_RESOURCE_LIMITS } from './limits.ts';
 import type { LocalServices, LocalSettings } from './runtime.ts';
 import type { WorkerReport } from './worker-thread.ts';
+import { killBrowserGroups } from './browser-processes.ts';
 
 /** Delay before a dead worker thread is replaced (ms). */
 const RESTART_DELAY_MS = 500;
@@ -99,16 +100,9 @@ export class WorkerSlot {
     this.killBrowsers();
   }
 
-  /** Chromium runs in its own process group (puppeteer starts it detached): end the whole group. */
+  /** Ends the browsers this thread started, with their process groups. */
   private killBrowsers(): void {
-    for (const pid of this.browsers) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
-      }
-    }
-    this.browsers.clear();
+    killBrowserGroups(this.browsers);
   }
 }
 
