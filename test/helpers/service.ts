@@ -25,6 +25,9 @@ export interface TestService {
   kill(): Promise<void>;
 }
 
+/** Longest start of the service in a test, ms: about a second on a quiet machine; much more beside a second test suite. */
+const SERVICE_START_TIMEOUT_MS = 60_000;
+
 /** A fresh temporary DATA_DIR. */
 export function tempDataDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'sai-test-'));
@@ -51,7 +54,11 @@ export async function startService(env: NodeJS.ProcessEnv = {}): Promise<TestSer
   proc.stdout!.on('data', (c: Buffer) => { out += c.toString(); });
   proc.stderr!.on('data', (c: Buffer) => { out += c.toString(); });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start in 20 s:\n${out}`)), 20_000);
+    // A start that times out kills the service: alive, it would hold this test file's process open for ever.
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`service did not start in ${SERVICE_START_TIMEOUT_MS / 1000} s:\n${out}`));
+    }, SERVICE_START_TIMEOUT_MS);
     const check = () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) { clearTimeout(timer); resolve(m[1]!); }
