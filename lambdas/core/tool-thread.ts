@@ -79,18 +79,7 @@ export interface ToolWork<P> {
   readonly params?: P;
 }
 
-const works = new Map<string, { module: string; fn: ToolWorkFn<never>; prepare?: () => void }>();
-
-/** Options of {@link toolWork}. */
-export interface ToolWorkOptions {
-  /**
-   * Run in each tool worker once the tools' modules are loaded, before it says `ready` (never on the HTTP thread):
-   * one-time work a call would otherwise pay for (compiling the tech fingerprints), so that a worker started to
-   * replace one ended at a deadline serves its first call as fast as the others. A prepare that throws is logged
-   * by the call that then needs it; it does not stop the worker.
-   */
-  prepare?: () => void;
-}
+const works = new Map<string, { module: string; fn: ToolWorkFn<never> }>();
 
 /**
  * Registers a tool's work, at the top level of the module that defines it, so that a tool worker that imports
@@ -103,10 +92,10 @@ export interface ToolWorkOptions {
  * ```
  * @throws Error when another module registered the name.
  */
-export function toolWork<P>(name: string, moduleUrl: string, fn: ToolWorkFn<P>, options: ToolWorkOptions = {}): ToolWork<P> {
+export function toolWork<P>(name: string, moduleUrl: string, fn: ToolWorkFn<P>): ToolWork<P> {
   const known = works.get(name);
   if (known && known.module !== moduleUrl) throw new Error(`tool work ${name} is registered by ${known.module} already`);
-  works.set(name, { module: moduleUrl, fn: fn as ToolWorkFn<never>, ...(options.prepare ? { prepare: options.prepare } : {}) });
+  works.set(name, { module: moduleUrl, fn: fn as ToolWorkFn<never> });
   return { name, module: moduleUrl };
 }
 
@@ -280,12 +269,7 @@ function serve(port: MessagePort, data: ToolThreadData): void {
     void runTask(task).then((answer) => port.postMessage(answer));
   });
   Promise.all(data.preload.map((m) => import(m))).then(
-    () => {
-      for (const w of works.values()) {
-        try { w.prepare?.(); } catch { /* the call that needs it meets the same error, and answers it */ }
-      }
-      port.postMessage({ type: 'ready' } satisfies ToolThreadMessage);
-    },
+    () => port.postMessage({ type: 'ready' } satisfies ToolThreadMessage),
     (err: unknown) => {
       port.postMessage({ type: 'fatal', message: (err as Error)?.stack ?? String(err) } satisfies ToolThreadMessage);
       process.exit(1); // ends this thread only

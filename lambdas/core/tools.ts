@@ -30,7 +30,7 @@ import { unreachableError } from '../net/unreachable.ts';
 import type { AccountRecord } from './ports.ts';
 import type { Services } from './services.ts';
 import { isToolWorkerLost, ToolPool, type ToolPoolOptions } from './tool-pool.ts';
-import { TOOL_MAX_PAGE_BYTES, toolFetchers, toolWork as registerToolWork, type ToolWork, type ToolWorkFn, type ToolWorkOptions } from './tool-thread.ts';
+import { TOOL_MAX_PAGE_BYTES, toolFetchers, toolWork as registerToolWork, type ToolWork, type ToolWorkFn } from './tool-thread.ts';
 
 /** The tools of SPEC.md's endpoint list, by the last segment of their path (`/api/v1/tools/<name>/`). */
 export type ToolName = 'seo-analyzer' | 'tech-detector' | 'lead-generation' | 'screenshot' | 'content-extractor'
@@ -100,10 +100,9 @@ let warming = false;
 /**
  * Registers a tool's work (core/tool-thread.ts `toolWork`), at the top level of its handler module. In a Lambda
  * the tool worker is then started during the cold start, with the module loaded, rather than by the first call.
- * `options.prepare` runs in each tool worker before it is ready (core/tool-thread.ts {@link ToolWorkOptions}).
  */
-export function toolWork<P>(name: ToolName, moduleUrl: string, fn: ToolWorkFn<P>, options: ToolWorkOptions = {}): ToolWork<P> {
-  const work = registerToolWork(name, moduleUrl, fn, options);
+export function toolWork<P>(name: ToolName, moduleUrl: string, fn: ToolWorkFn<P>): ToolWork<P> {
+  const work = registerToolWork(name, moduleUrl, fn);
   if (isMainThread && process.env.AWS_LAMBDA_FUNCTION_NAME && !warming) {
     warming = true;
     setImmediate(() => void warmToolWorkers().catch(() => undefined));

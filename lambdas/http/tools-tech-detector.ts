@@ -4,15 +4,14 @@
  * read in a tool worker (core/tool-thread.ts): fetched there, or, rendered, handed over by this thread.
  */
 import { loadRenderedToolPage, runPageTool, toolWork } from '../core/tools.ts';
-import { detectTechnologies, jsGlobalPaths, prepareFingerprints } from '../tools/tech/index.ts';
+import { detectTechnologies, jsGlobalPaths } from '../tools/tech/index.ts';
 import { workerBrowser } from '../workers/worker-browser.ts';
 import { apiHandler, jsonText } from './middleware.ts';
 import { route } from '../routes.ts';
 
 interface TechBody { url: string; render?: boolean }
 
-// The fingerprints are compiled when a tool worker starts, not by its first call (a replaced worker's first call too).
-const work = toolWork('tech-detector', import.meta.url, async ({ page }) => detectTechnologies(await page()), { prepare: prepareFingerprints });
+const work = toolWork('tech-detector', import.meta.url, async ({ page }) => detectTechnologies(await page()));
 
 export const handler = apiHandler<TechBody>(route('POST', '/api/v1/tools/tech-detector/'), async (_event, { svc, account, body }) =>
   jsonText(200, await runPageTool(svc, account, work, body.url, {}, body.render

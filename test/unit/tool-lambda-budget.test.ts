@@ -23,8 +23,8 @@ const DEADLINE_MS = 1_200;
 /**
  * The last bytes of the page come this late (the rest at once): before the call's own requests are aborted (0.5 s
  * before the deadline), leaving its analysis about 0.75 s, where seo-analyzer needs some 2.2 s for these 5 MB of
- * links on a quiet machine (tech-detector, with its fingerprints compiled when its worker starts, needs 0.65 s on
- * the costliest 5 MB tried: too close to a window that cannot be shorter than the 0.5 s before the I/O ends).
+ * links on a quiet machine (tech-detector needs 0.65 s on the costliest 5 MB tried once its fingerprints are
+ * compiled: too close to a window that cannot be shorter than the 0.5 s before the I/O ends).
  */
 const LATE_TAIL_MS = 450;
 
@@ -84,8 +84,7 @@ describe('a tool Lambda on a page whose analysis runs past the deadline', () => 
     assert.ok(took >= DEADLINE_MS - 500 && took < DEADLINE_MS + 4_000, `answered after ${took} ms`);
     assert.equal(Math.round((await credits()) * 10), Math.round(before * 10), 'the credit is given back');
 
-    // The worker ended at the deadline is replaced at once; its replacement loads the tools (and runs their
-    // prepare) before it is ready. Waiting for it keeps this call's 2 s (a test's deadline; 25 s in a Lambda)
+    // The worker ended at the deadline is replaced at once; its replacement loads the tools before it is ready. Waiting for it keeps this call's 2 s (a test's deadline; 25 s in a Lambda)
     // for the call itself on a loaded machine.
     await warmToolWorkers();
     const ok = await call(`${base}/article/`);

@@ -245,11 +245,6 @@ function compileFingerprints(): Compiled {
   return { techs, main, conditional, jsPaths: [...jsPaths].sort(), scanner, domScanner: new LiteralScanner(domValues) };
 }
 
-/** Compiles the fingerprints now if they are not yet (a tool worker's start), so that no call pays for it. */
-export function prepareFingerprints(): void {
-  fingerprints();
-}
-
 /** The compiled fingerprints (compiled on the first call, then shared). */
 export function fingerprints(): Compiled {
   compiled ??= compileFingerprints();

@@ -5,7 +5,7 @@
  */
 export { detectTechnologies } from './detect.ts';
 export { domPrefilter } from './dom.ts';
-export { jsGlobalPaths, prepareFingerprints } from './fingerprint-index.ts';
+export { jsGlobalPaths } from './fingerprint-index.ts';
 export { LIMITS } from './limits.ts';
 export { LiteralScanner } from './literal-scanner.ts';
 export { boundQuantifiers, requiredLiterals, resolveVersion } from './patterns.ts';
