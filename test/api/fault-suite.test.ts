@@ -16,10 +16,10 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { HostileBehaviour } from '../helpers/hostile-server.ts';
 import { spawnHostileServer, type HostileProcess } from '../helpers/hostile-server-process.ts';
 import { client, createAccount, startService, type TestService } from '../helpers/service.ts';
+import { startLatencyProbe } from '../helpers/latency-probe.ts';
 
 /** The tools' deadline the service runs with, ms (SAI_TOOL_DEADLINE_MS). */
 const TOOL_DEADLINE_MS = 8_000;
@@ -82,23 +82,6 @@ function runYaml(url: string, engine: 'lightweight' | 'heavy', extract?: string)
   return `target: { url: "${url}", engine: ${engine} }\nextract:\n${extract ?? '  container: li\n  fields:\n    - { name: text }'}\n`;
 }
 
-/** Polls another account's `GET /me/` every 20 ms until stopped: latencies and non-200 answers. */
-function pollMe(api: Api) {
-  const ms: number[] = [];
-  const failures: string[] = [];
-  let stopped = false;
-  const done = (async () => {
-    while (!stopped) {
-      const t0 = performance.now();
-      const r = await api.get('/api/v1/me/');
-      ms.push(performance.now() - t0);
-      if (r.status !== 200) failures.push(`${r.status} ${JSON.stringify(r.body)}`);
-      await sleep(20);
-    }
-  })();
-  return { ms, failures, async stop() { stopped = true; await done; } };
-}
-
 function percentile(values: number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
@@ -117,6 +100,7 @@ describe('the fault suite: every hostile behaviour against every feature that lo
   let svc: TestService;
   const accounts: Record<'runs' | 'browser' | 'generate' | 'tools' | 'bystander', Api> = {} as never;
   const outcomes: Outcome[] = [];
+  let bystanderKey = '';
 
   before(async () => {
     hostile = await spawnHostileServer();
@@ -124,7 +108,9 @@ describe('the fault suite: every hostile behaviour against every feature that lo
       SAI_WORKERS: '3', SAI_TOOL_WORKERS: '2', SAI_TOOL_DEADLINE_MS: String(TOOL_DEADLINE_MS), SAI_JOB_TIMEOUT_MS: String(JOB_TIMEOUT_MS),
     });
     for (const name of ['runs', 'browser', 'generate', 'tools', 'bystander'] as const) {
-      accounts[name] = client(svc.url, (await createAccount(svc.dataDir, { plan: 'pro' })).api_key);
+      const key = (await createAccount(svc.dataDir, { plan: 'pro' })).api_key;
+      accounts[name] = client(svc.url, key);
+      if (name === 'bystander') bystanderKey = key;
     }
   });
   after(async () => {
@@ -135,7 +121,9 @@ describe('the fault suite: every hostile behaviour against every feature that lo
   it('answers every call with a result or a coded 4xx in time, charges no refused call, stays up, and keeps /me/ of another account under 50 ms at p99', async () => {
     const credits = async (api: Api) => (await api.get('/api/v1/me/')).body.subscription.credits_remaining as number;
     const before = { runs: await credits(accounts.runs), browser: await credits(accounts.browser), generate: await credits(accounts.generate), tools: await credits(accounts.tools) };
-    const me = pollMe(accounts.bystander);
+    // Another account's GET /me/ every 20 ms, from a process of its own (an independent user: the calls this
+    // process makes and the answers it parses are not the service's latency).
+    const probe = await startLatencyProbe(`${svc.url}/api/v1/me/`, bystanderKey);
 
     /** A job: accepted (202, charged) or refused (a coded 4xx), then followed to its end. */
     const job = async (api: Api, feature: string, b: Behaviour, start: () => Promise<{ status: number; body: any }>) => {
@@ -166,7 +154,7 @@ describe('the fault suite: every hostile behaviour against every feature that lo
       // (test/api/tool-isolation.test.ts has the queue's refusals).
       pool(TOOLS.flatMap((t) => BEHAVIOURS.map((b) => [t, b] as const)), 2, ([t, b]) => tool(t, b)),
     ]);
-    await me.stop();
+    const me = await probe.stop();
 
     // Every call: a result or a coded 4xx, never a 5xx; in time.
     const table = outcomes.map((o) => `${o.feature} × ${o.behaviour}: ${o.status}${o.code ? ` ${o.code}` : ''}${o.job ? ` → ${o.job.status} (${o.job.message.slice(0, 80)})` : ''} in ${Math.round(o.ms)} ms`);

@@ -159,11 +159,13 @@ extract:
     services.push(svc);
     const acc = await createAccount(dataDir, { plan: 'pro' });
     let api = client(svc.url, acc.api_key);
-    const r = await api.post('/api/v1/run/', { yaml_content: slowQuotes(site.url, 10, 251) });
+    // Pages of 2 s each (an attempt lasts 8 s): every kill lands during an attempt, even on a loaded machine (with
+    // 251 ms pages a late kill let an attempt complete the job).
+    const r = await api.post('/api/v1/run/', { yaml_content: slowQuotes(site.url, 4, 2001) });
     assert.equal(r.status, 202);
     // Kill the service during each delivery: the worker never finishes the job.
     // Each delivery fetches the first listing page once: the site's hit count tells attempts apart.
-    const firstPage = '/slow/251/quotes/';
+    const firstPage = '/slow/2001/quotes/';
     for (let attempt = 1; attempt <= 2; attempt++) {
       await waitUntil(async () => (site.hits.get(firstPage) ?? 0) >= attempt, 20_000, `attempt ${attempt} to fetch its first page`);
       await svc.kill();
