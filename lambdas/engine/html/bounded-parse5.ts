@@ -61,7 +61,7 @@ function countingAdapter(budget: Budget): typeof adapter {
     if (++budget.nodes > MAX_NODES) throw new Stop('nodes');
   };
   /** The part of `text` that fits, and whether that is all of it. */
-  const fit = (text: string): [string, boolean] => {
+  const fitTextBudget = (text: string): [string, boolean] => {
     const left = MAX_TEXT_CHARS - budget.text;
     if (text.length <= left) {
       budget.text += text.length;
@@ -85,13 +85,13 @@ function countingAdapter(budget: Budget): typeof adapter {
     },
     insertText(parentNode: ParentNode, text: string) {
       if (parentNode.children[parentNode.children.length - 1]?.type !== 'text') node();
-      const [part, all] = fit(text);
+      const [part, all] = fitTextBudget(text);
       if (part) adapter.insertText(parentNode, part);
       if (!all) throw new Stop('text');
     },
     insertTextBefore(parentNode: ParentNode, text: string, referenceNode: ChildNode) {
       if (referenceNode.prev?.type !== 'text') node();
-      const [part, all] = fit(text);
+      const [part, all] = fitTextBudget(text);
       if (part) adapter.insertTextBefore(parentNode, part, referenceNode);
       if (!all) throw new Stop('text');
     },
