@@ -6,10 +6,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readlinkSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { BACKGROUND_NICE, lowerProcessGroupPriority, lowerThisThreadPriority } from '../../lambdas/thread-priority.ts';
+import { BACKGROUND_NICE, lowerProcessGroupPriority, lowerSessionAutogroup, lowerThisThreadPriority } from '../../lambdas/thread-priority.ts';
 
 const tidOfThisThread = () => Number(readlinkSync('/proc/thread-self').split('/').pop());
 
@@ -58,6 +58,32 @@ describe('thread priority', { skip: process.platform !== 'linux' ? 'Linux only' 
       assert.equal(getPriority(leader.pid!), BACKGROUND_NICE);
     } finally {
       process.kill(-leader.pid!, 'SIGKILL');
+    }
+  });
+
+  // sched(7): with autogroups on, a detached process's session weighs as much as the whole service unless its
+  // autogroup's nice value is raised.
+  const autogroups = existsSync('/proc/self/autogroup');
+  const autogroupNice = (pid: number | 'self') => Number(readFileSync(`/proc/${pid}/autogroup`, 'utf8').trim().split(' nice ')[1]);
+
+  it('lowers the autogroup of a process group that leads its own session, and never the caller\'s own', async () => {
+    if (!autogroups) {
+      assert.equal(lowerSessionAutogroup(process.pid), false, 'without autogroups there is nothing to lower');
+      return;
+    }
+    const ownBefore = autogroupNice('self');
+    const leader = spawn('sh', ['-c', 'sleep 30 & wait'], { detached: true, stdio: 'ignore' });
+    const sameSession = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(autogroupNice(leader.pid!), 0);
+      lowerProcessGroupPriority(leader.pid!);
+      assert.equal(autogroupNice(leader.pid!), BACKGROUND_NICE, 'the detached session\'s autogroup');
+      assert.equal(lowerSessionAutogroup(sameSession.pid!), false, 'a child in the caller\'s session shares its autogroup');
+      assert.equal(autogroupNice('self'), ownBefore, 'the caller\'s autogroup is untouched');
+    } finally {
+      process.kill(-leader.pid!, 'SIGKILL');
+      sameSession.kill('SIGKILL');
     }
   });
 
