@@ -9,6 +9,7 @@
  * no privilege; nothing here ever lowers it.
  */
 import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { getPriority, setPriority } from 'node:os';
 
 /** The nice value of background threads and processes (0 is the default, 19 the lowest priority). */
@@ -87,5 +88,71 @@ export function lowerSessionAutogroup(pid: number, nice = BACKGROUND_NICE): bool
     return true;
   } catch {
     return false;
+  }
+}
+
+/** The time slice the thread that answers HTTP asks for, ns (Linux clamps it to 0.1-100 ms; the default is 3 ms). */
+export const HTTP_THREAD_SLICE_NS = 300_000;
+
+/** sched_setattr(2) and sched_getattr(2) numbers by architecture (the kernel's syscall tables). */
+const SCHED_SYSCALLS: Record<string, { set: number; get: number }> = { x64: { set: 314, get: 315 }, arm64: { set: 274, get: 275 } };
+
+/**
+ * Asks the kernel for a short time slice for thread `tid` (a process id names its main thread): sched_setattr(2) with
+ * SCHED_OTHER and `sched_runtime`, which EEVDF (Linux 6.12 and later) reads as the thread's requested slice: a
+ * thread with a shorter slice gets an earlier virtual deadline, so when it wakes (a request came in) it runs before
+ * the threads that have been using the CPU, and may preempt them ("sched/eevdf: Allow shorter slices to
+ * wakeup-preempt", the kernel's `PREEMPT_SHORT`). It costs the thread nothing in share: its weight, so its part of the
+ * CPU, is unchanged. Needs no privilege (the nice value is kept); older kernels accept and ignore it. Set with
+ * `SCHED_FLAG_RESET_ON_FORK`: the threads and processes it starts later (workers, Chromium) keep the default slice.
+ *
+ * Node has no call for it, so it is made by `perl`'s `syscall` (Perl is part of every Debian and Ubuntu install);
+ * without perl, off Linux, or on an unknown architecture, nothing is done.
+ * @returns the slice now set, ns, as sched_getattr(2) reads it back, or null when nothing could be set.
+ */
+export function requestShortSlice(tid: number, sliceNs = HTTP_THREAD_SLICE_NS): number | null {
+  const calls = SCHED_SYSCALLS[process.arch];
+  if (process.platform !== 'linux' || !calls) return null;
+  // struct sched_attr, SCHED_ATTR_SIZE_VER0 (48 bytes): size, policy (SCHED_OTHER), flags (SCHED_FLAG_RESET_ON_FORK),
+  // nice, priority, runtime (the slice), deadline, period.
+  const script = `
+    my ($tid, $slice, $set) = @ARGV;
+    my $nice = getpriority(0, $tid);
+    my $attr = pack("LLQlLQQQ", 48, 0, 1, $nice, 0, $slice, 0, 0);
+    syscall($set, $tid + 0, $attr, 0) == 0 or exit 1;`;
+  try {
+    const r = spawnSync('perl', ['-e', script, String(tid), String(sliceNs), String(calls.set)], { timeout: 5_000 });
+    if (r.status !== 0) return null;
+  } catch {
+    return null;
+  }
+  const slice = threadSlice(tid);
+  return slice ? slice : null;
+}
+
+/**
+ * The time slice thread `tid` asked for, ns, as sched_getattr(2) reads it (0 or the kernel's default when it asked
+ * for none), or null when it cannot be read (off Linux, no perl).
+ */
+export function threadSlice(tid: number): number | null {
+  const calls = SCHED_SYSCALLS[process.arch];
+  if (process.platform !== 'linux' || !calls) return null;
+  const script = 'my $o = pack("LLQlLQQQ", 0, 0, 0, 0, 0, 0, 0, 0); syscall($ARGV[1], $ARGV[0] + 0, $o, 48, 0) == 0 or exit 1; print((unpack("LLQlLQQQ", $o))[5]);';
+  try {
+    const r = spawnSync('perl', ['-e', script, String(tid), String(calls.get)], { encoding: 'utf8', timeout: 5_000 });
+    return r.status === 0 && r.stdout !== '' ? Number(r.stdout) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The calling thread's id (Linux), or null. */
+export function thisThreadId(): number | null {
+  if (process.platform !== 'linux') return null;
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isInteger(tid) && tid > 0 ? tid : null;
+  } catch {
+    return null;
   }
 }

@@ -5,10 +5,12 @@
  * fair scheduling A's jobs held both workers and B's job stayed `pending` as long as A's pages took.
  */
 import { describe, it, before, after } from 'node:test';
+import { readdirSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { client, createAccount, startService, type TestService } from '../helpers/service.ts';
+import { HTTP_THREAD_SLICE_NS, threadSlice } from '../../lambdas/thread-priority.ts';
 
 /** A loopback site: /slow/<n> answers only once the gate opens (at most 60 s); /fast/ at once. */
 async function startGatedSite(): Promise<{ url: string; open(): void; slowRequests(): number; close(): Promise<void> }> {
@@ -102,5 +104,15 @@ describe('fair scheduling across accounts (2 job workers)', () => {
       assert.equal(done.job.results.row_count, 2);
     }
     assert.equal(site.slowRequests(), 6);
+  });
+
+  it('the thread that answers HTTP has the short time slice, and none of the service\'s other threads has it', () => {
+    // lambdas/thread-priority.ts: a request that comes in runs before the background work that has been using the CPU.
+    const pid = service.proc.pid!;
+    assert.equal(threadSlice(pid), HTTP_THREAD_SLICE_NS);
+    const others = readdirSync(`/proc/${pid}/task`).map(Number).filter((tid) => tid !== pid);
+    assert.ok(others.length >= 4, `the workers' threads: ${others.length}`);
+    const short = others.filter((tid) => threadSlice(tid) === HTTP_THREAD_SLICE_NS);
+    assert.deepEqual(short, [], 'threads started after the slice was set keep the default');
   });
 });

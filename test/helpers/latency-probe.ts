@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { requestShortSlice } from '../../lambdas/thread-priority.ts';
 
 /** What the probe saw: each request's time (ms, from sending to the whole answer) and each non-200 answer or error. */
 export interface ProbeResult {
@@ -27,7 +28,7 @@ export interface LatencyProbe {
  * @throws Error when the probe does not answer within 60 s or exits first.
  */
 export async function startLatencyProbe(url: string, apiKey: string, intervalMs = 20): Promise<LatencyProbe> {
-  const proc = spawn(process.execPath, [fileURLToPath(import.meta.url), url, apiKey, String(intervalMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [fileURLToPath(import.meta.url), url, apiKey, String(intervalMs)], { stdio: ['pipe', 'pipe', 'inherit'], detached: true });
   let out = '';
   proc.stdout!.on('data', (c: Buffer) => { out += c.toString(); });
   await new Promise<void>((resolve, reject) => {
@@ -50,6 +51,9 @@ export async function startLatencyProbe(url: string, apiKey: string, intervalMs 
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [url, apiKey, interval] = process.argv.slice(2) as [string, string, string];
+  // The probe is the measuring instrument: the time it waits for the CPU after an answer came is not the service's
+  // latency. It asks for the short slice the service's HTTP thread has (lambdas/thread-priority.ts).
+  requestShortSlice(process.pid);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const result: ProbeResult = { ms: [], failures: [] };
   let stopped = false;

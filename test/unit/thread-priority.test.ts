@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { BACKGROUND_NICE, lowerProcessGroupPriority, lowerSessionAutogroup, lowerThisThreadPriority } from '../../lambdas/thread-priority.ts';
+import { BACKGROUND_NICE, HTTP_THREAD_SLICE_NS, lowerProcessGroupPriority, lowerSessionAutogroup, lowerThisThreadPriority, requestShortSlice, threadSlice } from '../../lambdas/thread-priority.ts';
 
 const tidOfThisThread = () => Number(readlinkSync('/proc/thread-self').split('/').pop());
 
@@ -85,6 +85,35 @@ describe('thread priority', { skip: process.platform !== 'linux' ? 'Linux only' 
       process.kill(-leader.pid!, 'SIGKILL');
       sameSession.kill('SIGKILL');
     }
+  });
+
+  it('gives a thread the short slice it asks for, not the threads and processes it starts later, nor its nice value', async () => {
+    // A child asks for the slice, then starts a worker thread and a process; each reports its own thread id.
+    const child = spawn(process.execPath, ['-e', `
+      const { Worker } = require('node:worker_threads');
+      const { spawn } = require('node:child_process');
+      import(${JSON.stringify(new URL('../../lambdas/thread-priority.ts', import.meta.url).href)}).then((m) => {
+        m.lowerThisThreadPriority(5);
+        const set = m.requestShortSlice(process.pid);
+        const w = new Worker("require('node:worker_threads').parentPort.postMessage(Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop())); setTimeout(() => {}, 2000)", { eval: true });
+        w.once('message', (workerTid) => {
+          const p = spawn('sleep', ['2'], { stdio: 'ignore' });
+          process.stdout.write(JSON.stringify({ set, workerTid, sleepPid: p.pid }) + '\\n');
+          setTimeout(() => process.exit(0), 2000);
+        });
+      });`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const line = await new Promise<string>((resolve) => { let out = ''; child.stdout.on('data', (c: Buffer) => { out += c.toString(); if (out.includes('\n')) resolve(out); }); });
+    const { set, workerTid, sleepPid } = JSON.parse(line) as { set: number | null; workerTid: number; sleepPid: number };
+    try {
+      assert.equal(set, HTTP_THREAD_SLICE_NS, 'the thread that asked has the slice');
+      assert.equal(threadSlice(child.pid!), HTTP_THREAD_SLICE_NS);
+      assert.equal(getPriority(child.pid!), 5, 'its nice value is kept');
+      assert.notEqual(threadSlice(workerTid), HTTP_THREAD_SLICE_NS, 'a worker thread started later keeps the default');
+      assert.notEqual(threadSlice(sleepPid), HTTP_THREAD_SLICE_NS, 'a process started later keeps the default');
+    } finally {
+      child.kill('SIGKILL');
+    }
+    assert.equal(requestShortSlice(2 ** 30), null, 'no such thread');
   });
 
   it('does nothing to the caller when asked for a group that does not exist', () => {
