@@ -5,12 +5,12 @@
  * fair scheduling A's jobs held both workers and B's job stayed `pending` as long as A's pages took.
  */
 import { describe, it, before, after } from 'node:test';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { client, createAccount, startService, type TestService } from '../helpers/service.ts';
-import { HTTP_THREAD_SLICE_NS, threadSlice } from '../../lambdas/thread-priority.ts';
+import { BACKGROUND_NICE, HTTP_THREAD_SLICE_NS, threadSlice } from '../../lambdas/thread-priority.ts';
 
 /** A loopback site: /slow/<n> answers only once the gate opens (at most 60 s); /fast/ at once. */
 async function startGatedSite(): Promise<{ url: string; open(): void; slowRequests(): number; close(): Promise<void> }> {
@@ -106,7 +106,7 @@ describe('fair scheduling across accounts (2 job workers)', () => {
     assert.equal(site.slowRequests(), 6);
   });
 
-  it('the thread that answers HTTP has the short time slice, and none of the service\'s other threads has it', () => {
+  it('the thread that answers HTTP has the short time slice, and none of the service\'s other threads has it; the workers and V8\'s threads run at nice 10', () => {
     // lambdas/thread-priority.ts: a request that comes in runs before the background work that has been using the CPU.
     const pid = service.proc.pid!;
     assert.equal(threadSlice(pid), HTTP_THREAD_SLICE_NS);
@@ -114,5 +114,14 @@ describe('fair scheduling across accounts (2 job workers)', () => {
     assert.ok(others.length >= 4, `the workers' threads: ${others.length}`);
     const short = others.filter((tid) => threadSlice(tid) === HTTP_THREAD_SLICE_NS);
     assert.deepEqual(short, [], 'threads started after the slice was set keep the default');
+    // Every thread but the HTTP thread (and libuv's pool, which serves it too) runs at nice 10: the workers and V8's.
+    const comm = (tid: number) => readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+    const niceOf = (tid: number) => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+    const platform = others.filter((tid) => comm(tid) === 'V8Worker');
+    assert.ok(platform.length >= 1, 'V8 platform threads');
+    for (const tid of platform) assert.equal(niceOf(tid), BACKGROUND_NICE, `V8Worker ${tid}`);
+    const workers = others.filter((tid) => /^(job|tool)-worker/.test(comm(tid)));
+    assert.ok(workers.length >= 2, `job and tool workers: ${others.map(comm).join(', ')}`);
+    for (const tid of workers) assert.equal(niceOf(tid), BACKGROUND_NICE, `${comm(tid)} ${tid}`);
   });
 });

@@ -16,7 +16,7 @@
  */
 import { installServices } from '../../core/services.ts';
 import { closeToolWorkers, configureToolCalls, warmToolWorkers } from '../../core/tools.ts';
-import { requestShortSlice } from '../../thread-priority.ts';
+import { lowerPlatformThreads, requestShortSlice } from '../../thread-priority.ts';
 import { logger } from '../../logger.ts';
 import { closeBrowser } from '../../workers/worker-browser.ts';
 import { LocalBrowserTools } from './browser-tools.ts';
@@ -51,8 +51,10 @@ export async function startLocalService(settings: LocalSettings): Promise<LocalS
   prepareDataDir(settings.dataDir);
   const lock = lockDataDir(settings.dataDir);
   // This thread answers HTTP: a short time slice lets a request that comes in run before the background work that has
-  // been using the CPU (lambdas/thread-priority.ts; the workers, started below, keep the default slice at nice 10).
+  // been using the CPU (lambdas/thread-priority.ts; the workers, started below, keep the default slice at nice 10, and
+  // so do V8's platform threads, which do the workers' garbage collection and compiling).
   const sliceNs = requestShortSlice(process.pid);
+  lowerPlatformThreads();
   logger.debug(sliceNs ? `HTTP thread time slice: ${sliceNs / 1e6} ms` : 'HTTP thread time slice: the default (not set here)', { sliceNs });
   const local = createLocalServices(settings);
   const configParser = new ThreadConfigParser();
