@@ -20,6 +20,9 @@ const BENCHES: Record<string, string> = {
   api:
     'API under load on the local service: wrk on GET status while 4 jobs run, POST /run/ to completed, hostile YAML bodies vs ' +
     'GET /me/ of another account (options: --only status,run,bodies, --wrk-seconds N (10), --connections N (64), --rate 16k, --runs N (50), --bodies-seconds N (10), --bodies-connections N (3))',
+  faults:
+    "another account's GET /me/ while the fault matrix (every hostile behaviour against every feature that loads a page) runs, " +
+    'vs the same service idle; target p99 < 50 ms (options: --runs N (3), --idle-seconds N (10))',
   generate: "the no-LLM config generator on the 100 records pages and the fixture site's variants: each produced config's run vs the truth (rows within 10%, 80% of first values found), accuracy, generation time (options: --only a,b, --prompt TEXT, --no-browser, --concurrency N (2), --timeout S (60))",
   leads: 'the lead-generation tool on a labelled set of contact pages: precision and recall of emails, phones and social links (target 0.95 each)',
   content: 'the content extractor vs plain Readability on the 130 Readability test pages: token F1 of the text against expected.html, metadata agreement (options: --only a,b)',
