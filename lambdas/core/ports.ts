@@ -92,6 +92,35 @@ export interface JobRecord {
   row_count: number;
   /** Blob key of the rows, once completed. */
   results_key: string | null;
+  /**
+   * A completed run of a saved config: what changed against that config's previous completed run (issue 26,
+   * docs/monitoring.md); null or absent for other jobs and until the run completes.
+   */
+  changes?: JobChanges | null;
+}
+
+/**
+ * What a completed run changed against the previous completed run of the same config (issue 26): counts of rows
+ * added, removed and changed, and the job compared with (null for a first run: nothing to compare with). The rows
+ * themselves are in the blob store under `changes_key` (GET /api/v1/jobs/{id}/changes/).
+ */
+export interface JobChanges {
+  added: number;
+  removed: number;
+  changed: number;
+  /** The earlier job these rows were compared with, or null when there was none. */
+  compared_with: string | null;
+  /** The fields rows were matched on (`output.deduplicate_fields`), or null: matched on all values. */
+  key_fields: string[] | null;
+  /** Blob key of the changes' rows, or null when there was nothing to compare with. */
+  changes_key: string | null;
+}
+
+/** The last completed run of a config that the next run's changes are computed against (issue 26). */
+export interface ConfigLastRun {
+  job_id: string;
+  /** ISO 8601, the job's `completed_at`. */
+  completed_at: string;
 }
 
 /** A conditional change of a job. Fields left out are not changed. */
@@ -112,6 +141,8 @@ export interface JobUpdate {
   yaml_content?: string;
   /** Adds one to attempts. */
   increment_attempts?: boolean;
+  /** What a completed run changed (issue 26). */
+  changes?: JobChanges;
 }
 
 /** A page of a list, newest first, with an opaque cursor for the next page. */
@@ -191,6 +222,14 @@ export interface Store {
   releaseJobSlot(accountId: number, holder: string): Promise<void>;
   /** The account's live slots at `now` (ISO 8601 UTC). */
   countJobSlots(accountId: number, now: string): Promise<number>;
+  /** The config's last completed run recorded by {@link Store.setConfigLastRun}, or null (issue 26). */
+  getConfigLastRun(accountId: number, configId: string): Promise<ConfigLastRun | null>;
+  /**
+   * Records `run` as the config's last completed run, unless one that completed later is recorded already (two runs
+   * of a config that end together leave the later one).
+   * @returns whether it was recorded.
+   */
+  setConfigLastRun(accountId: number, configId: string, run: ConfigLastRun): Promise<boolean>;
 }
 
 /** A message on a queue, as a consumer sees it. */

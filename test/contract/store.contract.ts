@@ -154,6 +154,38 @@ export function storeContract(name: string, opts: ContractOptions): void {
       assert.equal((await store.getJob(a.id, await newJobId(store, a.id)))?.prompt ?? null, null);
     });
 
+    it('keeps what a completed run changed, as written, and nothing for a job without it (issue 26)', async () => {
+      const a = await newAccount(store);
+      const j = newJob(a.id, { status: 'running' });
+      await store.createJob(j);
+      assert.equal((await store.getJob(a.id, j.id))?.changes ?? null, null);
+      const changes = { added: 3, removed: 1, changed: 2, compared_with: randomUUID(), key_fields: ['url'], changes_key: `changes/${a.id}/${j.id}.json` };
+      const done = await store.updateJob(j.id, ['running'], { status: 'completed', changes, row_count: 5 });
+      assert.deepEqual(done?.changes, changes);
+      assert.deepEqual((await store.getJob(a.id, j.id))?.changes, changes);
+      const first = { added: 5, removed: 0, changed: 0, compared_with: null, key_fields: null, changes_key: null };
+      const k = newJob(a.id, { status: 'running' });
+      await store.createJob(k);
+      assert.deepEqual((await store.updateJob(k.id, ['running'], { status: 'completed', changes: first }))?.changes, first);
+    });
+
+    it("records a config's last completed run, never moving it back to an earlier one, per account (issue 26)", async () => {
+      const a = await newAccount(store);
+      const b = await newAccount(store);
+      const configId = randomUUID();
+      assert.equal(await store.getConfigLastRun(a.id, configId), null);
+      assert.equal(await store.setConfigLastRun(a.id, configId, { job_id: 'j2', completed_at: '2026-11-26T10:00:02.000Z' }), true);
+      assert.equal(await store.setConfigLastRun(a.id, configId, { job_id: 'j1', completed_at: '2026-11-26T10:00:01.000Z' }), false, 'an earlier run does not replace a later one');
+      assert.deepEqual(await store.getConfigLastRun(a.id, configId), { job_id: 'j2', completed_at: '2026-11-26T10:00:02.000Z' });
+      assert.equal(await store.setConfigLastRun(a.id, configId, { job_id: 'j3', completed_at: '2026-11-26T10:00:03.000Z' }), true);
+      assert.equal((await store.getConfigLastRun(a.id, configId))?.job_id, 'j3');
+      assert.equal(await store.getConfigLastRun(b.id, configId), null, "another account's config of the same id has none");
+      // Deleting the config forgets its last run.
+      await store.createConfig({ id: configId, account_id: a.id, name: 'c', target_url: 'https://example.com/', yaml_content: 'y', prompt: null, created_at: new Date().toISOString() });
+      assert.equal(await store.deleteConfig(a.id, configId), true);
+      assert.equal(await store.getConfigLastRun(a.id, configId), null);
+    });
+
     it('isolates jobs per account and lists them newest first with a cursor', async () => {
       const a = await newAccount(store);
       const b = await newAccount(store);

@@ -43,7 +43,22 @@ describe('SQLite schema migrations', () => {
     store.close();
     const upgraded = new SqliteStore(file);
     assert.equal((await upgraded.getJobById('j1'))?.prompt, null);
-    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '3');
+    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '4');
+    upgraded.close();
+  });
+
+  it('upgrades a version 3 file in place: its jobs get a changes column, null for the old ones; the config_last_runs table is made', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sai-migrate-')), 'v3.db');
+    const store = new SqliteStore(file);
+    const a = await store.createAccount({ email: 'v3@x.test', first_name: '', last_name: '', plan: 'pro', password_hash: 'h', api_key_digest: null, api_key_sealed: null });
+    store.db.exec(`ALTER TABLE jobs DROP COLUMN changes; DROP TABLE config_last_runs; UPDATE meta SET value = '3' WHERE key = 'schema_version';`);
+    store.db.prepare(`INSERT INTO jobs (id, account_id, job_type, status, target_url, yaml_content, created_at, updated_at) VALUES ('j1', ?, 'run', 'completed', 'https://e/', 'y', 'now', 'now')`).run(a.id);
+    store.close();
+    const upgraded = new SqliteStore(file);
+    assert.equal((await upgraded.getJobById('j1'))?.changes, null);
+    assert.equal(await upgraded.setConfigLastRun(a.id, 'c1', { job_id: 'j1', completed_at: '2026-11-26T00:00:00.000Z' }), true);
+    assert.equal((await upgraded.getConfigLastRun(a.id, 'c1'))?.job_id, 'j1');
+    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '4');
     upgraded.close();
   });
 
@@ -62,7 +77,7 @@ describe('SQLite schema migrations', () => {
     assert.equal(a?.plan, 'pro');
     assert.equal(a?.usage_key_id, null);
     assert.equal((await upgraded.updateAccount(a!.id, { usage_key_id: 'k1', usage_key_value: 'v1' }))?.usage_key_value, 'v1');
-    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '3');
+    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '4');
     upgraded.close();
   });
 });

@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
-  ConflictError, type AccountPatch, type AccountRecord, type ConfigRecord, type JobRecord, type JobStatus, type JobUpdate, type Page, type Store,
+  ConflictError, type AccountPatch, type AccountRecord, type ConfigLastRun, type ConfigRecord, type JobRecord, type JobStatus, type JobUpdate, type Page, type Store,
 } from '../../core/ports.ts';
 import { GSI1, GSI2, KEYS } from './table.ts';
 
@@ -36,10 +36,11 @@ const jobKey = (id: string) => ({ [KEYS.pk]: `JOB#${id}`, [KEYS.sk]: 'JOB' });
 const counterKey = (accountId: number, name: string) => ({ [KEYS.pk]: `ACCOUNT#${accountId}`, [KEYS.sk]: `COUNTER#${name}` });
 const jobSlotKey = (accountId: number, slot: number) => ({ [KEYS.pk]: `ACCOUNT#${accountId}`, [KEYS.sk]: `JOBSLOT#${String(slot).padStart(4, '0')}` });
 const jobsOf = (accountId: number) => `ACCOUNT#${accountId}#JOBS`;
+const lastRunKey = (accountId: number, configId: string) => ({ [KEYS.pk]: `ACCOUNT#${accountId}`, [KEYS.sk]: `LASTRUN#${configId}` });
 
 const ACCOUNT_FIELDS = ['id', 'email', 'first_name', 'last_name', 'plan', 'password_hash', 'api_key_digest', 'api_key_sealed', 'usage_key_id', 'usage_key_value', 'created_at'] as const;
 const JOB_FIELDS = ['id', 'account_id', 'job_type', 'status', 'progress', 'status_message', 'items_found', 'pages_scraped', 'api_discovered', 'target_url',
-  'config_id', 'yaml_content', 'created_at', 'updated_at', 'started_at', 'completed_at', 'attempts', 'row_count', 'results_key', 'prompt'] as const;
+  'config_id', 'yaml_content', 'created_at', 'updated_at', 'started_at', 'completed_at', 'attempts', 'row_count', 'results_key', 'prompt', 'changes'] as const;
 
 function pick<T>(item: Item | undefined, fields: readonly string[]): T | null {
   if (!item) return null;
@@ -219,6 +220,7 @@ export class DynamoStore implements Store {
   }
 
   async deleteConfig(accountId: number, id: string): Promise<boolean> {
+    await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: lastRunKey(accountId, id) }));
     try {
       await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: configKey(accountId, id), ConditionExpression: 'attribute_exists(PK)' }));
       return true;
@@ -303,7 +305,7 @@ export class DynamoStore implements Store {
     const values: Item = { ':now': new Date().toISOString() };
     const sets: string[] = ['updated_at = :now'];
     const removes: string[] = [];
-    const plain = ['status_message', 'items_found', 'pages_scraped', 'completed_at', 'row_count', 'results_key', 'api_discovered', 'config_id', 'yaml_content'] as const;
+    const plain = ['status_message', 'items_found', 'pages_scraped', 'completed_at', 'row_count', 'results_key', 'api_discovered', 'config_id', 'yaml_content', 'changes'] as const;
     plain.forEach((k, i) => {
       if (u[k] === undefined) return;
       names[`#p${i}`] = k;
@@ -483,5 +485,26 @@ export class DynamoStore implements Store {
   async countJobSlots(accountId: number, now: string): Promise<number> {
     const nowMs = Date.parse(now);
     return (await this.jobSlots(accountId)).filter((s) => s.until > nowMs).length;
+  }
+
+  async getConfigLastRun(accountId: number, configId: string): Promise<ConfigLastRun | null> {
+    const r = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: lastRunKey(accountId, configId), ConsistentRead: true }));
+    return r.Item ? { job_id: r.Item.job_id as string, completed_at: r.Item.completed_at as string } : null;
+  }
+
+  async setConfigLastRun(accountId: number, configId: string, run: ConfigLastRun): Promise<boolean> {
+    try {
+      await this.doc.send(new UpdateCommand({
+        TableName: this.tableName,
+        Key: lastRunKey(accountId, configId),
+        UpdateExpression: 'SET job_id = :job, completed_at = :at',
+        ConditionExpression: 'attribute_not_exists(completed_at) OR completed_at <= :at',
+        ExpressionAttributeValues: { ':job': run.job_id, ':at': run.completed_at },
+      }));
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
   }
 }

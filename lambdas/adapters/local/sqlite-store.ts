@@ -16,9 +16,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createPrivateFile, DIR_MODE } from './data-dir.ts';
 import { statementCache } from './statements.ts';
-import { ConflictError, type AccountPatch, type AccountRecord, type ConfigRecord, type JobRecord, type JobStatus, type JobUpdate, type Page, type Store } from '../../core/ports.ts';
+import { ConflictError, type AccountPatch, type AccountRecord, type ConfigLastRun, type ConfigRecord, type JobChanges, type JobRecord, type JobStatus, type JobUpdate, type Page, type Store } from '../../core/ports.ts';
 
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,7 +66,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   attempts INTEGER NOT NULL DEFAULT 0,
   row_count INTEGER NOT NULL DEFAULT 0,
   results_key TEXT,
-  prompt TEXT
+  prompt TEXT,
+  changes TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_by_account ON jobs (account_id, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs (status);
@@ -76,6 +77,13 @@ CREATE TABLE IF NOT EXISTS counters (
   value INTEGER NOT NULL,
   expires_at TEXT,
   PRIMARY KEY (account_id, name)
+);
+CREATE TABLE IF NOT EXISTS config_last_runs (
+  account_id INTEGER NOT NULL,
+  config_id TEXT NOT NULL,
+  job_id TEXT NOT NULL,
+  completed_at TEXT NOT NULL,
+  PRIMARY KEY (account_id, config_id)
 );
 CREATE TABLE IF NOT EXISTS job_slots (
   account_id INTEGER NOT NULL,
@@ -97,6 +105,8 @@ const MIGRATIONS: Record<number, (db: DatabaseSync) => void> = {
   2: (db) => { addColumn(db, 'accounts', 'usage_key_id', 'TEXT'); addColumn(db, 'accounts', 'usage_key_value', 'TEXT'); },
   // 2 -> 3: generate jobs keep their prompt.
   3: (db) => addColumn(db, 'jobs', 'prompt', 'TEXT'),
+  // 3 -> 4: what a completed run changed (issue 26); the config_last_runs table is made by the schema.
+  4: (db) => addColumn(db, 'jobs', 'changes', 'TEXT'),
 };
 
 /** Opens a SQLite database file with the settings every connection of this service uses. */
@@ -126,7 +136,7 @@ type SqlRow = Record<string, SQLInputValue>;
 
 function toJob(r: SqlRow | undefined): JobRecord | null {
   if (!r) return null;
-  return { ...(r as unknown as JobRecord), api_discovered: r.api_discovered === 1 };
+  return { ...(r as unknown as JobRecord), api_discovered: r.api_discovered === 1, changes: typeof r.changes === 'string' ? JSON.parse(r.changes) as JobChanges : null };
 }
 
 function toAccount(r: SqlRow | undefined): AccountRecord | null {
@@ -265,6 +275,7 @@ export class SqliteStore implements Store {
   }
 
   async deleteConfig(accountId: number, id: string): Promise<boolean> {
+    this.q('DELETE FROM config_last_runs WHERE account_id = ? AND config_id = ?').run(accountId, id);
     return Number(this.q('DELETE FROM configs WHERE id = ? AND account_id = ?').run(id, accountId).changes) > 0;
   }
 
@@ -326,6 +337,10 @@ export class SqliteStore implements Store {
       args.push(Math.max(0, Math.min(100, Math.round(u.progress))));
     }
     if (u.increment_attempts) sets.push('attempts = attempts + 1');
+    if (u.changes !== undefined) {
+      sets.push('changes = ?');
+      args.push(JSON.stringify(u.changes));
+    }
     const sql = `UPDATE jobs SET ${sets.join(', ')}
       WHERE id = ? AND status IN (${fromStatuses.map(() => '?').join(', ')})${attempt === undefined ? '' : ' AND attempts = ?'} RETURNING *`;
     const where: SQLInputValue[] = attempt === undefined ? [id, ...fromStatuses] : [id, ...fromStatuses, attempt];
@@ -381,5 +396,17 @@ export class SqliteStore implements Store {
 
   async countJobSlots(accountId: number, now: string): Promise<number> {
     return Number((this.q('SELECT COUNT(*) AS n FROM job_slots WHERE account_id = ? AND until > ?').get(accountId, now) as { n: number }).n);
+  }
+
+  async getConfigLastRun(accountId: number, configId: string): Promise<ConfigLastRun | null> {
+    const r = this.q('SELECT job_id, completed_at FROM config_last_runs WHERE account_id = ? AND config_id = ?').get(accountId, configId) as ConfigLastRun | undefined;
+    return r ? { job_id: r.job_id, completed_at: r.completed_at } : null;
+  }
+
+  async setConfigLastRun(accountId: number, configId: string, run: ConfigLastRun): Promise<boolean> {
+    const r = this.q(`INSERT INTO config_last_runs (account_id, config_id, job_id, completed_at) VALUES (?, ?, ?, ?)
+      ON CONFLICT (account_id, config_id) DO UPDATE SET job_id = excluded.job_id, completed_at = excluded.completed_at
+      WHERE excluded.completed_at >= config_last_runs.completed_at`).run(accountId, configId, run.job_id, run.completed_at);
+    return Number(r.changes) > 0;
   }
 }
