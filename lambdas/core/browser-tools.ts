@@ -115,7 +115,7 @@ export async function renderToolPage(host: BrowserHost, request: RenderRequest, 
       const timeout = Math.max(100, end - 8_000 - Date.now());
       res = await Promise.race([navigation.loop, page.goto(url.href, { waitUntil: 'load', timeout, signal } as Parameters<typeof page.goto>[1])]);
     } catch (err) {
-      const failure = pageFailure(page) ?? (isCodedError(err) && err.code === 'page_unsettled' ? err : null);
+      const failure = pageFailure(page) ?? (isCodedError(err) && err.code === 'page_unsettled' ? err : null) ?? navigation.unsettled();
       if (failure) throw failure;
       const event = context.proxyEvents.byHost.get(url.hostname.replace(/^\[|\]$/g, ''));
       if (event?.code === 'target_forbidden' || event?.code === 'dns_failed') throw browserLoadError(url.href, new CodedError(event.code, event.message, [{ url: url.href }]));

@@ -13,7 +13,7 @@ import { ERROR_CODES, isCodedError, type ErrorCode } from '../../lambdas/errors.
 import { parseConfig } from '../../lambdas/engine/config.ts';
 import { runHeavy } from '../../lambdas/engine/engines.ts';
 import { BrowserHost } from '../../lambdas/engine/browser/host.ts';
-import { whenSettled } from '../../lambdas/engine/browser/page-guard.ts';
+import { MAX_SELF_NAVIGATIONS, watchNavigationLoop, whenSettled } from '../../lambdas/engine/browser/page-guard.ts';
 import { screenshot } from '../../lambdas/engine/browser/screenshot.ts';
 import { OutboundGuard } from '../../lambdas/net/guard.ts';
 import { serveInline, type InlineServer } from './helpers.ts';
@@ -176,6 +176,40 @@ function fakePage(): Page {
   });
   return page;
 }
+
+describe('watchNavigationLoop (a load the page keeps interrupting)', () => {
+  /** A stand-in page that emits main-frame navigation requests. */
+  function navigatingPage(): Page & EventEmitter & { navigate(): void } {
+    const page = new EventEmitter() as unknown as Page & EventEmitter & { navigate(): void };
+    const main = {};
+    Object.assign(page, {
+      mainFrame: () => main,
+      navigate: () => page.emit('request', { isNavigationRequest: () => true, frame: () => main, redirectChain: () => [] }),
+    });
+    return page;
+  }
+
+  it('a load that failed after the page navigated itself twice or more is page_unsettled, with the count; once is not', () => {
+    const page = navigatingPage();
+    const watch = watchNavigationLoop(page, 'http://127.0.0.1/reloads/');
+    page.navigate(); // the load's own navigation
+    page.navigate(); // one script redirect
+    assert.equal(watch.unsettled(), null);
+    page.navigate();
+    const err = watch.unsettled();
+    assert.equal(err?.code, 'page_unsettled');
+    assert.deepEqual(err?.details, [{ url: 'http://127.0.0.1/reloads/', navigations: 2 }]);
+    watch.stop();
+  });
+
+  it(`past ${MAX_SELF_NAVIGATIONS} navigations of its own the load stops with page_unsettled`, async () => {
+    const page = navigatingPage();
+    const watch = watchNavigationLoop(page, 'http://127.0.0.1/loop/');
+    for (let i = 0; i <= MAX_SELF_NAVIGATIONS + 1; i++) page.navigate();
+    await assert.rejects(watch.loop, (e: { code?: string }) => e.code === 'page_unsettled');
+    watch.stop();
+  });
+});
 
 describe('whenSettled (reads of a page that navigates itself)', () => {
   const destroyed = () => new Error('Execution context was destroyed, most likely because of a navigation.');

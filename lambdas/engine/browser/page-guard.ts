@@ -88,9 +88,13 @@ export const MAX_SELF_NAVIGATIONS = 10;
 /**
  * Watches a page while one URL loads in it: `loop` rejects with `page_unsettled` once the page has started more
  * than {@link MAX_SELF_NAVIGATIONS} navigations of its own (the load's first one not counted, redirect hops
- * neither). Call `stop()` when the load is over.
+ * neither). Call `stop()` when the load is over. When the load failed otherwise (its time-out, or the navigation
+ * aborted), `unsettled()` says whether the page had navigated itself meanwhile (twice or more: one script redirect
+ * to a page that does not load is that page's failure): then the failure is the page's
+ * restlessness (`page_unsettled`), not a target that could not be loaded (on a busy machine a page that reloads
+ * itself every 40 ms ran out the load's time before its tenth reload).
  */
-export function watchNavigationLoop(page: Page, url: string): { loop: Promise<never>; stop(): void } {
+export function watchNavigationLoop(page: Page, url: string): { loop: Promise<never>; stop(): void; unsettled(): CodedError | null } {
   let navigations = 0;
   let fail: (err: unknown) => void = () => undefined;
   const loop = new Promise<never>((_, reject) => { fail = reject; });
@@ -103,7 +107,13 @@ export function watchNavigationLoop(page: Page, url: string): { loop: Promise<ne
     }
   };
   page.on('request', onRequest);
-  return { loop, stop: () => page.off('request', onRequest) };
+  return {
+    loop,
+    stop: () => page.off('request', onRequest),
+    unsettled: () => (navigations > 2
+      ? new CodedError('page_unsettled', `${url} navigated itself ${navigations - 1} time(s) while it loaded, and never finished loading`, [{ url, navigations: navigations - 1 }])
+      : null),
+  };
 }
 
 /** Longest a read waits for a page that navigates itself to settle, ms (docs/crawler.md). */

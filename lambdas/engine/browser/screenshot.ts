@@ -109,6 +109,8 @@ export async function screenshot(host: BrowserHost, url: string, o: ScreenshotOp
       navigations = 0;
     } catch (err) {
       if (isCodedError(err) && err.code !== 'render_timeout') throw err;
+      const restless = watch.unsettled();
+      if (restless) throw restless;
       const event = context.proxyEvents.byHost.get(new URL(url).hostname.replace(/^\[|\]$/g, ''));
       if (event?.code === 'target_forbidden' || event?.code === 'dns_failed') throw new CodedError(event.code, event.message, [{ url }]);
       const message = isCodedError(err) ? `not loaded within ${timeoutMs} ms` : (err as Error).message.split('\n')[0];
