@@ -28,6 +28,7 @@ const BENCHES: Record<string, string> = {
   content: 'the content extractor vs plain Readability on the 130 Readability test pages: token F1 of the text against expected.html, metadata agreement (options: --only a,b)',
   links: 'the broken-link checker vs linkinator on the two corpus link pages served on loopback (404s, redirects, refused ports, slow, 429, HEAD 405): links/s and per-link verdicts (options: --concurrency N (32), --runs N (1), --only archwiki,elvis)',
   quicktest: "the extension's Quick Test, click to rows, vs a minimal in-page DOM read (Instant Data Scraper's way) on five shapes of page, target 1 s (options: --runs N (15), --only products,books,alibaba,newegg,archwiki)",
+  changes: 'rows added, removed and changed between two runs (compareRows, issue 26) on generated 10,000- and 100,000-row result sets, keyed on url and on all values, vs JSON.stringify with a Map/Set difference: median ms and agreement (options: --rounds N (7), --sizes 10000,100000, --only flat,nested)',
   site: 'only generate the local listing site into .bench/site (options: --force)',
 };
 
