@@ -8,7 +8,7 @@
 
 import type { ErrorCode } from './errors.ts';
 import {
-  configAnswer, configCreateBody, configListAnswer, configValidAnswer, configYamlBody, generateBody, jobCreatedAnswer, jobListAnswer, jobResultsAnswer, jobRowsAnswer,
+  configAnswer, configCreateBody, configListAnswer, configValidAnswer, configYamlBody, generateBody, jobChangesAnswer, jobCreatedAnswer, jobListAnswer, jobResultsAnswer, jobRowsAnswer,
   jobStatusAnswer, loginAnswer, loginBody, meAnswer, runBody, screenshotStoredAnswer, toolBodies, type JSONSchema,
 } from './http/schemas.ts';
 
@@ -163,6 +163,17 @@ export const routes: readonly RouteDef[] = [
     errors: [...KEYED, 'invalid_request', 'invalid_cursor'],
   },
   { method: 'GET', path: '/api/v1/jobs/{id}/status/', handler: 'http/job-status.ts', auth: true, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'Job status and progress', responses: { 200: { description: 'The job with a preview of its rows', schema: jobStatusAnswer } }, errors: ID_404 },
+  {
+    method: 'GET', path: '/api/v1/jobs/{id}/changes/', handler: 'http/job-changes.ts', auth: true, startsWork: false, access: { table: 'read', bucket: 'read' },
+    summary: "What a completed run of a saved config changed since the config's previous completed run (not in SPEC.md; docs/monitoring.md)",
+    query: [
+      { name: 'change', description: 'Only changes of this kind', schema: { type: 'string', enum: ['added', 'removed', 'changed'] } },
+      { name: 'offset', description: 'Changes to skip (added first, then removed, then changed)', schema: { type: 'integer', minimum: 0, default: 0 } },
+      { name: 'limit', description: 'Changes to return', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
+    ],
+    responses: { 200: { description: 'The counts and a page of the changes; `compared_with` is null when there was nothing to compare with', schema: jobChangesAnswer } },
+    errors: [...ID_404, 'invalid_request', 'job_not_finished'],
+  },
   {
     method: 'GET', path: '/api/v1/jobs/{id}/results/', handler: 'http/job-results.ts', auth: true, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'Scraped rows',
     query: [

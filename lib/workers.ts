@@ -55,6 +55,8 @@ export class Workers extends Construct {
     });
     p.data.table.grantReadWriteData(this.run);
     p.data.bucket.grantPut(this.run);
+    // A run of a saved config reads the rows of the config's previous completed run to say what changed (issue 26).
+    p.data.bucket.grantRead(this.run);
     p.queues.run.queue.grantSendMessages(this.run);
     this.run.addEventSource(new SqsEventSource(p.queues.run.queue, {
       batchSize: 1,

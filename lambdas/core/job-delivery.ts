@@ -61,6 +61,8 @@ export interface JobExecutor {
    * or throws: a CodedError fails the job, anything else is retried.
    */
   body(a: JobAttempt): Promise<JobPatch>;
+  /** Runs once the job is `completed` (with the completed record); an error here is logged, the job stays completed. */
+  afterComplete?(job: JobRecord): Promise<void>;
 }
 
 /**
@@ -101,7 +103,10 @@ export async function executeJobDelivery(svc: Services, jobId: string, delivery:
   try {
     const completion = await executor.body(ctx);
     await writing;
-    await transitionJob(svc, job, 'complete', { progress: 100, ...completion, status_message: completion.status_message?.slice(0, MAX_STATUS_MESSAGE) }, actor);
+    const completed = await transitionJob(svc, job, 'complete', { progress: 100, ...completion, status_message: completion.status_message?.slice(0, MAX_STATUS_MESSAGE) }, actor);
+    if (completed && executor.afterComplete) {
+      await executor.afterComplete(completed).catch((err: unknown) => logger.error(`${executor.jobType} completed, but what follows its completion failed`, { jobId, error: err }));
+    }
     return 'done';
   } catch (err) {
     await writing;

@@ -3,13 +3,15 @@
  * ./job-delivery.ts. The job goes `running`; the config runs with {@link runConfig} (the engine chosen by
  * engine/choose.ts) and a progress callback; rows go to the blob store (and the API capture of a browser run
  * next to them); a saved config that used to find items and now finds none is regenerated once
- * (./self-healing.ts); the job ends `completed` or `failed` with a reason.
+ * (./self-healing.ts); a run of a saved config is compared with the config's last completed run (./run-changes.ts);
+ * the job ends `completed` or `failed` with a reason.
  */
 import { parseConfig, type ScrapeConfig } from '../engine/config.ts';
 import { runConfig } from '../engine/engines.ts';
 import type { BrowserHost } from '../engine/browser/host.ts';
 import { executeJobDelivery, type JobAttempt } from './job-delivery.ts';
 import { healConfig } from './self-healing.ts';
+import { computeRunChanges, recordLastRun } from './run-changes.ts';
 import type { Delivery, DeliveryOutcome } from './ports.ts';
 import type { Services } from './services.ts';
 
@@ -33,6 +35,7 @@ export function executeRun(svc: Services, jobId: string, delivery: Delivery, bro
     noun: 'run',
     startMessage: (job) => (job.status === 'running' ? `Running again (attempt ${job.attempts + 1}) after an interrupted attempt` : 'Running'),
     body: (a) => runBody(svc, a, browser),
+    afterComplete: (job) => recordLastRun(svc, job),
   });
 }
 
@@ -42,7 +45,8 @@ async function runBody(svc: Services, a: JobAttempt, browser: () => BrowserHost)
     fetcher, browser, signal, concurrency: svc.jobConcurrency, maxPages: svc.maxPagesPerJob,
     onProgress: (p, choice) => a.progress({ progress: p.progress, pages_scraped: p.pagesScraped, items_found: p.itemsFound, status_message: `${p.message} (${choice.engine} engine)` }),
   });
-  let { choice, result } = await crawl(parseConfig(job.yaml_content));
+  let config = parseConfig(job.yaml_content);
+  let { choice, result } = await crawl(config);
   let healed = '';
   if (!result.rows.length) {
     // Self-healing (core/self-healing.ts): a saved config that used to find items is regenerated once.
@@ -51,11 +55,14 @@ async function runBody(svc: Services, a: JobAttempt, browser: () => BrowserHost)
     if (heal) {
       a.progress({ status_message: `${heal.message}; running it`, yaml_content: heal.yaml }, { force: true });
       await a.settled();
-      ({ choice, result } = await crawl(heal.config));
+      config = heal.config;
+      ({ choice, result } = await crawl(config));
       healed = `; ${heal.message}`;
     }
   }
   const key = await a.saveRows(result.rows);
+  // A run of a saved config: what changed since its last completed run (./run-changes.ts, issue 26).
+  const changes = job.config_id ? await computeRunChanges(svc, job, result.rows, config.output?.deduplicate_fields) : undefined;
   if (result.apiCapture?.length) await svc.blobs.put(captureKey(job), JSON.stringify(result.apiCapture), 'application/json');
   const warn = result.warnings.length
     ? `; ${result.warnings.length} warning(s): ${result.warnings.slice(0, 3).join(' | ')}${result.warnings.length > 3 ? ' | …' : ''}`
@@ -66,6 +73,7 @@ async function runBody(svc: Services, a: JobAttempt, browser: () => BrowserHost)
     pages_scraped: result.pagesScraped,
     results_key: key,
     api_discovered: result.apiDiscovered ?? false,
+    ...(changes ? { changes } : {}),
     status_message: `Completed: ${result.rows.length} rows from ${result.pagesScraped} pages (${choice.engine} engine; ${choice.reason})${healed}${warn}`,
   };
 }

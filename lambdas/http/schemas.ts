@@ -224,12 +224,30 @@ export const jobListAnswer = {
 } as const;
 
 /** 200 of GET /api/v1/jobs/{id}/status/: the job, a preview of its rows and the YAML it runs. */
+/**
+ * What a completed run of a saved config changed against the config's previous completed run (issue 26,
+ * docs/monitoring.md); null for other jobs, before completion, and for a run with nothing to compare with shows
+ * `compared_with: null`.
+ */
+const jobChangesSummary = {
+  anyOf: [
+    {
+      type: 'object',
+      required: ['added', 'removed', 'changed', 'compared_with'],
+      additionalProperties: false,
+      properties: { added: count, removed: count, changed: count, compared_with: { anyOf: [uuid, { type: 'null' }] } },
+    },
+    { type: 'null' },
+  ],
+} as const;
+
 export const jobStatusAnswer = {
   type: 'object',
   required: [...jobSummaryRequired, 'results', 'yaml_config'],
   additionalProperties: false,
   properties: {
     ...jobSummaryProperties,
+    changes: jobChangesSummary,
     results: {
       type: 'object',
       required: ['data', 'row_count'],
@@ -242,6 +260,43 @@ export const jobStatusAnswer = {
       additionalProperties: false,
       properties: { id: { anyOf: [uuid, { type: 'null' }] }, yaml_content: { type: 'string' } },
     },
+  },
+} as const;
+
+/** One row of GET /api/v1/jobs/{id}/changes/: a row added or removed, or a row changed with its fields' old and new values. */
+const rowChange = {
+  type: 'object',
+  required: ['change', 'row'],
+  additionalProperties: false,
+  properties: {
+    change: { type: 'string', enum: ['added', 'removed', 'changed'] },
+    /** The row (for `removed`, as the previous run had it). */
+    row,
+    /** `changed`: the key fields' values. */
+    key: { type: 'object' },
+    /** `changed`: each field that differs, `{old, new}`. */
+    fields: { type: 'object', additionalProperties: { type: 'object', required: ['old', 'new'], properties: { old: {}, new: {} } } },
+  },
+} as const;
+
+/** 200 of GET /api/v1/jobs/{id}/changes/ (issue 26): the counts, and one page of the changes. */
+export const jobChangesAnswer = {
+  type: 'object',
+  required: ['job_id', 'compared_with', 'key_fields', 'added', 'removed', 'changed', 'total', 'offset', 'limit', 'results', 'message'],
+  additionalProperties: false,
+  properties: {
+    job_id: uuid,
+    compared_with: { anyOf: [uuid, { type: 'null' }] },
+    key_fields: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }] },
+    added: count,
+    removed: count,
+    changed: count,
+    /** Changes of the kind asked for (`?change=`), all kinds by default. */
+    total: count,
+    offset: count,
+    limit: count,
+    results: { type: 'array', items: rowChange },
+    message: { type: 'string' },
   },
 } as const;
 

@@ -133,6 +133,16 @@ describe('the service answers as docs/openapi.json says', () => {
     conforms('GET', '/api/v1/jobs/{id}/results/', csv);
     conforms('GET', '/api/v1/jobs/{id}/results/', await api.get(`/api/v1/jobs/${run.body.id}/results/?format=pdf`));
 
+    // Changes (issue 26): the first run had nothing to compare with; a second run of the config is compared with it.
+    conforms('GET', '/api/v1/jobs/{id}/changes/', await api.get(`/api/v1/jobs/${run.body.id}/changes/`));
+    const again = await api.post('/api/v1/run/', { config_id: created.body.id });
+    const { job: second } = await api.waitForJob(again.body.id);
+    assert.equal(second.changes.compared_with, run.body.id);
+    conforms('GET', '/api/v1/jobs/{id}/status/', await api.get(`/api/v1/jobs/${again.body.id}/status/`));
+    conforms('GET', '/api/v1/jobs/{id}/changes/', await api.get(`/api/v1/jobs/${again.body.id}/changes/?limit=5`));
+    conforms('GET', '/api/v1/jobs/{id}/changes/', await api.get(`/api/v1/jobs/${again.body.id}/changes/?limit=0`));
+    conforms('GET', '/api/v1/jobs/{id}/changes/', await api.get('/api/v1/jobs/00000000-0000-4000-8000-000000000000/changes/'));
+
     const del = await api.delete(`/api/v1/configs/${created.body.id}/`);
     assert.equal(del.status, 204);
     conforms('DELETE', '/api/v1/configs/{id}/', del);

@@ -95,7 +95,7 @@ describe('CDK stack', () => {
       if (r.method === 'GET') assert.equal(r.access.table, 'read', r.path);
       assert.deepEqual(r.access.queues ?? [], r.path === '/api/v1/run/' ? ['run'] : r.path === '/api/v1/generate/' ? ['generate'] : [], r.path);
       assert.equal(r.access.secret === true, r.path === '/api/v1/auth/login/', r.path);
-      assert.equal(r.access.bucket === 'read', /\/jobs\/\{id\}\/(status|results)\/$|\/screenshots\/\{id\}\/$/.test(r.path), r.path);
+      assert.equal(r.access.bucket === 'read', /\/jobs\/\{id\}\/(status|results|changes)\/$|\/screenshots\/\{id\}\/$/.test(r.path), r.path);
       assert.notEqual(r.access.bucket, 'write', r.path);
       // Only the screenshot tool stores an object, and it reads it back to sign its URL.
       assert.equal(r.access.bucket === 'read-write', r.path === '/api/v1/tools/screenshot/', r.path);
@@ -126,6 +126,8 @@ describe('CDK stack', () => {
     }
     const worker = policyOf(resources, functionLogicalId(resources, 'scrape-ai-dev-worker-run')).flatMap((s) => s.actions);
     assert.ok(worker.includes('dynamodb:UpdateItem') && worker.some((a) => a.startsWith('s3:PutObject')));
+    assert.ok(worker.some((a) => a.startsWith('s3:GetObject')), "the run worker reads the previous run's rows (changes, issue 26)");
+    assert.ok(!worker.some((a) => a.startsWith('s3:Delete')), 'the run worker deletes no object');
     assert.ok(!worker.some((a) => a.startsWith('secretsmanager:')), 'the run worker does not read the secret');
     // It sends only a much-deferred job's message again, to its own queue (lambdas/workers/job-queue-handler.ts).
     for (const s of policyOf(resources, functionLogicalId(resources, 'scrape-ai-dev-worker-run')).filter((x) => x.actions.includes('sqs:SendMessage'))) {

@@ -32,7 +32,7 @@ import {
 } from '../../clients/typescript/src/index.ts';
 import type {
   Config, ConfigList, ConfigSummary, ContentReport, CreateConfigRequest, DnsWhoisReport, ErrorBody, GenerateRequest, Job,
-  JobList, JobStarted, JobSummary, LeadsReport, LinksReport, LoginRequest, LoginResponse, MeResponse, ScreenshotInfo,
+  JobChanges, JobChangesSummary, JobList, JobStarted, JobSummary, LeadsReport, LinksReport, LoginRequest, LoginResponse, MeResponse, ScreenshotInfo,
   SeoReport, SslReport, TechReport, ToolRequests,
 } from '../../clients/typescript/src/index.ts';
 import { quotesConfigYaml } from '../fixtures/site/quotes-config.ts';
@@ -98,7 +98,11 @@ describe('TypeScript client types against docs/openapi.json', () => {
     same(jobs.properties!.results!.items!, { id: true, status: true, progress: true, job_type: true, target_url: true, status_message: true, items_found: true, pages_scraped: true, api_discovered: true, created_at: true } satisfies Req<JobSummary>, { id: true, status: true, progress: true, job_type: true, target_url: true, status_message: true, items_found: true, pages_scraped: true, api_discovered: true, created_at: true, completed_at: true } satisfies All<JobSummary>, 'jobs item');
     assert.deepEqual((doc.paths['/api/v1/jobs/'].get.parameters as Array<{ name: string }>).map((q) => q.name).sort(), ['cursor', 'limit']);
     same(responseSchema('get', '/api/v1/jobs/{id}/status/'), { id: true, status: true, progress: true, job_type: true, target_url: true, status_message: true, items_found: true, pages_scraped: true, api_discovered: true, created_at: true, results: true, yaml_config: true } satisfies Req<Job>,
-      { id: true, status: true, progress: true, job_type: true, target_url: true, status_message: true, items_found: true, pages_scraped: true, api_discovered: true, created_at: true, results: true, yaml_config: true, completed_at: true } satisfies All<Job>, 'job');
+      { id: true, status: true, progress: true, job_type: true, target_url: true, status_message: true, items_found: true, pages_scraped: true, api_discovered: true, created_at: true, results: true, yaml_config: true, completed_at: true, changes: true } satisfies All<Job>, 'job');
+    const summary = responseSchema('get', '/api/v1/jobs/{id}/status/').properties!.changes!.anyOf![0]!;
+    same(summary, { added: true, removed: true, changed: true, compared_with: true } satisfies Req<JobChangesSummary>, { added: true, removed: true, changed: true, compared_with: true } satisfies All<JobChangesSummary>, 'job.changes');
+    const changesAll = { job_id: true, compared_with: true, key_fields: true, added: true, removed: true, changed: true, total: true, offset: true, limit: true, results: true, message: true } as const;
+    same(responseSchema('get', '/api/v1/jobs/{id}/changes/'), changesAll satisfies Req<JobChanges>, changesAll satisfies All<JobChanges>, 'changes');
     const jobStatus = doc.paths['/api/v1/jobs/{id}/status/'].get.responses['200'].content['application/json'].schema.properties.status.enum;
     const statuses: Record<Job['status'], true> = { pending: true, analyzing: true, generating: true, validating: true, running: true, completed: true, failed: true };
     assert.deepEqual(sorted(statuses), [...jobStatus].sort(), 'job statuses');
@@ -202,6 +206,21 @@ describe('TypeScript client against the local service', () => {
     assert.ok(problem, JSON.stringify(err.details));
     assert.equal(problem.line, 5);
     assert.ok(Number.isInteger(problem.column) && problem.column >= 1, JSON.stringify(problem));
+  });
+
+  it('a saved config run twice: the second job\'s changes against the first (getChanges), paged', async () => {
+    const created = await client.createConfig({ name: 'Quotes changes', target_url: `${site.url}/quotes/`, yaml_content: quotesConfigYaml(`${site.url}/quotes/`) });
+    const first = await client.waitForJob((await client.run({ config_id: created.id })).id, { intervalMs: 100, timeoutMs: 120_000 });
+    assert.deepEqual(first.changes, { added: 0, removed: 0, changed: 0, compared_with: null });
+    const firstChanges = await client.getChanges(first.id);
+    assert.equal(firstChanges.compared_with, null);
+    const second = await client.waitForJob((await client.run({ config_id: created.id })).id, { intervalMs: 100, timeoutMs: 120_000 });
+    assert.deepEqual(second.changes, { added: 0, removed: 0, changed: 0, compared_with: first.id }, 'the same site twice: nothing changed');
+    const page = await client.getChanges(second.id, { change: 'added', offset: 0, limit: 10 });
+    assert.equal(page.compared_with, first.id);
+    assert.deepEqual(page.results, []);
+    await assert.rejects(client.getChanges(second.id, { limit: 0 }), (e) => e instanceof ValidationError && e.code === 'invalid_request');
+    await client.deleteConfig(created.id);
   });
 
   it('run an inline config, waitForJob with increasing progress, rows, CSV with a BOM, XLSX, job list', async () => {

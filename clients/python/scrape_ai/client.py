@@ -420,6 +420,37 @@ class Client:
                     rows.extend(entry["data"])
         return rows
 
+    def get_changes(
+        self,
+        job_id: Union[str, Job],
+        change: Optional[str] = None,
+        offset: int = 0,
+        limit: int = 100,
+    ) -> Dict[str, Any]:
+        """What a completed run of a saved config changed since the config's previous completed run
+        (``GET /api/v1/jobs/{id}/changes/``; docs/monitoring.md), one page at a time.
+
+        Args:
+            change: ``"added"``, ``"removed"`` or ``"changed"`` to keep one kind; all kinds by default.
+            offset: changes to skip (added first, then removed, then changed).
+            limit: changes to return, 1 to 1000.
+
+        Returns:
+            ``{job_id, compared_with, key_fields, added, removed, changed, total, offset, limit, results, message}``;
+            each of ``results`` is ``{change, row}``, and for ``changed`` also ``key`` and ``fields``
+            (``{name: {old, new}}``). ``compared_with`` is None when there was nothing to compare with.
+
+        Raises:
+            ConflictError: the job is still pending or running (409 ``job_not_finished``).
+            NotFoundError: no such job.
+            ValidationError: a bad ``change``, ``offset`` or ``limit``.
+        """
+        job_key = job_id.id if isinstance(job_id, Job) else job_id
+        query = {"offset": str(offset), "limit": str(limit)}
+        if change is not None:
+            query["change"] = change
+        return self._request("GET", f"jobs/{self._segment(job_key)}/changes/", query=query)
+
     # ----------------------------------------------------------------------------------------------- tools
 
     def tool(self, name: str, url: str, accept_json: bool = False, **params: Any) -> Any:

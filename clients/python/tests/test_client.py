@@ -229,6 +229,12 @@ class LiveServiceTest(unittest.TestCase):
         self.assertEqual(finished["items_found"], finished.raw["items_found"])
 
         rows = self.client.get_results(job.id)
+        changes = self.client.get_changes(job.id, change="added", limit=5)
+        self.assertEqual(changes["job_id"], job.id)
+        self.assertIn("message", changes)
+        self.assertLessEqual(len(changes["results"]), 5)
+        with self.assertRaises(ValidationError):
+            self.client.get_changes(job.id, limit=0)
         self.assertEqual(len(rows), len(expected))
         self.assertEqual(rows, expected)
         self.assertEqual(rows[0]["author"], expected[0]["author"])

@@ -20,10 +20,12 @@ import {
   errorFromResponse,
 } from './errors.ts';
 import type {
+  ChangesParams,
   Config,
   ConfigList,
   CreateConfigRequest,
   ConfigValidation,
+  JobChanges,
   GenerateRequest,
   Job,
   JobList,
@@ -209,6 +211,15 @@ export class ScrapeAI {
   async getResults(id: string): Promise<Row[]> {
     const entries = await this.#request<ResultsResponse>('GET', `jobs/${segment(id)}/results/`);
     return Array.isArray(entries) ? entries.flatMap((e) => (e && Array.isArray(e.data) ? e.data : [])) : [];
+  }
+
+  /**
+   * What a completed run of a saved config changed since the config's previous completed run, a page at a time
+   * (`GET /api/v1/jobs/{id}/changes/`; docs/monitoring.md).
+   * @throws ConflictError the job has not finished. @throws NotFoundError no such job (or another account's).
+   */
+  getChanges(id: string, params: ChangesParams = {}): Promise<JobChanges> {
+    return this.#request('GET', `jobs/${segment(id)}/changes/`, { query: { change: params.change, offset: params.offset, limit: params.limit } });
   }
 
   /** A finished job's results as a file: JSON (pretty-printed array), CSV (UTF-8 with a BOM, RFC 4180) or XLSX. */

@@ -75,6 +75,50 @@ export interface JobList { count: number; next_cursor: string | null; results: J
 export interface Job extends JobSummary {
   results: { data: Row[]; row_count: number };
   yaml_config: { id: string | null; yaml_content: string };
+  /** A completed run of a saved config: what changed since the config's previous completed run; null otherwise. */
+  changes?: JobChangesSummary | null;
+}
+/** The counts of {@link Job.changes}; `compared_with` is null when there was nothing to compare with (a first run). */
+export interface JobChangesSummary {
+  added: number;
+  removed: number;
+  changed: number;
+  compared_with: string | null;
+}
+/** A kind of change between two runs. */
+export type ChangeKind = 'added' | 'removed' | 'changed';
+/** One change: a row added or removed, or a row changed with each differing field's old and new value. */
+export interface RowChange {
+  change: ChangeKind;
+  row: Row;
+  /** `changed`: the key fields' values. */
+  key?: Record<string, unknown>;
+  /** `changed`: each field that differs. */
+  fields?: Record<string, { old: unknown; new: unknown }>;
+}
+/** `GET /api/v1/jobs/{id}/changes/` 200: the counts and one page of the changes (added, then removed, then changed). */
+export interface JobChanges {
+  job_id: string;
+  compared_with: string | null;
+  /** The fields rows were matched on, or null: on all values. */
+  key_fields: string[] | null;
+  added: number;
+  removed: number;
+  changed: number;
+  /** Changes of the kind asked for (all kinds by default). */
+  total: number;
+  offset: number;
+  limit: number;
+  results: RowChange[];
+  message: string;
+}
+/** Query of `GET /api/v1/jobs/{id}/changes/`. */
+export interface ChangesParams {
+  change?: ChangeKind;
+  /** Changes to skip (default 0). */
+  offset?: number;
+  /** Changes to return, 1-1000 (default 100). */
+  limit?: number;
 }
 /** `GET /api/v1/jobs/{id}/results/` 200 (JSON): one entry with every row. */
 export type ResultsResponse = Array<{ data: Row[]; row_count: number }>;
