@@ -23,6 +23,7 @@ import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { compareRows, type Row } from '../lambdas/core/row-changes.ts';
 import { gitHead } from './report.ts';
+import { prng } from '../test/fixtures/html/tag-soup.ts'; // mulberry32
 
 /** Share of the previous rows removed, changed, and (of the previous count) added. */
 const REMOVED = 0.05;
@@ -33,17 +34,6 @@ const REORDERED = 0.02;
 
 type Shape = 'flat' | 'nested';
 
-/** mulberry32: a seeded PRNG of floats in [0, 1), so every invocation compares the same rows. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['acme', 'blue', 'compact', 'deluxe', 'eco', 'fast', 'gold', 'heavy', 'iron', 'jet', 'kit', 'lite', 'max', 'nano', 'ultra', 'pro'];
 const CATEGORIES = ['Home', 'Garden', 'Tools', 'Kitchen', 'Outdoor', 'Office'];

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import { compareRows, type Row } from '../../lambdas/core/row-changes.ts';
+import { prng } from '../fixtures/html/tag-soup.ts'; // mulberry32
 
 /** Freezes a value and everything in it, so that any write by the code under test throws (ES modules are strict). */
 function deepFreeze<T>(value: T): T {
@@ -320,18 +321,6 @@ describe('compareRows, edges', () => {
 });
 
 describe('compareRows, property: applying the changes to the previous run gives the current run', () => {
-  /** mulberry32: a small seeded PRNG, floats in [0, 1). */
-  function prng(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
-
   const FIELDS = ['url', 'a', 'b', 'c', 'd', '7'];
 
   function gen(rand: () => number) {
