@@ -131,9 +131,10 @@ export async function jobStatusAnswer(svc: Services, job: JobRecord): Promise<{ 
   const rows = await previewJson(svc, job);
   const head = JSON.stringify(summary(job));
   const rowCount = job.status === 'completed' ? job.row_count : 0;
+  // A completed run of a saved config also says what changed (issue 26); other jobs keep SPEC.md's shape exactly.
   const c = job.status === 'completed' ? job.changes : null;
-  const changes = c ? { added: c.added, removed: c.removed, changed: c.changed, compared_with: c.compared_with } : null;
-  const text = `${head.slice(0, -1)},"results":{"data":${rows},"row_count":${rowCount}},"yaml_config":${JSON.stringify({ id: job.config_id, yaml_content: job.yaml_content })},"changes":${JSON.stringify(changes)}}`;
+  const changes = c ? `,"changes":${JSON.stringify({ added: c.added, removed: c.removed, changed: c.changed, compared_with: c.compared_with })}` : '';
+  const text = `${head.slice(0, -1)},"results":{"data":${rows},"row_count":${rowCount}},"yaml_config":${JSON.stringify({ id: job.config_id, yaml_content: job.yaml_content })}${changes}}`;
   if (!finished) return { text };
   const answer = { text, etag: `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"` };
   rememberFinished(key, answer);

@@ -226,8 +226,8 @@ export const jobListAnswer = {
 /** 200 of GET /api/v1/jobs/{id}/status/: the job, a preview of its rows and the YAML it runs. */
 /**
  * What a completed run of a saved config changed against the config's previous completed run (issue 26,
- * docs/monitoring.md); null for other jobs, before completion, and for a run with nothing to compare with shows
- * `compared_with: null`.
+ * docs/monitoring.md); absent for other jobs and before completion (their answer keeps SPEC.md's shape), and a run
+ * with nothing to compare with shows `compared_with: null`.
  */
 const jobChangesSummary = {
   anyOf: [

@@ -49,6 +49,9 @@ describe('jobStatusJson', () => {
     const reads = blobs.reads;
     assert.deepEqual(JSON.parse(await jobStatusJson(svc, j)), parsed);
     assert.equal(blobs.reads, reads, 'the second poll reads no blob');
+    // A completed run of a saved config also says what changed since the config's last run (issue 26).
+    const compared = job({ config_id: '11111111-1111-4111-8111-111111111111', changes: { added: 2, removed: 1, changed: 0, compared_with: '22222222-2222-4222-8222-222222222222', key_fields: ['url'], changes_key: 'changes/1/x.json' } });
+    assert.deepEqual(JSON.parse(await jobStatusJson(svc, compared)).changes, { added: 2, removed: 1, changed: 0, compared_with: '22222222-2222-4222-8222-222222222222' });
   });
 
   it('a running job has no rows and row_count 0; a job older than previews gets the first rows of its rows blob', async () => {

@@ -75,8 +75,8 @@ export interface JobList { count: number; next_cursor: string | null; results: J
 export interface Job extends JobSummary {
   results: { data: Row[]; row_count: number };
   yaml_config: { id: string | null; yaml_content: string };
-  /** A completed run of a saved config: what changed since the config's previous completed run; null otherwise. */
-  changes?: JobChangesSummary | null;
+  /** A completed run of a saved config: what changed since the config's previous completed run; absent otherwise. */
+  changes?: JobChangesSummary;
 }
 /** The counts of {@link Job.changes}; `compared_with` is null when there was nothing to compare with (a first run). */
 export interface JobChangesSummary {
