@@ -2,7 +2,9 @@
  * What a completed run of a saved config changed against that config's previous completed run (issue 26,
  * docs/monitoring.md): rows added, removed and changed (./row-changes.ts), matched on the config's
  * `output.deduplicate_fields` when it names them, else on all values. The counts go on the job (`changes`, shown
- * by GET status); the rows go to the blob store (GET /api/v1/jobs/{id}/changes/). The previous run is the config's
+ * by GET status); the entries go to the blob store in chunks of {@link CHANGES_CHUNK} per kind, so that a page of
+ * GET /api/v1/jobs/{id}/changes/ reads and parses at most two small blobs on the thread that answers HTTP, however
+ * large the result (10,000 changed rows are 10 chunks). The previous run is the config's
  * last completed run the store recorded ({@link recordLastRun}, after each run completes), so finding it costs one
  * read on either store, however many jobs the account has.
  */
@@ -11,10 +13,15 @@ import type { ConfigLastRun, JobChanges, JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
 import { logger } from '../logger.ts';
 
-/** Blob key of a run's changes (`{added, removed, changed, key_fields}` as JSON). */
+/** Entries per stored chunk of one kind of change (also the most a page of the changes endpoint returns). */
+export const CHANGES_CHUNK = 1000;
+
+/** Blob key prefix of a run's changes: chunk `n` of a kind is `<prefix><kind>/<n>.json`, a JSON array of entries. */
 export function changesKey(job: Pick<JobRecord, 'account_id' | 'id'>): string {
-  return `changes/${job.account_id}/${job.id}.json`;
+  return `changes/${job.account_id}/${job.id}/`;
 }
+
+const chunkKey = (prefix: string, kind: ChangeKind, n: number) => `${prefix}${kind}/${n}.json`;
 
 /**
  * Compares `rows` (this run's) with the rows of the config's last completed run and stores the changes.
@@ -36,7 +43,16 @@ export async function computeRunChanges(svc: Pick<Services, 'store' | 'blobs'>, 
   const stored = JSON.parse(JSON.stringify(rows)) as Record<string, unknown>[];
   const changes: RowChanges = compareRows(JSON.parse(text.toString('utf8')) as Record<string, unknown>[], stored, key_fields);
   const key = changesKey(job);
-  await svc.blobs.put(key, JSON.stringify(changes), 'application/json');
+  const entries: Record<ChangeKind, ChangeEntry[]> = {
+    added: changes.added.map((row) => ({ change: 'added', row })),
+    removed: changes.removed.map((row) => ({ change: 'removed', row })),
+    changed: changes.changed.map((c) => ({ change: 'changed', row: c.row, key: c.key, fields: c.fields })),
+  };
+  for (const kind of CHANGE_KINDS) {
+    for (let n = 0; n * CHANGES_CHUNK < entries[kind].length; n++) {
+      await svc.blobs.put(chunkKey(key, kind, n), JSON.stringify(entries[kind].slice(n * CHANGES_CHUNK, (n + 1) * CHANGES_CHUNK)), 'application/json');
+    }
+  }
   return { added: changes.added.length, removed: changes.removed.length, changed: changes.changed.length, compared_with: previous.id, key_fields, changes_key: key };
 }
 
@@ -54,13 +70,6 @@ export async function recordLastRun(svc: Pick<Services, 'store'>, job: JobRecord
   }
 }
 
-/** A run's stored changes, or null when it has none (not a run of a saved config, first run, not completed). */
-export async function readRunChanges(svc: Pick<Services, 'blobs'>, job: JobRecord): Promise<RowChanges | null> {
-  if (!job.changes?.changes_key) return null;
-  const text = await svc.blobs.get(job.changes.changes_key);
-  return text ? JSON.parse(text.toString('utf8')) as RowChanges : null;
-}
-
 /** Kinds of change (GET /api/v1/jobs/{id}/changes/ `?change=`). */
 export const CHANGE_KINDS = ['added', 'removed', 'changed'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
@@ -76,23 +85,25 @@ export type ChangeEntry =
  */
 export async function jobChangesPage(svc: Pick<Services, 'blobs'>, job: JobRecord, page: { change?: ChangeKind; offset: number; limit: number }) {
   const c = job.status === 'completed' ? job.changes : null;
-  const stored = c ? await readRunChanges(svc, job) : null;
   const entries: ChangeEntry[] = [];
-  if (stored) {
-    const want = (k: ChangeKind) => !page.change || page.change === k;
-    // Only the page is built: the slice bounds are computed over the three lists in order.
-    const lists: Array<[ChangeKind, number]> = [['added', stored.added.length], ['removed', stored.removed.length], ['changed', stored.changed.length]];
+  if (c?.changes_key) {
+    // The kinds asked for, in order, as one list: skip `offset`, then read chunk by chunk until the page is full.
     let skip = page.offset;
-    for (const [kind, length] of lists) {
-      if (!want(kind)) continue;
+    for (const kind of CHANGE_KINDS) {
+      if (page.change && page.change !== kind) continue;
+      const length = c[kind];
       const from = Math.min(skip, length);
       skip -= from;
-      const to = Math.min(length, from + (page.limit - entries.length));
-      for (let i = from; i < to; i++) {
-        if (kind === 'changed') {
-          const ch = stored.changed[i]!;
-          entries.push({ change: 'changed', row: ch.row, key: ch.key, fields: ch.fields });
-        } else entries.push({ change: kind, row: (kind === 'added' ? stored.added : stored.removed)[i]! });
+      for (let i = from; i < length && entries.length < page.limit;) {
+        const n = Math.floor(i / CHANGES_CHUNK);
+        const text = await svc.blobs.get(chunkKey(c.changes_key, kind, n));
+        if (!text) break;
+        const chunk = JSON.parse(text.toString('utf8')) as ChangeEntry[];
+        const at = i - n * CHANGES_CHUNK;
+        const take = chunk.slice(at, at + page.limit - entries.length);
+        entries.push(...take);
+        i += take.length;
+        if (!take.length) break;
       }
       if (entries.length >= page.limit) break;
     }
