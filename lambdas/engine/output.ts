@@ -5,12 +5,43 @@
 import type { ScrapeConfig } from './config.ts';
 import type { Row } from './extract.ts';
 
-/** A stable key for a value: objects with sorted keys, so `{a,b}` and `{b,a}` are the same row. */
+/**
+ * A stable key for a value: objects with sorted keys, so `{a,b}` and `{b,a}` are the same row. Written with an
+ * explicit stack, not recursion: a row read from a hostile page may nest thousands of levels deep (a value 10,000
+ * levels deep overflowed the stack of the recursive version).
+ */
 function stableKey(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
-  if (Array.isArray(value)) return `[${value.map(stableKey).join(',')}]`;
-  const obj = value as Record<string, unknown>;
-  return `{${Object.keys(obj).sort().map((k) => `${JSON.stringify(k)}:${stableKey(obj[k])}`).join(',')}}`;
+  const out: string[] = [];
+  /** What is left to write, last first: a value, or text as it is. */
+  const stack: Array<{ v: unknown } | string> = [{ v: value }];
+  while (stack.length) {
+    const item = stack.pop()!;
+    if (typeof item === 'string') {
+      out.push(item);
+      continue;
+    }
+    const v = item.v;
+    if (v === null || typeof v !== 'object') {
+      out.push(JSON.stringify(v) ?? 'undefined');
+    } else if (Array.isArray(v)) {
+      stack.push(']');
+      for (let i = v.length - 1; i >= 0; i--) {
+        stack.push({ v: v[i] });
+        if (i > 0) stack.push(',');
+      }
+      stack.push('[');
+    } else {
+      const obj = v as Record<string, unknown>;
+      const keys = Object.keys(obj).sort();
+      stack.push('}');
+      for (let i = keys.length - 1; i >= 0; i--) {
+        stack.push({ v: obj[keys[i]!] }, `${JSON.stringify(keys[i])}:`);
+        if (i > 0) stack.push(',');
+      }
+      stack.push('{');
+    }
+  }
+  return out.join('');
 }
 
 /**
