@@ -483,9 +483,12 @@ describe('checkLinks', () => {
     const throttled = starts.filter((t) => t < 850);
     assert.ok(throttled.length >= 3, `${throttled.length} started while throttled`);
     for (let i = 1; i < throttled.length; i++) assert.ok(throttled[i]! - throttled[i - 1]! >= 140, `one at a time while throttled: ${starts.join(', ')}`);
-    // After the Retry-After (1 s) two at a time again: a request starts while the one before (150 ms) still runs.
+    // After the Retry-After (1 s) two at a time again: one at a time, every start waits for the one before (150 ms);
+    // two at a time, at least every other start comes while the one before still runs (staggered on a quiet machine,
+    // ~75 ms apart; in pairs on a loaded one, ~15 ms then ~140 ms apart).
     const late = starts.filter((t) => t > 1000);
-    assert.ok(late.length >= 4 && late.every((t, i) => i === 0 || t - late[i - 1]! < 120), `two at a time after the Retry-After: ${starts.join(', ')}`);
+    const gaps = late.slice(1).map((t, i) => t - late[i]!);
+    assert.ok(late.length >= 4 && gaps.filter((g) => g < 100).length * 2 >= gaps.length, `two at a time after the Retry-After: ${starts.join(', ')}`);
   });
 
   it('checks at most maxLinks links and counts the rest', async () => {
