@@ -40,6 +40,7 @@ export async function startLatencyProbe(url: string, apiKey: string, intervalMs 
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   return {
     async stop() {
+      proc.stdin!.on('error', () => undefined); // a probe that already exited: its result (or its absence) says so
       proc.stdin!.end();
       await exited;
       const line = out.split('\n').find((l) => l.startsWith('{'));
