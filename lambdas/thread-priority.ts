@@ -20,10 +20,9 @@ export const BACKGROUND_NICE = 10;
  * @returns whether the priority was set (false off Linux, or when `/proc` cannot be read).
  */
 export function lowerThisThreadPriority(nice = BACKGROUND_NICE): boolean {
-  if (process.platform !== 'linux') return false;
+  const tid = thisThreadId();
+  if (tid === null) return false;
   try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (!Number.isInteger(tid) || tid <= 0) return false;
     if (getPriority(tid) < nice) setPriority(tid, nice);
     return true;
   } catch {

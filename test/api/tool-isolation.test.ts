@@ -14,6 +14,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { client, createAccount, startService, type TestService } from '../helpers/service.ts';
+import { percentile } from '../helpers/fault-matrix.ts';
 
 /** The call's deadline the service runs with, ms. */
 const DEADLINE_MS = 3_000;
@@ -103,10 +104,6 @@ function pollMe(api: ReturnType<typeof client>) {
   };
 }
 
-function percentile(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
-}
 
 describe('tool calls on hostile pages run off the HTTP thread, within a time budget and a memory cap', () => {
   let site: Awaited<ReturnType<typeof startHostileSite>>;
