@@ -8,7 +8,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { JobRecord, Store } from '../../lambdas/core/ports.ts';
+import { WEBHOOK_DELIVERIES_KEPT, type JobRecord, type ScheduleRecord, type Store, type WebhookDeliveryRecord, type WebhookRecord } from '../../lambdas/core/ports.ts';
 
 export interface ContractOptions {
   makeStore(): Promise<Store>;
@@ -21,7 +21,8 @@ export interface ContractOptions {
 export type RaceScript =
   | { op: 'consume'; accountId: number; counter: string; amount: number; limit: number; times: number }
   | { op: 'finish'; jobId: string; status: 'completed' | 'failed' }
-  | { op: 'slot'; accountId: number; limit: number; until: string; now: string };
+  | { op: 'slot'; accountId: number; limit: number; until: string; now: string }
+  | { op: 'claim'; accountId: number; scheduleId: string; ifLastFiredAt: string | null; firedAt: string };
 
 function newJob(accountId: number, over: Partial<JobRecord> = {}): JobRecord {
   const now = new Date().toISOString();
@@ -30,6 +31,31 @@ function newJob(accountId: number, over: Partial<JobRecord> = {}): JobRecord {
     items_found: 0, pages_scraped: 0, api_discovered: false, target_url: 'https://example.com/', config_id: null,
     yaml_content: 'target: {url: "https://example.com/"}', created_at: now, updated_at: now, started_at: null,
     completed_at: null, attempts: 0, row_count: 0, results_key: null, prompt: null, ...over,
+  };
+}
+
+function newSchedule(accountId: number, over: Partial<ScheduleRecord> = {}): ScheduleRecord {
+  const now = new Date().toISOString();
+  return {
+    id: randomUUID(), account_id: accountId, config_id: randomUUID(), cron: '*/5 * * * *', timezone: 'UTC', enabled: true,
+    next_run_at: '2026-11-26T10:05:00.000Z', last_fired_at: null, since: now, paused: null, fired_count: 0, skipped_count: 0, recent_jobs: [],
+    created_at: now, updated_at: now, ...over,
+  };
+}
+
+function newWebhook(accountId: number, over: Partial<WebhookRecord> = {}): WebhookRecord {
+  return {
+    id: randomUUID(), account_id: accountId, url: 'https://hooks.example.com/scrape', events: ['job.completed', 'job.changed'],
+    secret_sealed: 'v1.sealed-secret', created_at: new Date().toISOString(), ...over,
+  };
+}
+
+/** Delivery attempt `i` of a webhook, `i` seconds after 10:00. */
+function newDelivery(w: WebhookRecord, i: number, over: Partial<WebhookDeliveryRecord> = {}): WebhookDeliveryRecord {
+  return {
+    id: randomUUID(), webhook_id: w.id, account_id: w.account_id, message_id: `msg_${i}`, event: 'job.completed', job_id: randomUUID(), attempt: 1,
+    attempted_at: new Date(Date.UTC(2026, 10, 26, 10, 0, i)).toISOString(), status_code: 200, duration_ms: 12, error: null, outcome: 'delivered',
+    next_attempt_at: null, ...over,
   };
 }
 
@@ -286,6 +312,188 @@ export function storeContract(name: string, opts: ContractOptions): void {
       const results = await opts.race(4, { op: 'finish', jobId: j.id, status: 'completed' });
       assert.equal((results as number[]).reduce((s, n) => s + n, 0), 1, 'exactly one racer moved running -> completed');
     });
+
+    it('keeps the schedule that started a run job, and null for a job without one (issue 26)', async () => {
+      const a = await newAccount(store);
+      const scheduleId = randomUUID();
+      const j = newJob(a.id, { schedule_id: scheduleId });
+      await store.createJob(j);
+      assert.equal((await store.getJob(a.id, j.id))?.schedule_id, scheduleId);
+      assert.equal((await store.getJobById(j.id))?.schedule_id, scheduleId);
+      assert.equal((await store.updateJob(j.id, ['pending'], { status: 'running' }))?.schedule_id, scheduleId);
+      assert.equal((await store.listJobs(a.id, 10)).items.find((x) => x.id === j.id)?.schedule_id, scheduleId);
+      const plain = newJob(a.id);
+      assert.ok(!('schedule_id' in plain));
+      await store.createJob(plain);
+      assert.equal((await store.getJob(a.id, plain.id))?.schedule_id, null, 'absent is stored as null');
+      const explicit = newJob(a.id, { schedule_id: null });
+      await store.createJob(explicit);
+      assert.equal((await store.getJobById(explicit.id))?.schedule_id, null);
+    });
+
+    describe('schedules (issue 26)', () => {
+      it('keeps schedules per account, newest first, as written; another account sees null and changes nothing', async () => {
+        const a = await newAccount(store);
+        const b = await newAccount(store);
+        const s1 = newSchedule(a.id, { created_at: '2026-01-01T00:00:00.000Z' });
+        const s2 = newSchedule(a.id, {
+          created_at: '2026-01-02T00:00:00.000Z', cron: '0 9 * * 1-5', timezone: 'Europe/Paris', enabled: false, next_run_at: null,
+          last_fired_at: '2026-01-02T08:00:00.000Z', paused: { code: 'quota_exceeded', message: 'Monthly credits used up', at: '2026-01-02T08:00:01.000Z' },
+          fired_count: 4, skipped_count: 1, recent_jobs: [{ job_id: randomUUID(), scheduled_for: '2026-01-02T08:00:00.000Z' }, { job_id: randomUUID(), scheduled_for: '2026-01-01T08:00:00.000Z' }],
+        });
+        await store.createSchedule(s1);
+        await store.createSchedule(s2);
+        assert.deepEqual(await store.getSchedule(a.id, s1.id), s1);
+        assert.deepEqual(await store.getSchedule(a.id, s2.id), s2);
+        assert.deepEqual((await store.listSchedules(a.id)).map((s) => s.id), [s2.id, s1.id]);
+        assert.deepEqual((await store.listSchedules(a.id))[0], s2);
+        assert.deepEqual(await store.listSchedules(b.id), []);
+        assert.equal(await store.getSchedule(b.id, s1.id), null);
+        assert.equal(await store.updateSchedule(b.id, s1.id, { enabled: false }), null, 'another account cannot change it');
+        assert.equal(await store.updateSchedule(b.id, s1.id, { last_fired_at: '2026-11-26T10:05:00.000Z' }, null), null, 'nor claim its firing');
+        assert.equal(await store.deleteSchedule(b.id, s1.id), false);
+        assert.deepEqual(await store.getSchedule(a.id, s1.id), s1, 'unchanged');
+        assert.equal(await store.getSchedule(b.id, s1.id), null, 'no schedule was made for the other account');
+        assert.equal(await store.updateSchedule(a.id, randomUUID(), { enabled: false }), null);
+        assert.equal(await store.deleteSchedule(a.id, s2.id), true);
+        assert.equal(await store.deleteSchedule(a.id, s2.id), false);
+        assert.equal(await store.getSchedule(a.id, s2.id), null);
+        assert.deepEqual((await store.listSchedules(a.id)).map((s) => s.id), [s1.id]);
+      });
+
+      it('changes only the fields a patch gives', async () => {
+        const a = await newAccount(store);
+        const s = newSchedule(a.id);
+        await store.createSchedule(s);
+        const paused = { code: 'plan_required', message: 'The plan has no schedules', at: '2026-11-26T10:05:01.000Z' };
+        const p1 = { enabled: false, next_run_at: null, paused, updated_at: '2026-11-26T10:05:01.000Z' };
+        assert.deepEqual(await store.updateSchedule(a.id, s.id, p1), { ...s, ...p1 });
+        const recent_jobs = [{ job_id: randomUUID(), scheduled_for: '2026-11-26T10:05:00.000Z' }];
+        assert.deepEqual(await store.updateSchedule(a.id, s.id, { recent_jobs, fired_count: 3, skipped_count: 2 }), { ...s, ...p1, recent_jobs, fired_count: 3, skipped_count: 2 });
+        const p3 = { enabled: true, paused: null, next_run_at: '2026-11-26T10:10:00.000Z', since: '2026-11-26T10:06:00.000Z', cron: '*/10 * * * *', timezone: 'Asia/Tokyo' };
+        const expected = { ...s, ...p1, recent_jobs, fired_count: 3, skipped_count: 2, ...p3 };
+        assert.deepEqual(await store.updateSchedule(a.id, s.id, p3), expected);
+        assert.deepEqual(await store.updateSchedule(a.id, s.id, {}), expected, 'an empty patch changes nothing');
+        assert.deepEqual(await store.getSchedule(a.id, s.id), expected);
+      });
+
+      it('claims a firing once: the write is conditional on last_fired_at, null included', async () => {
+        const a = await newAccount(store);
+        const s = newSchedule(a.id);
+        await store.createSchedule(s);
+        const slot1 = '2026-11-26T10:05:00.000Z';
+        const slot2 = '2026-11-26T10:10:00.000Z';
+        const first = await store.updateSchedule(a.id, s.id, { last_fired_at: slot1, fired_count: 1 }, null);
+        assert.equal(first?.last_fired_at, slot1);
+        assert.equal(first?.fired_count, 1);
+        assert.equal(await store.updateSchedule(a.id, s.id, { last_fired_at: slot1, fired_count: 99 }, null), null, 'a second claim of the slot, from the stale null');
+        assert.equal((await store.getSchedule(a.id, s.id))?.fired_count, 1, 'the failed claim changed nothing');
+        assert.equal((await store.updateSchedule(a.id, s.id, { last_fired_at: slot2, fired_count: 2 }, slot1))?.last_fired_at, slot2);
+        assert.equal(await store.updateSchedule(a.id, s.id, { last_fired_at: slot2, fired_count: 99 }, slot1), null, 'stale value');
+        assert.equal(await store.updateSchedule(a.id, s.id, {}, slot1), null, 'an empty patch is conditional too');
+        assert.equal((await store.updateSchedule(a.id, s.id, {}, slot2))?.fired_count, 2);
+        assert.equal(await store.updateSchedule(a.id, randomUUID(), { last_fired_at: slot1 }, null), null, 'an absent schedule is not created');
+        // Concurrent firers of one slot: exactly one claims it, and its write is the one kept.
+        const slot3 = '2026-11-26T10:15:00.000Z';
+        const jobs = Array.from({ length: 6 }, () => randomUUID());
+        const claims = await Promise.all(jobs.map((job_id) => store.updateSchedule(a.id, s.id, { last_fired_at: slot3, recent_jobs: [{ job_id, scheduled_for: slot3 }] }, slot2)));
+        const won = claims.filter((c) => c !== null);
+        assert.equal(won.length, 1, `6 concurrent claims: ${won.length} won`);
+        assert.deepEqual((await store.getSchedule(a.id, s.id))?.recent_jobs, won[0]!.recent_jobs);
+        // The firing of a never-fired schedule can be cleared again (null is a value like any other).
+        assert.equal((await store.updateSchedule(a.id, s.id, { last_fired_at: null }, slot3))?.last_fired_at, null);
+        assert.equal((await store.updateSchedule(a.id, s.id, { fired_count: 7 }, null))?.fired_count, 7);
+      });
+
+      it('race: concurrent firers from separate handles claim a slot exactly once', async () => {
+        const a = await newAccount(store);
+        const s = newSchedule(a.id);
+        await store.createSchedule(s);
+        const results = await opts.race(4, { op: 'claim', accountId: a.id, scheduleId: s.id, ifLastFiredAt: null, firedAt: '2026-11-26T10:05:00.000Z' });
+        assert.equal((results as number[]).reduce((sum, n) => sum + n, 0), 1, 'exactly one racer claimed the slot');
+        assert.equal((await store.getSchedule(a.id, s.id))?.fired_count, 1);
+      });
+
+      it('lists due schedules across accounts: enabled, due at or before now, earliest first, at most limit', async () => {
+        // 1990: earlier than any other schedule of this suite, so only these are due.
+        const a = await newAccount(store);
+        const b = await newAccount(store);
+        const at = (minute: number) => new Date(Date.UTC(1990, 0, 1, 0, minute)).toISOString();
+        const due3 = newSchedule(a.id, { next_run_at: at(3) });
+        const due1 = newSchedule(a.id, { next_run_at: at(1) });
+        const due2 = newSchedule(b.id, { next_run_at: at(2) });
+        const dueNow = newSchedule(b.id, { next_run_at: at(5) });
+        const later = newSchedule(a.id, { next_run_at: at(6) });
+        const disabled = newSchedule(a.id, { next_run_at: at(0), enabled: false });
+        const never = newSchedule(a.id, { next_run_at: null });
+        const all = [due3, due1, due2, dueNow, later, disabled, never];
+        for (const s of all) await store.createSchedule(s);
+        const now = at(5);
+        assert.deepEqual((await store.listDueSchedules(now, 10)).map((s) => s.id), [due1.id, due2.id, due3.id, dueNow.id]);
+        assert.deepEqual((await store.listDueSchedules(now, 2)).map((s) => s.id), [due1.id, due2.id], 'at most limit, the earliest');
+        assert.deepEqual((await store.listDueSchedules(now, 1))[0], due1, 'as stored');
+        assert.deepEqual(await store.listDueSchedules(at(0), 10), [], 'a disabled schedule is never due');
+        await store.updateSchedule(a.id, due1.id, { enabled: false, next_run_at: null });
+        await store.updateSchedule(b.id, due2.id, { next_run_at: at(7) });
+        assert.equal(await store.deleteSchedule(a.id, due3.id), true);
+        assert.deepEqual((await store.listDueSchedules(now, 10)).map((s) => s.id), [dueNow.id]);
+        for (const s of all) await store.deleteSchedule(s.account_id, s.id);
+        assert.deepEqual(await store.listDueSchedules(at(59), 10), []);
+      });
+    });
+
+    describe('webhooks (issue 26)', () => {
+      it('keeps webhooks per account, newest first; another account sees null, cannot delete, and lists no deliveries', async () => {
+        const a = await newAccount(store);
+        const b = await newAccount(store);
+        const w1 = newWebhook(a.id, { created_at: '2026-01-01T00:00:00.000Z' });
+        const w2 = newWebhook(a.id, { created_at: '2026-01-02T00:00:00.000Z', events: ['job.failed'], url: 'http://other.example.org:8080/h?x=1' });
+        await store.createWebhook(w1);
+        await store.createWebhook(w2);
+        assert.deepEqual(await store.getWebhook(a.id, w1.id), w1);
+        assert.deepEqual(await store.listWebhooks(a.id), [w2, w1]);
+        assert.deepEqual(await store.listWebhooks(b.id), []);
+        assert.equal(await store.getWebhook(b.id, w1.id), null);
+        const failed = newDelivery(w1, 1, {
+          status_code: null, error: 'fetch_failed: connection refused', outcome: 'will_retry', next_attempt_at: '2026-11-26T10:00:06.000Z', event: 'job.changed', attempt: 2, duration_ms: 3,
+        });
+        await store.addWebhookDelivery(failed);
+        assert.deepEqual(await store.listWebhookDeliveries(a.id, w1.id, 10), [failed]);
+        assert.deepEqual(await store.listWebhookDeliveries(b.id, w1.id, 10), [], "another account's webhook has none");
+        assert.equal(await store.deleteWebhook(b.id, w1.id), false);
+        assert.deepEqual(await store.getWebhook(a.id, w1.id), w1);
+        assert.equal((await store.listWebhookDeliveries(a.id, w1.id, 10)).length, 1);
+        assert.equal(await store.deleteWebhook(a.id, w2.id), true);
+        assert.equal(await store.deleteWebhook(a.id, w2.id), false);
+        assert.equal(await store.getWebhook(a.id, w2.id), null);
+        assert.deepEqual(await store.listWebhooks(a.id), [w1]);
+        assert.deepEqual(await store.listWebhookDeliveries(a.id, randomUUID(), 10), []);
+      });
+
+      it(`lists delivery attempts newest first, at most limit; keeps the newest ${WEBHOOK_DELIVERIES_KEPT}; deletes them with the webhook`, async () => {
+        const a = await newAccount(store);
+        const w = newWebhook(a.id);
+        const other = newWebhook(a.id);
+        await store.createWebhook(w);
+        await store.createWebhook(other);
+        const attempts = Array.from({ length: WEBHOOK_DELIVERIES_KEPT + 5 }, (_, i) => newDelivery(w, i));
+        for (const d of attempts) await store.addWebhookDelivery(d);
+        await store.addWebhookDelivery(newDelivery(other, 0));
+        // A limit past the API's 1-100, to see everything kept, not just the newest page.
+        const kept = await store.listWebhookDeliveries(a.id, w.id, WEBHOOK_DELIVERIES_KEPT + 50);
+        assert.equal(kept.length, WEBHOOK_DELIVERIES_KEPT, 'the older attempts are dropped');
+        assert.deepEqual(await store.listWebhookDeliveries(a.id, w.id, 100), kept.slice(0, 100));
+        assert.deepEqual(kept.map((d) => d.id), attempts.slice(5).reverse().map((d) => d.id), 'the newest, newest first');
+        assert.deepEqual(await store.listWebhookDeliveries(a.id, w.id, 3), attempts.slice(-3).reverse());
+        assert.equal((await store.listWebhookDeliveries(a.id, other.id, 100)).length, 1, "another webhook's attempts are its own");
+        assert.equal(await store.deleteWebhook(a.id, w.id), true);
+        assert.deepEqual(await store.listWebhookDeliveries(a.id, w.id, 100), []);
+        // The attempts are gone, not just hidden: a webhook made again with the same id has none.
+        await store.createWebhook(w);
+        assert.deepEqual(await store.listWebhookDeliveries(a.id, w.id, 100), []);
+        assert.equal((await store.listWebhookDeliveries(a.id, other.id, 100)).length, 1);
+      });
+    });
   });
 }
 
@@ -297,5 +505,8 @@ export async function runRaceScript(store: Store, s: RaceScript): Promise<number
     return ok;
   }
   if (s.op === 'slot') return (await store.acquireJobSlot(s.accountId, randomUUID(), s.limit, s.until, s.now)).ok ? 1 : 0;
+  if (s.op === 'claim') {
+    return (await store.updateSchedule(s.accountId, s.scheduleId, { last_fired_at: s.firedAt, fired_count: 1 }, s.ifLastFiredAt)) ? 1 : 0;
+  }
   return (await store.updateJob(s.jobId, ['running'], { status: s.status, completed_at: new Date().toISOString() })) ? 1 : 0;
 }

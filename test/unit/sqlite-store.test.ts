@@ -43,7 +43,7 @@ describe('SQLite schema migrations', () => {
     store.close();
     const upgraded = new SqliteStore(file);
     assert.equal((await upgraded.getJobById('j1'))?.prompt, null);
-    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '4');
+    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '5');
     upgraded.close();
   });
 
@@ -58,7 +58,27 @@ describe('SQLite schema migrations', () => {
     assert.equal((await upgraded.getJobById('j1'))?.changes, null);
     assert.equal(await upgraded.setConfigLastRun(a.id, 'c1', { job_id: 'j1', completed_at: '2026-11-26T00:00:00.000Z' }), true);
     assert.equal((await upgraded.getConfigLastRun(a.id, 'c1'))?.job_id, 'j1');
-    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '4');
+    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '5');
+    upgraded.close();
+  });
+
+  it('upgrades a version 4 file in place: its jobs get a schedule_id column, null for the old ones; the schedule and webhook tables are made', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sai-migrate-')), 'v4.db');
+    const store = new SqliteStore(file);
+    const a = await store.createAccount({ email: 'v4@x.test', first_name: '', last_name: '', plan: 'pro', password_hash: 'h', api_key_digest: null, api_key_sealed: null });
+    store.db.exec(`ALTER TABLE jobs DROP COLUMN schedule_id; DROP TABLE schedules; DROP TABLE webhook_deliveries; DROP TABLE webhooks;
+      UPDATE meta SET value = '4' WHERE key = 'schema_version';`);
+    store.db.prepare(`INSERT INTO jobs (id, account_id, job_type, status, target_url, yaml_content, created_at, updated_at) VALUES ('j1', ?, 'run', 'completed', 'https://e/', 'y', 'now', 'now')`).run(a.id);
+    store.close();
+    const upgraded = new SqliteStore(file);
+    assert.equal((await upgraded.getJobById('j1'))?.schedule_id, null);
+    const now = new Date().toISOString();
+    await upgraded.createSchedule({ id: 's1', account_id: a.id, config_id: 'c1', cron: '0 * * * *', timezone: 'UTC', enabled: true, next_run_at: now, last_fired_at: null,
+      since: now, paused: null, fired_count: 0, skipped_count: 0, recent_jobs: [], created_at: now, updated_at: now });
+    assert.deepEqual((await upgraded.listDueSchedules(now, 10)).map((s) => s.id), ['s1']);
+    await upgraded.createWebhook({ id: 'w1', account_id: a.id, url: 'https://h.example/', events: ['job.failed'], secret_sealed: 'v1.x', created_at: now });
+    assert.equal((await upgraded.listWebhooks(a.id)).length, 1);
+    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '5');
     upgraded.close();
   });
 
@@ -77,7 +97,7 @@ describe('SQLite schema migrations', () => {
     assert.equal(a?.plan, 'pro');
     assert.equal(a?.usage_key_id, null);
     assert.equal((await upgraded.updateAccount(a!.id, { usage_key_id: 'k1', usage_key_value: 'v1' }))?.usage_key_value, 'v1');
-    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '4');
+    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '5');
     upgraded.close();
   });
 });

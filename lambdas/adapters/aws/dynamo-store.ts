@@ -5,17 +5,19 @@
  * same transaction as the account), job transitions (`#status IN (...)`), progress that only goes up
  * (`progress <= :p`, retried without progress when a higher value is stored), and metering (the counter
  * is raised only while it stays within the limit), running-job slots (one item per slot number below the
- * account's limit, taken only while absent or past its lease). The same contract suite runs against this store on
+ * account's limit, taken only while absent or past its lease), and the claim of a schedule's firing (`last_fired_at`
+ * still the value the firer read). The same contract suite runs against this store on
  * DynamoDB Local and against the SQLite store.
  */
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
-  DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand,
+  BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand,
   type QueryCommandInput, type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
-  ConflictError, type AccountPatch, type AccountRecord, type ConfigLastRun, type ConfigRecord, type JobRecord, type JobStatus, type JobUpdate, type Page, type Store,
+  ConflictError, WEBHOOK_DELIVERIES_KEPT, type AccountPatch, type AccountRecord, type ConfigLastRun, type ConfigRecord, type JobRecord, type JobStatus, type JobUpdate,
+  type Page, type SchedulePatch, type ScheduleRecord, type Store, type WebhookDeliveryRecord, type WebhookRecord,
 } from '../../core/ports.ts';
 import { GSI1, GSI2, KEYS } from './table.ts';
 
@@ -37,10 +39,19 @@ const counterKey = (accountId: number, name: string) => ({ [KEYS.pk]: `ACCOUNT#$
 const jobSlotKey = (accountId: number, slot: number) => ({ [KEYS.pk]: `ACCOUNT#${accountId}`, [KEYS.sk]: `JOBSLOT#${String(slot).padStart(4, '0')}` });
 const jobsOf = (accountId: number) => `ACCOUNT#${accountId}#JOBS`;
 const lastRunKey = (accountId: number, configId: string) => ({ [KEYS.pk]: `ACCOUNT#${accountId}`, [KEYS.sk]: `LASTRUN#${configId}` });
+const scheduleKey = (accountId: number, id: string) => ({ [KEYS.pk]: `ACCOUNT#${accountId}`, [KEYS.sk]: `SCHEDULE#${id}` });
+const webhookKey = (accountId: number, id: string) => ({ [KEYS.pk]: `ACCOUNT#${accountId}`, [KEYS.sk]: `WEBHOOK#${id}` });
+/** A webhook's delivery attempts share its partition, sorted by time: a query newest first reads the latest. */
+const deliveriesOf = (webhookId: string) => `WEBHOOK#${webhookId}`;
+const deliveryKey = (d: WebhookDeliveryRecord) => ({ [KEYS.pk]: deliveriesOf(d.webhook_id), [KEYS.sk]: `DELIVERY#${d.attempted_at}#${d.id}` });
+/** Days a delivery attempt is kept at most (DynamoDB's TTL); the newest WEBHOOK_DELIVERIES_KEPT are kept anyway until then. */
+const DELIVERY_RETENTION_DAYS = 30;
+/** Keys of delivery attempts beyond the kept ones that one trim reads (and deletes) at most. */
+const DELIVERY_TRIM_BATCH = 50;
 
 const ACCOUNT_FIELDS = ['id', 'email', 'first_name', 'last_name', 'plan', 'password_hash', 'api_key_digest', 'api_key_sealed', 'usage_key_id', 'usage_key_value', 'created_at'] as const;
 const JOB_FIELDS = ['id', 'account_id', 'job_type', 'status', 'progress', 'status_message', 'items_found', 'pages_scraped', 'api_discovered', 'target_url',
-  'config_id', 'yaml_content', 'created_at', 'updated_at', 'started_at', 'completed_at', 'attempts', 'row_count', 'results_key', 'prompt', 'changes'] as const;
+  'config_id', 'yaml_content', 'created_at', 'updated_at', 'started_at', 'completed_at', 'attempts', 'row_count', 'results_key', 'prompt', 'changes', 'schedule_id'] as const;
 
 function pick<T>(item: Item | undefined, fields: readonly string[]): T | null {
   if (!item) return null;
@@ -53,6 +64,32 @@ const toAccount = (item: Item | undefined) => pick<AccountRecord>(item, ACCOUNT_
 const toJob = (item: Item | undefined) => pick<JobRecord>(item, JOB_FIELDS);
 const CONFIG_FIELDS = ['id', 'account_id', 'name', 'target_url', 'yaml_content', 'prompt', 'created_at'] as const;
 const toConfig = (item: Item | undefined) => pick<ConfigRecord>(item, CONFIG_FIELDS);
+
+/**
+ * Schedules: a null field (`next_run_at`, `last_fired_at`, `paused`) is stored as an absent attribute, never NULL, so
+ * that one condition form holds for it (`attribute_not_exists(last_fired_at)` is the claim of a never-fired
+ * schedule) and the due filter's comparison skips it.
+ */
+const SCHEDULE_FIELDS = ['id', 'account_id', 'config_id', 'cron', 'timezone', 'enabled', 'next_run_at', 'last_fired_at', 'since', 'paused', 'fired_count',
+  'skipped_count', 'recent_jobs', 'created_at', 'updated_at'] as const;
+/** The schedule fields a patch may change. */
+const SCHEDULE_PATCH_FIELDS = ['cron', 'timezone', 'enabled', 'next_run_at', 'last_fired_at', 'since', 'paused', 'fired_count', 'skipped_count', 'recent_jobs', 'updated_at'] as const;
+// Every patchable field is listed: a field added to SchedulePatch fails to compile here until it is.
+const _schedulePatchFieldsComplete: Exclude<keyof SchedulePatch, (typeof SCHEDULE_PATCH_FIELDS)[number]> extends never ? true : never = true;
+const toSchedule = (item: Item | undefined) => {
+  const s = pick<ScheduleRecord>(item, SCHEDULE_FIELDS);
+  return s && { ...s, recent_jobs: s.recent_jobs ?? [] };
+};
+const WEBHOOK_FIELDS = ['id', 'account_id', 'url', 'events', 'secret_sealed', 'created_at'] as const;
+const toWebhook = (item: Item | undefined) => pick<WebhookRecord>(item, WEBHOOK_FIELDS);
+const DELIVERY_FIELDS = ['id', 'webhook_id', 'account_id', 'message_id', 'event', 'job_id', 'attempt', 'attempted_at', 'status_code', 'duration_ms', 'error',
+  'outcome', 'next_attempt_at'] as const;
+const toDelivery = (item: Item | undefined) => pick<WebhookDeliveryRecord>(item, DELIVERY_FIELDS);
+
+/** Newest first by `created_at`, then id (the SQLite store's order). */
+function newestFirst<T extends { created_at: string; id: string }>(a: T, b: T): number {
+  return a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1;
+}
 
 function isConditionFailure(err: unknown): boolean {
   return err instanceof ConditionalCheckFailedException || (err as { name?: string }).name === 'ConditionalCheckFailedException';
@@ -506,5 +543,177 @@ export class DynamoStore implements Store {
       if (isConditionFailure(err)) return false;
       throw err;
     }
+  }
+
+  async createSchedule(s: ScheduleRecord): Promise<void> {
+    // Null fields absent (see SCHEDULE_FIELDS).
+    const set = Object.fromEntries(Object.entries(s).filter(([, v]) => v !== null));
+    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...scheduleKey(s.account_id, s.id), ...set }, ConditionExpression: 'attribute_not_exists(PK)' }));
+  }
+
+  async getSchedule(accountId: number, id: string): Promise<ScheduleRecord | null> {
+    return toSchedule(await this.get(scheduleKey(accountId, id)));
+  }
+
+  async listSchedules(accountId: number): Promise<ScheduleRecord[]> {
+    const items = await this.queryAll({
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)', ConsistentRead: true,
+      ExpressionAttributeNames: { '#pk': KEYS.pk, '#sk': KEYS.sk },
+      ExpressionAttributeValues: { ':pk': `ACCOUNT#${accountId}`, ':prefix': 'SCHEDULE#' },
+    });
+    return items.map((i) => toSchedule(i)!).sort(newestFirst);
+  }
+
+  async updateSchedule(accountId: number, id: string, patch: SchedulePatch, ifLastFiredAt?: string | null): Promise<ScheduleRecord | null> {
+    const fields = SCHEDULE_PATCH_FIELDS.filter((k) => patch[k] !== undefined);
+    if (!fields.length) {
+      // Nothing to write: the schedule as it is, if the condition holds.
+      const current = await this.getSchedule(accountId, id);
+      return current && (ifLastFiredAt === undefined || current.last_fired_at === ifLastFiredAt) ? current : null;
+    }
+    const names: Record<string, string> = {};
+    const values: Item = {};
+    const sets: string[] = [];
+    const removes: string[] = [];
+    fields.forEach((k, i) => {
+      names[`#f${i}`] = k;
+      // A null is stored as an absent attribute (see SCHEDULE_FIELDS).
+      if (patch[k] === null) removes.push(`#f${i}`);
+      else {
+        values[`:v${i}`] = patch[k];
+        sets.push(`#f${i} = :v${i}`);
+      }
+    });
+    // The claim of a firing: one conditional write, so of two firers of one slot only one writes.
+    let condition = 'attribute_exists(PK)';
+    if (ifLastFiredAt !== undefined) {
+      names['#lastFired'] = 'last_fired_at';
+      if (ifLastFiredAt === null) condition += ' AND attribute_not_exists(#lastFired)';
+      else {
+        values[':ifLastFired'] = ifLastFiredAt;
+        condition += ' AND #lastFired = :ifLastFired';
+      }
+    }
+    try {
+      const r = await this.doc.send(new UpdateCommand({
+        TableName: this.tableName,
+        Key: scheduleKey(accountId, id),
+        UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' '),
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+        ReturnValues: 'ALL_NEW',
+      }));
+      return toSchedule(r.Attributes);
+    } catch (err) {
+      if (isConditionFailure(err)) return null;
+      throw err;
+    }
+  }
+
+  async deleteSchedule(accountId: number, id: string): Promise<boolean> {
+    try {
+      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: scheduleKey(accountId, id), ConditionExpression: 'attribute_exists(PK)' }));
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * A Scan of the whole table with a filter, sorted here: on AWS, EventBridge Scheduler fires schedules (one trigger per
+   * schedule, ScheduleTriggers), so nothing there reads this on a hot path and no index is kept for it. It is here for
+   * the contract and for a local firing loop pointed at DynamoDB.
+   */
+  async listDueSchedules(now: string, limit: number): Promise<ScheduleRecord[]> {
+    const out: ScheduleRecord[] = [];
+    let start: Item | undefined;
+    do {
+      const r = await this.doc.send(new ScanCommand({
+        TableName: this.tableName, ExclusiveStartKey: start, ConsistentRead: true,
+        FilterExpression: 'begins_with(#sk, :prefix) AND #enabled = :true AND #next <= :now',
+        ExpressionAttributeNames: { '#sk': KEYS.sk, '#enabled': 'enabled', '#next': 'next_run_at' },
+        ExpressionAttributeValues: { ':prefix': 'SCHEDULE#', ':true': true, ':now': now },
+      }));
+      out.push(...(r.Items ?? []).map((i) => toSchedule(i)!));
+      start = r.LastEvaluatedKey;
+    } while (start);
+    out.sort((a, b) => (a.next_run_at === b.next_run_at ? (a.id < b.id ? -1 : 1) : a.next_run_at! < b.next_run_at! ? -1 : 1));
+    return out.slice(0, Math.max(0, limit));
+  }
+
+  async createWebhook(w: WebhookRecord): Promise<void> {
+    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...webhookKey(w.account_id, w.id), ...w }, ConditionExpression: 'attribute_not_exists(PK)' }));
+  }
+
+  async getWebhook(accountId: number, id: string): Promise<WebhookRecord | null> {
+    return toWebhook(await this.get(webhookKey(accountId, id)));
+  }
+
+  async listWebhooks(accountId: number): Promise<WebhookRecord[]> {
+    const items = await this.queryAll({
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)', ConsistentRead: true,
+      ExpressionAttributeNames: { '#pk': KEYS.pk, '#sk': KEYS.sk },
+      ExpressionAttributeValues: { ':pk': `ACCOUNT#${accountId}`, ':prefix': 'WEBHOOK#' },
+    });
+    return items.map((i) => toWebhook(i)!).sort(newestFirst);
+  }
+
+  /** The webhook first (it decides the answer), then its attempts; any left by a failure there expire by TTL and are never listed. */
+  async deleteWebhook(accountId: number, id: string): Promise<boolean> {
+    try {
+      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: webhookKey(accountId, id), ConditionExpression: 'attribute_exists(PK)' }));
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+    const keys = await this.queryAll({
+      KeyConditionExpression: '#pk = :pk', ConsistentRead: true, ProjectionExpression: '#pk, #sk',
+      ExpressionAttributeNames: { '#pk': KEYS.pk, '#sk': KEYS.sk }, ExpressionAttributeValues: { ':pk': deliveriesOf(id) },
+    });
+    await this.deleteKeys(keys);
+    return true;
+  }
+
+  /** Deletes items by key, 25 a request (BatchWriteItem), retrying what DynamoDB leaves unprocessed. */
+  private async deleteKeys(keys: Item[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += 25) {
+      let requests = keys.slice(i, i + 25).map((k) => ({ DeleteRequest: { Key: { [KEYS.pk]: k[KEYS.pk], [KEYS.sk]: k[KEYS.sk] } } }));
+      for (let round = 0; requests.length; round++) {
+        if (round > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** round)));
+        const r = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }));
+        requests = (r.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
+        if (round >= 8 && requests.length) throw new Error(`DynamoDB left ${requests.length} deletes unprocessed`);
+      }
+    }
+  }
+
+  /**
+   * Stores the attempt (kept DELIVERY_RETENTION_DAYS at most, by TTL), then trims the webhook's attempts to the newest
+   * WEBHOOK_DELIVERIES_KEPT, best effort: a query newest first reads the keys past them (at most DELIVERY_TRIM_BATCH a
+   * time) and deletes them. Concurrent attempts may leave a few extra for a while; the list reads the newest only.
+   */
+  async addWebhookDelivery(d: WebhookDeliveryRecord): Promise<void> {
+    const ttl = Math.floor(Date.parse(d.attempted_at) / 1000) + DELIVERY_RETENTION_DAYS * 86400;
+    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...deliveryKey(d), ...d, [KEYS.ttl]: ttl } }));
+    const r = await this.doc.send(new QueryCommand({
+      TableName: this.tableName, ScanIndexForward: false, ConsistentRead: true, Limit: WEBHOOK_DELIVERIES_KEPT + DELIVERY_TRIM_BATCH,
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)', ProjectionExpression: '#pk, #sk',
+      ExpressionAttributeNames: { '#pk': KEYS.pk, '#sk': KEYS.sk }, ExpressionAttributeValues: { ':pk': deliveriesOf(d.webhook_id), ':prefix': 'DELIVERY#' },
+    }));
+    const beyond = (r.Items ?? []).slice(WEBHOOK_DELIVERIES_KEPT);
+    if (beyond.length) await this.deleteKeys(beyond);
+  }
+
+  async listWebhookDeliveries(accountId: number, webhookId: string, limit: number): Promise<WebhookDeliveryRecord[]> {
+    // The partition is the webhook's, not the account's: only the owner of the webhook reads it.
+    if (limit < 1 || !(await this.getWebhook(accountId, webhookId))) return [];
+    const r = await this.doc.send(new QueryCommand({
+      TableName: this.tableName, ScanIndexForward: false, ConsistentRead: true, Limit: limit,
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': KEYS.pk, '#sk': KEYS.sk }, ExpressionAttributeValues: { ':pk': deliveriesOf(webhookId), ':prefix': 'DELIVERY#' },
+    }));
+    return (r.Items ?? []).map((i) => toDelivery(i)!);
   }
 }

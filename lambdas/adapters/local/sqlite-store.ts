@@ -16,9 +16,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createPrivateFile, DIR_MODE } from './data-dir.ts';
 import { statementCache } from './statements.ts';
-import { ConflictError, type AccountPatch, type AccountRecord, type ConfigLastRun, type ConfigRecord, type JobChanges, type JobRecord, type JobStatus, type JobUpdate, type Page, type Store } from '../../core/ports.ts';
+import {
+  ConflictError, WEBHOOK_DELIVERIES_KEPT, type AccountPatch, type AccountRecord, type ConfigLastRun, type ConfigRecord, type JobChanges, type JobRecord, type JobStatus,
+  type JobUpdate, type Page, type SchedulePatch, type ScheduleRecord, type Store, type WebhookDeliveryRecord, type WebhookRecord,
+} from '../../core/ports.ts';
 
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -67,7 +70,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   row_count INTEGER NOT NULL DEFAULT 0,
   results_key TEXT,
   prompt TEXT,
-  changes TEXT
+  changes TEXT,
+  schedule_id TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_by_account ON jobs (account_id, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs (status);
@@ -91,6 +95,50 @@ CREATE TABLE IF NOT EXISTS job_slots (
   until TEXT NOT NULL,
   PRIMARY KEY (account_id, holder)
 );
+CREATE TABLE IF NOT EXISTS schedules (
+  id TEXT PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES accounts(id),
+  config_id TEXT NOT NULL,
+  cron TEXT NOT NULL,
+  timezone TEXT NOT NULL,
+  enabled INTEGER NOT NULL,
+  next_run_at TEXT,
+  last_fired_at TEXT,
+  since TEXT NOT NULL,
+  paused TEXT,
+  fired_count INTEGER NOT NULL DEFAULT 0,
+  skipped_count INTEGER NOT NULL DEFAULT 0,
+  recent_jobs TEXT NOT NULL DEFAULT '[]',
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS schedules_by_account ON schedules (account_id, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS schedules_due ON schedules (enabled, next_run_at);
+CREATE TABLE IF NOT EXISTS webhooks (
+  id TEXT PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES accounts(id),
+  url TEXT NOT NULL,
+  events TEXT NOT NULL,
+  secret_sealed TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS webhooks_by_account ON webhooks (account_id, created_at DESC, id DESC);
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
+  id TEXT PRIMARY KEY,
+  webhook_id TEXT NOT NULL,
+  account_id INTEGER NOT NULL,
+  message_id TEXT NOT NULL,
+  event TEXT NOT NULL,
+  job_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  attempted_at TEXT NOT NULL,
+  status_code INTEGER,
+  duration_ms REAL NOT NULL,
+  error TEXT,
+  outcome TEXT NOT NULL,
+  next_attempt_at TEXT
+);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, attempted_at DESC, id DESC);
 `;
 
 /** Adds a column unless the table has it (a table the schema just made has every column already). */
@@ -107,6 +155,8 @@ const MIGRATIONS: Record<number, (db: DatabaseSync) => void> = {
   3: (db) => addColumn(db, 'jobs', 'prompt', 'TEXT'),
   // 3 -> 4: what a completed run changed (issue 26); the config_last_runs table is made by the schema.
   4: (db) => addColumn(db, 'jobs', 'changes', 'TEXT'),
+  // 4 -> 5: schedules and webhooks (issue 26); their tables are made by the schema, a run job names its schedule.
+  5: (db) => addColumn(db, 'jobs', 'schedule_id', 'TEXT'),
 };
 
 /** Opens a SQLite database file with the settings every connection of this service uses. */
@@ -137,6 +187,33 @@ type SqlRow = Record<string, SQLInputValue>;
 function toJob(r: SqlRow | undefined): JobRecord | null {
   if (!r) return null;
   return { ...(r as unknown as JobRecord), api_discovered: r.api_discovered === 1, changes: typeof r.changes === 'string' ? JSON.parse(r.changes) as JobChanges : null };
+}
+
+/** The schedule fields a patch may change, and their columns (booleans as 0/1, structured fields as JSON text). */
+const SCHEDULE_PATCH_FIELDS = ['cron', 'timezone', 'enabled', 'next_run_at', 'last_fired_at', 'since', 'paused', 'fired_count', 'skipped_count', 'recent_jobs', 'updated_at'] as const;
+// Every patchable field is listed: a field added to SchedulePatch fails to compile here until it is.
+const _schedulePatchFieldsComplete: Exclude<keyof SchedulePatch, (typeof SCHEDULE_PATCH_FIELDS)[number]> extends never ? true : never = true;
+
+function scheduleColumn(field: (typeof SCHEDULE_PATCH_FIELDS)[number], value: SchedulePatch[keyof SchedulePatch]): SQLInputValue {
+  if (field === 'enabled') return value ? 1 : 0;
+  if (field === 'paused') return value == null ? null : JSON.stringify(value);
+  if (field === 'recent_jobs') return JSON.stringify(value ?? []);
+  return (value ?? null) as SQLInputValue;
+}
+
+function toSchedule(r: SqlRow | undefined): ScheduleRecord | null {
+  if (!r) return null;
+  return {
+    ...(r as unknown as ScheduleRecord),
+    enabled: r.enabled === 1,
+    paused: typeof r.paused === 'string' ? JSON.parse(r.paused) as ScheduleRecord['paused'] : null,
+    recent_jobs: typeof r.recent_jobs === 'string' ? JSON.parse(r.recent_jobs) as ScheduleRecord['recent_jobs'] : [],
+  };
+}
+
+function toWebhook(r: SqlRow | undefined): WebhookRecord | null {
+  if (!r) return null;
+  return { ...(r as unknown as WebhookRecord), events: JSON.parse(String(r.events)) as WebhookRecord['events'] };
 }
 
 function toAccount(r: SqlRow | undefined): AccountRecord | null {
@@ -281,10 +358,10 @@ export class SqliteStore implements Store {
 
   async createJob(j: JobRecord): Promise<void> {
     this.q(`INSERT INTO jobs (id, account_id, job_type, status, progress, status_message, items_found, pages_scraped, api_discovered,
-        target_url, config_id, yaml_content, created_at, updated_at, started_at, completed_at, attempts, row_count, results_key, prompt)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+        target_url, config_id, yaml_content, created_at, updated_at, started_at, completed_at, attempts, row_count, results_key, prompt, schedule_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
       j.id, j.account_id, j.job_type, j.status, j.progress, j.status_message, j.items_found, j.pages_scraped, j.api_discovered ? 1 : 0,
-      j.target_url, j.config_id, j.yaml_content, j.created_at, j.updated_at, j.started_at, j.completed_at, j.attempts, j.row_count, j.results_key, j.prompt ?? null);
+      j.target_url, j.config_id, j.yaml_content, j.created_at, j.updated_at, j.started_at, j.completed_at, j.attempts, j.row_count, j.results_key, j.prompt ?? null, j.schedule_id ?? null);
   }
 
   async getJob(accountId: number, id: string): Promise<JobRecord | null> {
@@ -408,5 +485,80 @@ export class SqliteStore implements Store {
       ON CONFLICT (account_id, config_id) DO UPDATE SET job_id = excluded.job_id, completed_at = excluded.completed_at
       WHERE excluded.completed_at >= config_last_runs.completed_at`).run(accountId, configId, run.job_id, run.completed_at);
     return Number(r.changes) > 0;
+  }
+
+  async createSchedule(s: ScheduleRecord): Promise<void> {
+    this.q(`INSERT INTO schedules (id, account_id, config_id, cron, timezone, enabled, next_run_at, last_fired_at, since, paused, fired_count, skipped_count,
+        recent_jobs, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+      s.id, s.account_id, s.config_id, s.cron, s.timezone, s.enabled ? 1 : 0, s.next_run_at, s.last_fired_at, s.since, scheduleColumn('paused', s.paused),
+      s.fired_count, s.skipped_count, scheduleColumn('recent_jobs', s.recent_jobs), s.created_at, s.updated_at);
+  }
+
+  async getSchedule(accountId: number, id: string): Promise<ScheduleRecord | null> {
+    return toSchedule(this.q('SELECT * FROM schedules WHERE id = ? AND account_id = ?').get(id, accountId) as SqlRow | undefined);
+  }
+
+  async listSchedules(accountId: number): Promise<ScheduleRecord[]> {
+    return (this.q('SELECT * FROM schedules WHERE account_id = ? ORDER BY created_at DESC, id DESC').all(accountId) as SqlRow[]).map((r) => toSchedule(r)!);
+  }
+
+  async updateSchedule(accountId: number, id: string, patch: SchedulePatch, ifLastFiredAt?: string | null): Promise<ScheduleRecord | null> {
+    const fields = SCHEDULE_PATCH_FIELDS.filter((k) => patch[k] !== undefined);
+    // One statement, so the claim of a firing is atomic; `IS` compares NULL with NULL as equal (`=` would not).
+    const condition = ifLastFiredAt === undefined ? '' : ' AND last_fired_at IS ?';
+    const where: SQLInputValue[] = ifLastFiredAt === undefined ? [id, accountId] : [id, accountId, ifLastFiredAt];
+    if (!fields.length) return toSchedule(this.q(`SELECT * FROM schedules WHERE id = ? AND account_id = ?${condition}`).get(...where) as SqlRow | undefined);
+    const sql = `UPDATE schedules SET ${fields.map((k) => `${k} = ?`).join(', ')} WHERE id = ? AND account_id = ?${condition} RETURNING *`;
+    return toSchedule(this.q(sql).get(...fields.map((k) => scheduleColumn(k, patch[k])), ...where) as SqlRow | undefined);
+  }
+
+  async deleteSchedule(accountId: number, id: string): Promise<boolean> {
+    return Number(this.q('DELETE FROM schedules WHERE id = ? AND account_id = ?').run(id, accountId).changes) > 0;
+  }
+
+  async listDueSchedules(now: string, limit: number): Promise<ScheduleRecord[]> {
+    // Served by the schedules_due index (enabled, next_run_at).
+    return (this.q('SELECT * FROM schedules WHERE enabled = 1 AND next_run_at IS NOT NULL AND next_run_at <= ? ORDER BY next_run_at, id LIMIT ?')
+      .all(now, limit) as SqlRow[]).map((r) => toSchedule(r)!);
+  }
+
+  async createWebhook(w: WebhookRecord): Promise<void> {
+    this.q('INSERT INTO webhooks (id, account_id, url, events, secret_sealed, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(w.id, w.account_id, w.url, JSON.stringify(w.events), w.secret_sealed, w.created_at);
+  }
+
+  async getWebhook(accountId: number, id: string): Promise<WebhookRecord | null> {
+    return toWebhook(this.q('SELECT * FROM webhooks WHERE id = ? AND account_id = ?').get(id, accountId) as SqlRow | undefined);
+  }
+
+  async listWebhooks(accountId: number): Promise<WebhookRecord[]> {
+    return (this.q('SELECT * FROM webhooks WHERE account_id = ? ORDER BY created_at DESC, id DESC').all(accountId) as SqlRow[]).map((r) => toWebhook(r)!);
+  }
+
+  async deleteWebhook(accountId: number, id: string): Promise<boolean> {
+    return immediate(this.db, () => {
+      if (Number(this.q('DELETE FROM webhooks WHERE id = ? AND account_id = ?').run(id, accountId).changes) === 0) return false;
+      this.q('DELETE FROM webhook_deliveries WHERE webhook_id = ?').run(id);
+      return true;
+    });
+  }
+
+  /** An attempt for a webhook that is gone (deleted while the attempt ran) is not kept: nothing would ever trim it. */
+  async addWebhookDelivery(d: WebhookDeliveryRecord): Promise<void> {
+    immediate(this.db, () => {
+      const added = this.q(`INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, job_id, attempt, attempted_at, status_code, duration_ms,
+          error, outcome, next_attempt_at) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ? AND account_id = ?)`).run(
+        d.id, d.webhook_id, d.account_id, d.message_id, d.event, d.job_id, d.attempt, d.attempted_at, d.status_code, d.duration_ms,
+        d.error, d.outcome, d.next_attempt_at, d.webhook_id, d.account_id);
+      if (Number(added.changes) === 0) return;
+      this.q(`DELETE FROM webhook_deliveries WHERE webhook_id = ? AND id NOT IN
+        (SELECT id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY attempted_at DESC, id DESC LIMIT ?)`).run(d.webhook_id, d.webhook_id, WEBHOOK_DELIVERIES_KEPT);
+    });
+  }
+
+  async listWebhookDeliveries(accountId: number, webhookId: string, limit: number): Promise<WebhookDeliveryRecord[]> {
+    const rows = this.q(`SELECT d.* FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+      WHERE d.webhook_id = ? AND w.account_id = ? ORDER BY d.attempted_at DESC, d.id DESC LIMIT ?`).all(webhookId, accountId, limit) as SqlRow[];
+    return rows.map((r) => ({ ...r }) as unknown as WebhookDeliveryRecord);
   }
 }
