@@ -9,7 +9,8 @@
 import type { ErrorCode } from './errors.ts';
 import {
   configAnswer, configCreateBody, configListAnswer, configValidAnswer, configYamlBody, generateBody, jobChangesAnswer, jobCreatedAnswer, jobListAnswer, jobResultsAnswer, jobRowsAnswer,
-  jobStatusAnswer, loginAnswer, loginBody, meAnswer, runBody, screenshotStoredAnswer, toolBodies, type JSONSchema,
+  jobStatusAnswer, loginAnswer, loginBody, meAnswer, runBody, scheduleAnswer, scheduleCreateBody, scheduleListAnswer, scheduleUpdateBody, screenshotStoredAnswer, toolBodies,
+  webhookAnswer, webhookCreateBody, webhookCreatedAnswer, webhookDeliveriesAnswer, webhookListAnswer, type JSONSchema,
 } from './http/schemas.ts';
 
 type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -67,12 +68,14 @@ export interface RouteDef {
 /** What the data a function needs: its IAM policy is built from this (least privilege). */
 interface Access {
   table: 'read' | 'write';
-  /** Queues it sends to. */
-  queues?: readonly ('run' | 'generate')[];
+  /** Queues it sends to (`webhook`: a job it ends tells the account's webhooks, core/webhooks.ts). */
+  queues?: readonly ('run' | 'generate' | 'webhook')[];
   /** `read`: GetObject; `write`: PutObject; `read-write`: both (a stored object handed out by presigned URL). */
   bucket?: 'read' | 'write' | 'read-write';
   /** Reads the API-key sealing secret. */
   secret?: boolean;
+  /** Creates, changes and deletes the stage's EventBridge Scheduler schedules (issue 26), passing the scheduler's role. */
+  scheduler?: boolean;
 }
 
 const READ: Access = { table: 'read' };
@@ -143,13 +146,13 @@ export const routes: readonly RouteDef[] = [
     method: 'POST', path: '/api/v1/configs/validate/', handler: 'http/configs-validate.ts', auth: true, startsWork: false, access: READ, summary: 'Validate config YAML without storing it (not in SPEC.md)',
     body: configYamlBody, responses: { 200: { description: 'The config is valid', schema: configValidAnswer } }, errors: [...WITH_BODY, 'invalid_config', 'service_busy'],
   },
-  { method: 'DELETE', path: '/api/v1/configs/{id}/', handler: 'http/configs-delete.ts', auth: true, startsWork: false, access: WRITE, summary: 'Delete a config', responses: { 204: { description: 'Deleted' } }, errors: ID_404 },
+  { method: 'DELETE', path: '/api/v1/configs/{id}/', handler: 'http/configs-delete.ts', auth: true, startsWork: false, access: { table: 'write', scheduler: true }, summary: 'Delete a config (and its schedules)', responses: { 204: { description: 'Deleted' } }, errors: ID_404 },
   {
-    method: 'POST', path: '/api/v1/generate/', handler: 'http/generate.ts', auth: true, startsWork: true, access: { table: 'write', queues: ['generate'] }, summary: 'Start a generation job',
+    method: 'POST', path: '/api/v1/generate/', handler: 'http/generate.ts', auth: true, startsWork: true, access: { table: 'write', queues: ['generate', 'webhook'] }, summary: 'Start a generation job',
     body: generateBody, responses: { 202: { description: 'The pending job; poll its status', schema: jobCreatedAnswer } }, errors: [...METERED, 'queue_unavailable'],
   },
   {
-    method: 'POST', path: '/api/v1/run/', handler: 'http/run.ts', auth: true, startsWork: true, access: { table: 'write', queues: ['run'] }, summary: 'Start a run job',
+    method: 'POST', path: '/api/v1/run/', handler: 'http/run.ts', auth: true, startsWork: true, access: { table: 'write', queues: ['run', 'webhook'] }, summary: 'Start a run job',
     body: runBody, responses: { 202: { description: 'The pending job; poll its status', schema: jobCreatedAnswer } },
     errors: [...METERED, 'not_found', 'invalid_config', 'browser_required', 'service_busy', 'queue_unavailable'],
   },
@@ -188,6 +191,32 @@ export const routes: readonly RouteDef[] = [
       },
     },
     errors: [...ID_404, 'invalid_request', 'job_not_finished'],
+  },
+  { method: 'GET', path: '/api/v1/schedules/', handler: 'http/schedules-list.ts', auth: true, startsWork: false, access: READ, summary: "The account's schedules (not in SPEC.md; docs/monitoring.md)", responses: { 200: { description: 'The schedules, newest first', schema: scheduleListAnswer } }, errors: KEYED },
+  {
+    method: 'POST', path: '/api/v1/schedules/', handler: 'http/schedules-create.ts', auth: true, startsWork: false, access: { table: 'write', scheduler: true },
+    summary: 'Run a saved config on a cron schedule (not in SPEC.md; docs/monitoring.md)', body: scheduleCreateBody,
+    responses: { 201: { description: 'The schedule, with its next run', schema: scheduleAnswer } }, errors: [...WITH_BODY, 'not_found', 'plan_required', 'plan_unknown'],
+  },
+  { method: 'GET', path: '/api/v1/schedules/{id}/', handler: 'http/schedules-get.ts', auth: true, startsWork: false, access: READ, summary: 'One schedule, with its next run and the jobs it started', responses: { 200: { description: 'The schedule', schema: scheduleAnswer } }, errors: ID_404 },
+  {
+    method: 'PUT', path: '/api/v1/schedules/{id}/', handler: 'http/schedules-update.ts', auth: true, startsWork: false, access: { table: 'write', scheduler: true },
+    summary: "Change a schedule's cron, time zone or enabled (enabling a paused schedule resumes it)", body: scheduleUpdateBody,
+    responses: { 200: { description: 'The changed schedule', schema: scheduleAnswer } }, errors: [...WITH_BODY, 'not_found', 'plan_required', 'plan_unknown'],
+  },
+  { method: 'DELETE', path: '/api/v1/schedules/{id}/', handler: 'http/schedules-delete.ts', auth: true, startsWork: false, access: { table: 'write', scheduler: true }, summary: 'Delete a schedule', responses: { 204: { description: 'Deleted' } }, errors: ID_404 },
+  { method: 'GET', path: '/api/v1/webhooks/', handler: 'http/webhooks-list.ts', auth: true, startsWork: false, access: READ, summary: "The account's webhooks (not in SPEC.md; docs/monitoring.md)", responses: { 200: { description: 'The webhooks, newest first', schema: webhookListAnswer } }, errors: KEYED },
+  {
+    method: 'POST', path: '/api/v1/webhooks/', handler: 'http/webhooks-create.ts', auth: true, startsWork: false, access: { table: 'write', secret: true },
+    summary: 'Be told when jobs end: signed POSTs (Standard Webhooks) to a URL (not in SPEC.md; docs/monitoring.md)', body: webhookCreateBody,
+    responses: { 201: { description: 'The webhook and its signing secret, shown only here', schema: webhookCreatedAnswer } }, errors: [...WITH_BODY, 'invalid_url', 'target_forbidden'],
+  },
+  { method: 'GET', path: '/api/v1/webhooks/{id}/', handler: 'http/webhooks-get.ts', auth: true, startsWork: false, access: READ, summary: 'One webhook', responses: { 200: { description: 'The webhook', schema: webhookAnswer } }, errors: ID_404 },
+  { method: 'DELETE', path: '/api/v1/webhooks/{id}/', handler: 'http/webhooks-delete.ts', auth: true, startsWork: false, access: WRITE, summary: 'Delete a webhook (messages queued for it are dropped)', responses: { 204: { description: 'Deleted' } }, errors: ID_404 },
+  {
+    method: 'GET', path: '/api/v1/webhooks/{id}/deliveries/', handler: 'http/webhooks-deliveries.ts', auth: true, startsWork: false, access: READ, summary: "A webhook's delivery attempts, newest first",
+    query: [{ name: 'limit', description: 'Attempts to return', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } }],
+    responses: { 200: { description: 'Attempts, newest first: time, status code, duration, error, and what follows', schema: webhookDeliveriesAnswer } }, errors: [...ID_404, 'invalid_request'],
   },
   tool('seo-analyzer', 'SEO metadata, Open Graph, headings, content metrics, Lighthouse SEO audits and a score'),
   tool('tech-detector', 'Technologies, frameworks, infrastructure (Wappalyzer-format fingerprints)', { browser: true, errors: [...TOOL_ERRORS, ...BROWSER_TOOL_ERRORS] }),

@@ -20,6 +20,7 @@ import type { Data } from './data.ts';
 import { chromiumLayer } from './chromium-layer.ts';
 import { serviceFunction } from './lambda.ts';
 import type { Queues } from './queues.ts';
+import type { Scheduling } from './scheduler.ts';
 import { physicalNames, type StageConfig } from './stage.ts';
 
 export interface ApiProps {
@@ -27,6 +28,7 @@ export interface ApiProps {
   billing: Billing;
   data: Data;
   queues: Queues;
+  scheduling: Scheduling;
   /** Environment every function of the service gets. */
   environment: Record<string, string>;
 }
@@ -143,6 +145,7 @@ export class Api extends Construct {
     if (a.bucket === 'read' || a.bucket === 'read-write') p.data.bucket.grantRead(fn);
     if (a.bucket === 'write' || a.bucket === 'read-write') p.data.bucket.grantPut(fn);
     if (a.secret) p.data.sealingSecret.grantRead(fn);
+    if (a.scheduler) p.scheduling.grantManage(fn);
   }
 }
 

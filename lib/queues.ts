@@ -17,11 +17,32 @@ export interface JobQueue {
 export class Queues extends Construct {
   readonly run: JobQueue;
   readonly generate: JobQueue;
+  /**
+   * Webhook deliveries (issue 26, core/webhooks.ts): one message per attempt; a back-off longer than SQS's 15-minute
+   * delay is waited out in steps by the consumer. Its dead-letter queue only takes messages whose attempt could not
+   * be recorded five times (the store down): a receiver's failures are retried by new messages, never by redelivery.
+   */
+  readonly webhook: JobQueue;
 
   constructor(scope: Construct, id: string, stage: StageConfig) {
     super(scope, id);
     this.run = this.jobQueue('Run', 'run', stage);
     this.generate = this.jobQueue('Generate', 'generate', stage);
+    const webhookDeadLetters = new Queue(this, 'WebhookDeadLetters', {
+      queueName: `${stage.prefix}-webhook-dlq`, retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true,
+    });
+    this.webhook = {
+      deadLetters: webhookDeadLetters,
+      queue: new Queue(this, 'Webhook', {
+        queueName: `${stage.prefix}-webhook`,
+        // Above the webhook worker's time-out (60 s).
+        visibilityTimeout: Duration.minutes(3),
+        retentionPeriod: Duration.days(4),
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        deadLetterQueue: { queue: webhookDeadLetters, maxReceiveCount: 5 },
+      }),
+    };
   }
 
   private jobQueue(id: string, name: string, stage: StageConfig): JobQueue {

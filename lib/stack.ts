@@ -1,5 +1,5 @@
 /**
- * One stack per stage: data, queues, API, workers, alarms, and the outputs the README's deploy section
+ * One stack per stage: data, queues, schedules (EventBridge Scheduler), API, workers, alarms, and the outputs the README's deploy section
  * names. Every function gets the same service environment (lambdas/adapters/aws/services.ts).
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
@@ -11,6 +11,7 @@ import { Api } from './api.ts';
 import { Dashboard } from './dashboard.ts';
 import { Data } from './data.ts';
 import { Queues } from './queues.ts';
+import { Scheduling } from './scheduler.ts';
 import type { StageConfig } from './stage.ts';
 import { Workers } from './workers.ts';
 
@@ -28,6 +29,7 @@ export interface ScrapeAiStackProps extends StackProps {
 export class ScrapeAiStack extends Stack {
   readonly data: Data;
   readonly queues: Queues;
+  readonly scheduling: Scheduling;
   readonly api: Api;
   readonly workers: Workers;
   readonly dashboard: Dashboard;
@@ -38,6 +40,7 @@ export class ScrapeAiStack extends Stack {
     const billing = props.billing ?? 'credits';
     this.data = new Data(this, 'Data', stage);
     this.queues = new Queues(this, 'Queues', stage);
+    this.scheduling = new Scheduling(this, 'Scheduling', { stage, queues: this.queues });
     const environment: Record<string, string> = {
       STAGE: stage.name,
       SAI_BILLING: billing,
@@ -45,15 +48,19 @@ export class ScrapeAiStack extends Stack {
       BUCKET_NAME: this.data.bucket.bucketName,
       RUN_QUEUE_URL: this.queues.run.queue.queueUrl,
       GENERATE_QUEUE_URL: this.queues.generate.queue.queueUrl,
+      WEBHOOK_QUEUE_URL: this.queues.webhook.queue.queueUrl,
+      RUN_QUEUE_ARN: this.queues.run.queue.queueArn,
+      SCHEDULE_GROUP: this.scheduling.groupName,
+      SCHEDULER_ROLE_ARN: this.scheduling.role.roleArn,
       SEALING_SECRET_ARN: this.data.sealingSecret.secretArn,
       MAX_RECEIVES: String(stage.maxReceives),
       JOB_RETENTION_DAYS: String(stage.jobRetentionDays),
     };
-    this.api = new Api(this, 'Api', { stage, billing, data: this.data, queues: this.queues, environment });
+    this.api = new Api(this, 'Api', { stage, billing, data: this.data, queues: this.queues, scheduling: this.scheduling, environment });
     const anthropicSecret = props.anthropicSecretArn ? Secret.fromSecretCompleteArn(this, 'AnthropicKey', props.anthropicSecretArn) : undefined;
-    this.workers = new Workers(this, 'Workers', { stage, data: this.data, queues: this.queues, environment, ...(anthropicSecret ? { anthropicSecret } : {}) });
+    this.workers = new Workers(this, 'Workers', { stage, data: this.data, queues: this.queues, scheduling: this.scheduling, environment, ...(anthropicSecret ? { anthropicSecret } : {}) });
     if (stage.alarms) {
-      new Alarms(this, 'Alarms', { stage, queues: this.queues, api: this.api.restApi, functions: [this.api.authorizerFunction, ...this.api.functions.values(), this.workers.run, this.workers.generate, this.workers.deadLetters] });
+      new Alarms(this, 'Alarms', { stage, queues: this.queues, api: this.api.restApi, functions: [this.api.authorizerFunction, ...this.api.functions.values(), this.workers.run, this.workers.generate, this.workers.deadLetters, this.workers.webhooks] });
     }
 
     this.dashboard = new Dashboard(this, 'Dashboard', { stage, api: this.api.restApi });

@@ -1,5 +1,5 @@
 /**
- * The queue consumers: the run worker and the generate worker (browser engine: x86_64 with the Chromium
+ * The queue consumers: the webhook worker (issue 26), the run worker and the generate worker (browser engine: x86_64 with the Chromium
  * layer, ≥1600 MB, large /tmp, 15 minutes), each fed by its queue one message at a time with partial batch
  * failure reporting, and the dead-letter consumer that ends jobs the queues gave up on.
  *
@@ -9,6 +9,7 @@
  * after `MAX_DEFERRALS` deferrals is sent again (SendMessage on its own queue). The event source's maximum
  * concurrency stays the ceiling of all accounts together.
  */
+import { Duration } from 'aws-cdk-lib';
 import { Architecture } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -18,12 +19,14 @@ import { chromiumLayer } from './chromium-layer.ts';
 import type { Data } from './data.ts';
 import { serviceFunction } from './lambda.ts';
 import type { Queues } from './queues.ts';
+import type { Scheduling } from './scheduler.ts';
 import type { StageConfig } from './stage.ts';
 
 export interface WorkersProps {
   stage: StageConfig;
   data: Data;
   queues: Queues;
+  scheduling: Scheduling;
   environment: Record<string, string>;
   /**
    * The Secrets Manager secret that holds the Anthropic API key, when the deployment uses the Claude agent
@@ -36,6 +39,7 @@ export class Workers extends Construct {
   readonly run: NodejsFunction;
   readonly generate: NodejsFunction;
   readonly deadLetters: NodejsFunction;
+  readonly webhooks: NodejsFunction;
 
   constructor(scope: Construct, id: string, p: WorkersProps) {
     super(scope, id);
@@ -58,6 +62,10 @@ export class Workers extends Construct {
     // A run of a saved config reads the rows of the config's previous completed run to say what changed (issue 26).
     p.data.bucket.grantRead(this.run);
     p.queues.run.queue.grantSendMessages(this.run);
+    // Schedules' firings arrive on the run queue (issue 26): the run worker creates their jobs and re-arms each
+    // schedule's trigger for its next slot; a job it ends tells the account's webhooks.
+    p.scheduling.grantManage(this.run);
+    p.queues.webhook.queue.grantSendMessages(this.run);
     this.run.addEventSource(new SqsEventSource(p.queues.run.queue, {
       batchSize: 1,
       reportBatchItemFailures: true,
@@ -84,6 +92,7 @@ export class Workers extends Construct {
     p.data.table.grantReadWriteData(this.generate);
     p.data.bucket.grantPut(this.generate);
     p.queues.generate.queue.grantSendMessages(this.generate);
+    p.queues.webhook.queue.grantSendMessages(this.generate);
     p.anthropicSecret?.grantRead(this.generate);
     this.generate.addEventSource(new SqsEventSource(p.queues.generate.queue, {
       batchSize: 1,
@@ -95,8 +104,20 @@ export class Workers extends Construct {
       entry: 'workers/dead-letter.ts', stage, environment: p.environment, memoryMb: 256, description: 'Ends the jobs whose messages were dead-lettered',
     });
     p.data.table.grantReadWriteData(this.deadLetters);
+    p.queues.webhook.queue.grantSendMessages(this.deadLetters);
     for (const q of [p.queues.run, p.queues.generate]) {
       this.deadLetters.addEventSource(new SqsEventSource(q.deadLetters, { batchSize: 10, reportBatchItemFailures: false }));
     }
+
+    // Webhook deliveries (issue 26): small and I/O-bound; the records of a batch are attempted at once, each within
+    // its 10 s time-out. Reads the webhook and records the attempt (table), opens the sealed signing secret, and
+    // queues the next attempt (its own queue).
+    this.webhooks = serviceFunction(this, 'worker-webhooks', {
+      entry: 'workers/webhook-queue-consumer.ts', stage, environment: p.environment, memoryMb: 256, timeout: Duration.seconds(60), description: 'Delivers signed webhook messages (Standard Webhooks)',
+    });
+    p.data.table.grantReadWriteData(this.webhooks);
+    p.data.sealingSecret.grantRead(this.webhooks);
+    p.queues.webhook.queue.grantSendMessages(this.webhooks);
+    this.webhooks.addEventSource(new SqsEventSource(p.queues.webhook.queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 5 }));
   }
 }

@@ -19,6 +19,7 @@
  */
 import type { JobRecord, JobStatus, JobType, JobUpdate } from './ports.ts';
 import type { Services } from './services.ts';
+import { announceJobEnd } from './webhooks.ts';
 
 /** Finished states: no transition leaves them. */
 export const FINISHED: readonly JobStatus[] = ['completed', 'failed'];
@@ -147,6 +148,8 @@ export interface TransitionActor {
  * Makes a named transition as one conditional write.
  * @param job the job (its id and type: a job's type never changes, so no read is needed).
  * @param patch fields written with it; `status` only for `advance` (the step to go to).
+ * A transition that finishes the job (`complete`, `fail`, …) then queues the deliveries of its events to the account's
+ * webhooks (core/webhooks.ts `announceJobEnd`) when `svc` has a queue.
  * @returns the updated job, or null when the job is no longer in a state the transition starts from (or,
  *   with `who.attempt`, a newer attempt has started), or is absent.
  * @throws Error (a programming error, not a caller's) when `who.by` may not make the transition, the job
@@ -185,5 +188,8 @@ export async function transitionJob(
     ...(rule.setsStartedAt ? { started_at: now } : {}),
     ...(rule.setsCompletedAt ? { completed_at: now } : {}),
   };
-  return svc.store.updateJob(job.id, from, update, who.attempt);
+  const updated = await svc.store.updateJob(job.id, from, update, who.attempt);
+  // A job that just finished tells the account's webhooks (issue 26): messages queued, never a wait for a receiver.
+  if (updated && rule.setsCompletedAt && 'queue' in svc) await announceJobEnd(svc as Services, updated);
+  return updated;
 }

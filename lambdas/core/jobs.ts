@@ -4,7 +4,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { FINISHED, transitionJob } from './job-states.ts';
-import type { AccountRecord, JobRecord, JobType, QueueName } from './ports.ts';
+import type { AccountRecord, JobRecord, JobType } from './ports.ts';
 import { refund, type Charge } from './metering.ts';
 import { CodedError } from '../errors.ts';
 import type { Services } from './services.ts';
@@ -162,12 +162,13 @@ export async function deadLetter(svc: Services, jobId: string, receiveCount: num
  * Creates a new job `pending` (id, times and counters filled in), stores it and queues its message
  * (`{job_id}`) on the queue of its type; the charge is given back when either fails, and a job whose message
  * could not be queued ends `failed` at once (no worker would ever take it).
- * @param what the job's type and what it works on.
+ * @param what the job's type and what it works on; `id` when the caller names the job (a schedule's firing: one id
+ *   per slot, so the store refuses a second job of the same firing), `schedule_id` for such a firing.
  * @returns the job as stored.
  * @throws the store's error (nothing stored, charge refunded); CodedError `queue_unavailable` (the job ended
  *   `failed`, charge refunded).
  */
-export async function createAndQueueJob(svc: Services, account: AccountRecord, what: Pick<JobRecord, 'job_type' | 'target_url' | 'config_id' | 'yaml_content' | 'prompt'> & { job_type: QueueName }, charge: Charge | null): Promise<JobRecord> {
+export async function createAndQueueJob(svc: Services, account: AccountRecord, what: Pick<JobRecord, 'job_type' | 'target_url' | 'config_id' | 'yaml_content' | 'prompt'> & { job_type: JobType; schedule_id?: string | null; id?: string }, charge: Charge | null): Promise<JobRecord> {
   const now = svc.clock.now().toISOString();
   const job: JobRecord = {
     id: randomUUID(),

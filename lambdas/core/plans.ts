@@ -45,7 +45,15 @@ export interface Plan {
    * `plan_required` before anything is spent (lambdas/tools/ssl.ts `checkSslPortAllowed`).
    */
   ssl_checker_any_port?: boolean;
+  /**
+   * Schedules (issue 26, docs/monitoring.md): the shortest interval between two firings of one schedule, minutes. Only
+   * plans with server execution have schedules; for them an absent field means {@link DEFAULT_SCHEDULE_MIN_INTERVAL_MINUTES}.
+   */
+  schedule_min_interval_minutes?: number;
 }
+
+/** The shortest schedule interval of a plan with server execution whose plans-file entry does not say, minutes. */
+export const DEFAULT_SCHEDULE_MIN_INTERVAL_MINUTES = 15;
 
 /** The plans and operation costs of one variant. */
 export interface PlanCatalog {
@@ -92,6 +100,8 @@ export function loadPlans(billing: Billing, file?: string): PlanCatalog {
     }
     for (const [tool, n] of Object.entries(p.tool_calls_per_day ?? {})) check(Number.isInteger(n) && n >= 0, `plan "${name}" tool_calls_per_day.${tool} must be an integer >= 0`);
     check(p.ssl_checker_any_port === undefined || typeof p.ssl_checker_any_port === 'boolean', `plan "${name}" ssl_checker_any_port must be true or false`);
+    check(p.schedule_min_interval_minutes === undefined || (Number.isInteger(p.schedule_min_interval_minutes) && p.schedule_min_interval_minutes >= 1),
+      `plan "${name}" schedule_min_interval_minutes must be an integer >= 1`);
     plans[name] = { ...p, name, max_concurrent_jobs: maxJobs };
   }
   return { billing, default_plan: v.default_plan, costs: v.costs, plans };

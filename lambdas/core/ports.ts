@@ -97,6 +97,8 @@ export interface JobRecord {
    * docs/monitoring.md); null or absent for other jobs and until the run completes.
    */
   changes?: JobChanges | null;
+  /** The schedule whose firing created this run (issue 26), or null/absent for a run started by a call. */
+  schedule_id?: string | null;
 }
 
 /**
@@ -115,6 +117,106 @@ export interface JobChanges {
   /** Blob key of the changes' rows, or null when there was nothing to compare with. */
   changes_key: string | null;
 }
+
+/**
+ * Why the service paused a schedule (issue 26): a firing refused for the plan or the quota, or its config gone. A
+ * paused schedule is disabled (`enabled: false`) until the account enables it again.
+ */
+export interface SchedulePause {
+  /** The error code of the refusal (lambdas/errors.ts): `quota_exceeded`, `plan_required`, `plan_unknown`, `not_found`, `rate_limited`. */
+  code: string;
+  message: string;
+  /** ISO 8601 UTC, when it was paused. */
+  at: string;
+}
+
+/** A run a schedule started: the job and the slot it fired for. */
+export interface ScheduledRun {
+  job_id: string;
+  /** ISO 8601 UTC, the cron slot (a whole minute), not the clock time of the firing. */
+  scheduled_for: string;
+}
+
+/** A stored schedule (issue 26, docs/monitoring.md): a saved config run on a 5-field cron rule in a time zone. */
+export interface ScheduleRecord {
+  id: string;
+  account_id: number;
+  config_id: string;
+  /** Normalised by core/schedule-times.ts `parseScheduleTimes`. */
+  cron: string;
+  /** IANA name, `UTC` by default. */
+  timezone: string;
+  enabled: boolean;
+  /** ISO 8601 UTC of the next slot while enabled; null when disabled, paused, or the rule never fires again. */
+  next_run_at: string | null;
+  /** ISO 8601 UTC of the slot it last fired for (fired or skipped), or null: the claim of a firing is conditional on it. */
+  last_fired_at: string | null;
+  /** ISO 8601 UTC: when it started counting (created, or last enabled); slots before it are never due. */
+  since: string;
+  /** Set when the service paused it (then `enabled` is false); null otherwise. */
+  paused: SchedulePause | null;
+  /** Firings that created a run job. */
+  fired_count: number;
+  /** Firings skipped because the schedule's previous job was still unfinished. */
+  skipped_count: number;
+  /** The jobs it started, newest first, at most {@link SCHEDULE_RECENT_JOBS}. */
+  recent_jobs: ScheduledRun[];
+  created_at: string;
+  updated_at: string;
+}
+
+/** How many of a schedule's jobs its record keeps. */
+export const SCHEDULE_RECENT_JOBS = 10;
+
+/** The schedule fields that change after creation; fields left out are not changed. */
+export type SchedulePatch = Partial<Omit<ScheduleRecord, 'id' | 'account_id' | 'config_id' | 'created_at'>>;
+
+/** The job events a webhook can subscribe to (issue 26): a job ended `completed` or `failed`; a completed run with any change. */
+export const WEBHOOK_EVENTS = ['job.completed', 'job.failed', 'job.changed'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** A stored webhook endpoint (issue 26). Its signing secret is stored sealed (core/crypto.ts KeySealer), like API keys. */
+export interface WebhookRecord {
+  id: string;
+  account_id: number;
+  /** An http(s) URL the outbound guard allowed when it was created (and checks again at each delivery). */
+  url: string;
+  events: WebhookEvent[];
+  /** The `whsec_…` secret sealed with AES-256-GCM; shown to the account once, at creation. */
+  secret_sealed: string;
+  created_at: string;
+}
+
+/** What follows one delivery attempt. */
+export type WebhookAttemptOutcome = 'delivered' | 'will_retry' | 'given_up';
+
+/** One attempt to deliver one message to one webhook (GET /api/v1/webhooks/{id}/deliveries/). */
+export interface WebhookDeliveryRecord {
+  /** Unique per attempt. */
+  id: string;
+  webhook_id: string;
+  account_id: number;
+  /** The `webhook-id` header: the same on every attempt of a message (Standard Webhooks: the idempotency key). */
+  message_id: string;
+  event: WebhookEvent;
+  job_id: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** ISO 8601 UTC. */
+  attempted_at: string;
+  /** The receiver's HTTP status, or null when there was no answer (refused, unreachable, timed out). */
+  status_code: number | null;
+  /** ms from the request to the answer's headers (or the failure). */
+  duration_ms: number;
+  /** Why the attempt failed (`code: message`), or null for a 2xx. */
+  error: string | null;
+  outcome: WebhookAttemptOutcome;
+  /** ISO 8601 UTC of the next attempt when `outcome` is `will_retry`, else null. */
+  next_attempt_at: string | null;
+}
+
+/** How many delivery attempts a webhook keeps, newest first (older ones are dropped). */
+export const WEBHOOK_DELIVERIES_KEPT = 100;
 
 /** The last completed run of a config that the next run's changes are computed against (issue 26). */
 export interface ConfigLastRun {
@@ -230,6 +332,40 @@ export interface Store {
    * @returns whether it was recorded.
    */
   setConfigLastRun(accountId: number, configId: string, run: ConfigLastRun): Promise<boolean>;
+
+  /** Stores a new schedule (issue 26). */
+  createSchedule(s: ScheduleRecord): Promise<void>;
+  /** Another account's schedule is null, exactly like an absent one. */
+  getSchedule(accountId: number, id: string): Promise<ScheduleRecord | null>;
+  /** The account's schedules, newest first. */
+  listSchedules(accountId: number): Promise<ScheduleRecord[]>;
+  /**
+   * Changes the given fields of a schedule (and `updated_at` when the patch has it).
+   * @param ifLastFiredAt when given (null included), the write happens only if the stored `last_fired_at` still
+   *   equals it: the claim of a firing, so that two firers of one slot (a restart, a duplicate message) fire once.
+   * @returns the updated schedule, or null when absent (or another account's) or the condition failed.
+   */
+  updateSchedule(accountId: number, id: string, patch: SchedulePatch, ifLastFiredAt?: string | null): Promise<ScheduleRecord | null>;
+  /** @returns false when absent (or another account's). */
+  deleteSchedule(accountId: number, id: string): Promise<boolean>;
+  /**
+   * Enabled schedules whose `next_run_at` is at or before `now`, across accounts, earliest first, at most `limit`
+   * (the local service's firing loop; on AWS EventBridge Scheduler fires them).
+   */
+  listDueSchedules(now: string, limit: number): Promise<ScheduleRecord[]>;
+
+  /** Stores a new webhook (issue 26). */
+  createWebhook(w: WebhookRecord): Promise<void>;
+  /** Another account's webhook is null. */
+  getWebhook(accountId: number, id: string): Promise<WebhookRecord | null>;
+  /** The account's webhooks, newest first. */
+  listWebhooks(accountId: number): Promise<WebhookRecord[]>;
+  /** Deletes the webhook and its delivery attempts. @returns false when absent (or another account's). */
+  deleteWebhook(accountId: number, id: string): Promise<boolean>;
+  /** Records one delivery attempt; the webhook keeps its newest {@link WEBHOOK_DELIVERIES_KEPT}. */
+  addWebhookDelivery(d: WebhookDeliveryRecord): Promise<void>;
+  /** A webhook's delivery attempts, newest first, at most `limit` (1-100); another account's webhook has none. */
+  listWebhookDeliveries(accountId: number, webhookId: string, limit: number): Promise<WebhookDeliveryRecord[]>;
 }
 
 /** A message on a queue, as a consumer sees it. */
@@ -254,8 +390,8 @@ export interface Delivery {
  */
 export type DeliveryOutcome = 'done' | 'retry';
 
-/** Queue names of the service: one per job type, each with its dead-letter queue. */
-export type QueueName = 'run' | 'generate';
+/** Queue names of the service: one per job type, each with its dead-letter queue, and the webhook deliveries' queue (issue 26). */
+export type QueueName = 'run' | 'generate' | 'webhook';
 
 /** Options of {@link JobQueue.send}. */
 export interface SendOptions {
@@ -297,6 +433,18 @@ export function groupedQueue(queue: JobQueue, accountId: number): JobQueue {
     send: (name, body, options) => queue.send(name, body, { ...options, group }),
     ...(queue.deferDelivery ? { deferDelivery: queue.deferDelivery.bind(queue) } : {}),
   };
+}
+
+/**
+ * What fires schedules where the platform does (issue 26): on AWS one EventBridge Scheduler schedule per stored
+ * schedule, which puts a firing message on the run queue. The local service has none (null): its firing loop reads
+ * the store (adapters/local/schedule-loop.ts).
+ */
+export interface ScheduleTriggers {
+  /** Creates or replaces the platform's trigger of the schedule (a disabled schedule's trigger is disabled). */
+  put(s: ScheduleRecord): Promise<void>;
+  /** Deletes the trigger; nothing when there is none. */
+  remove(scheduleId: string): Promise<void>;
 }
 
 /** Stored bytes: results and screenshots (S3, or files). */

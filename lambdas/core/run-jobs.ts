@@ -18,19 +18,27 @@ export interface RunRequest {
   yaml_content?: string;
 }
 
+/** A run started by a schedule's firing (core/schedules.ts) rather than by a call: the job's id is the firing's own. */
+export interface ScheduledOrigin {
+  schedule_id: string;
+  /** The job id of the firing (one per schedule and slot), so that a second firer of the same slot cannot create a second job. */
+  job_id: string;
+}
+
 /** What a run message on the queue carries. */
 export interface RunMessage {
   job_id: string;
 }
 
 /**
- * Starts a run job.
+ * Starts a run job: for POST /run/, and for a schedule's firing (`origin`), which goes through exactly the same
+ * checks, metering and job record (plus `schedule_id`).
  * @returns the `pending` job.
  * @throws CodedError: `plan_required`, `rate_limited`, `quota_exceeded` (checked first with reads, before the YAML is parsed, and again when charged), `invalid_request` (not exactly one of config_id and yaml_content), `not_found`
  *   (config), `invalid_config`, `browser_required`, `target_forbidden`, `plan_required`, `rate_limited`,
  *   `quota_exceeded`, `queue_unavailable`. Nothing is charged when it throws.
  */
-export async function startRun(svc: Services, account: AccountRecord, req: RunRequest): Promise<JobRecord> {
+export async function startRun(svc: Services, account: AccountRecord, req: RunRequest, origin?: ScheduledOrigin): Promise<JobRecord> {
   const hasId = req.config_id !== undefined && req.config_id !== null;
   const hasYaml = req.yaml_content !== undefined && req.yaml_content !== null;
   // The plan, the rate limit and the quota first (reads only): a call that cannot be paid for gets its
@@ -58,5 +66,6 @@ export async function startRun(svc: Services, account: AccountRecord, req: RunRe
 
   const charge = await meter(svc, account, 'run');
   // The message goes in the account's group: accounts are served in turn (docs/plans-and-metering.md, "Fair scheduling").
-  return createAndQueueJob({ ...svc, queue: groupedQueue(svc.queue, account.id) }, account, { job_type: 'run', target_url: config.target.url, config_id: configId, yaml_content: yaml, prompt: null }, charge);
+  return createAndQueueJob({ ...svc, queue: groupedQueue(svc.queue, account.id) }, account,
+    { job_type: 'run', target_url: config.target.url, config_id: configId, yaml_content: yaml, prompt: null, schedule_id: origin?.schedule_id ?? null, ...(origin ? { id: origin.job_id } : {}) }, charge);
 }

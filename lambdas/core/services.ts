@@ -8,7 +8,7 @@ import type { OutboundGuard } from '../net/guard.ts';
 import type { BrowserTools } from './browser-tools.ts';
 import type { KeySealer } from './crypto.ts';
 import type { PlanCatalog } from './plans.ts';
-import type { BlobStore, Clock, ConfigParser, JobQueue, Store, UsageKeys } from './ports.ts';
+import type { BlobStore, Clock, ConfigParser, JobQueue, ScheduleTriggers, Store, UsageKeys } from './ports.ts';
 
 /** The Claude agent's settings (docs/generate.md): without them, configs are generated without an LLM. */
 export interface AnthropicSettings {
@@ -38,6 +38,16 @@ export interface Services {
   sealer: () => Promise<KeySealer>;
   plans: PlanCatalog;
   guard: OutboundGuard;
+  /**
+   * The platform's schedule triggers (EventBridge Scheduler on AWS); null or absent locally, where the service's
+   * firing loop reads the store (issue 26).
+   */
+  scheduleTriggers?: ScheduleTriggers | null;
+  /**
+   * The service's public base URL (`https://api.example.com`, no trailing slash), for absolute links in webhook
+   * payloads; absent: the payloads' links are paths (`/api/v1/jobs/…`).
+   */
+  publicUrl?: string;
   /** Per-account API Gateway usage keys (cloud); null locally. */
   usageKeys: UsageKeys | null;
   /** Deliveries of a job message before it goes to the dead-letter queue (SQS maxReceiveCount). */

@@ -300,6 +300,115 @@ export const jobChangesAnswer = {
   },
 } as const;
 
+/** POST /api/v1/schedules/ (issue 26, docs/monitoring.md). */
+export const scheduleCreateBody = {
+  type: 'object',
+  required: ['config_id', 'cron'],
+  additionalProperties: false,
+  properties: {
+    config_id: uuid,
+    cron: { type: 'string', minLength: 1, maxLength: 200, description: '5-field cron: minute hour day-of-month month day-of-week (or @hourly, @daily, …)' },
+    timezone: { type: 'string', minLength: 1, maxLength: 100, default: 'UTC', description: 'IANA time zone of the cron times' },
+    enabled: { type: 'boolean', default: true },
+  },
+} as const;
+
+/** PUT /api/v1/schedules/{id}/: the fields to change, at least one. */
+export const scheduleUpdateBody = {
+  type: 'object',
+  minProperties: 1,
+  additionalProperties: false,
+  properties: {
+    cron: scheduleCreateBody.properties.cron,
+    timezone: { type: 'string', minLength: 1, maxLength: 100 },
+    enabled: { type: 'boolean' },
+  },
+} as const;
+
+const nullableTime = { anyOf: [time, { type: 'null' }] } as const;
+
+/** A schedule as the API shows it. */
+export const scheduleAnswer = {
+  type: 'object',
+  required: ['id', 'config_id', 'cron', 'timezone', 'enabled', 'next_run_at', 'last_fired_at', 'paused', 'fired_count', 'skipped_count', 'recent_jobs', 'created_at', 'updated_at'],
+  additionalProperties: false,
+  properties: {
+    id: uuid,
+    config_id: uuid,
+    cron: { type: 'string' },
+    timezone: { type: 'string' },
+    enabled: { type: 'boolean' },
+    next_run_at: nullableTime,
+    last_fired_at: nullableTime,
+    paused: {
+      anyOf: [
+        { type: 'object', required: ['code', 'message', 'at'], additionalProperties: false, properties: { code: { type: 'string' }, message: { type: 'string' }, at: time } },
+        { type: 'null' },
+      ],
+    },
+    fired_count: count,
+    skipped_count: count,
+    recent_jobs: { type: 'array', items: { type: 'object', required: ['job_id', 'scheduled_for'], additionalProperties: false, properties: { job_id: uuid, scheduled_for: time } } },
+    created_at: time,
+    updated_at: time,
+  },
+} as const;
+
+/** 200 of GET /api/v1/schedules/. */
+export const scheduleListAnswer = { type: 'object', required: ['schedules'], additionalProperties: false, properties: { schedules: { type: 'array', items: scheduleAnswer } } } as const;
+
+const webhookEvent = { type: 'string', enum: ['job.completed', 'job.failed', 'job.changed'] } as const;
+
+/** POST /api/v1/webhooks/ (issue 26). */
+export const webhookCreateBody = {
+  type: 'object',
+  required: ['url', 'events'],
+  additionalProperties: false,
+  properties: {
+    url: { type: 'string', minLength: 1, maxLength: 2048, pattern: '^https?://\\S+$' },
+    events: { type: 'array', minItems: 1, maxItems: 3, uniqueItems: true, items: webhookEvent },
+  },
+} as const;
+
+const webhookProperties = { id: uuid, url: { type: 'string' }, events: { type: 'array', items: webhookEvent }, created_at: time } as const;
+
+/** A webhook as the API shows it (no secret). */
+export const webhookAnswer = { type: 'object', required: ['id', 'url', 'events', 'created_at'], additionalProperties: false, properties: webhookProperties } as const;
+
+/** 201 of POST /api/v1/webhooks/: the webhook and its signing secret, shown this once. */
+export const webhookCreatedAnswer = {
+  type: 'object',
+  required: ['id', 'url', 'events', 'created_at', 'secret'],
+  additionalProperties: false,
+  properties: { ...webhookProperties, secret: { type: 'string', pattern: '^whsec_', description: 'The Standard Webhooks signing secret; shown only in this answer' } },
+} as const;
+
+/** 200 of GET /api/v1/webhooks/. */
+export const webhookListAnswer = { type: 'object', required: ['webhooks'], additionalProperties: false, properties: { webhooks: { type: 'array', items: webhookAnswer } } } as const;
+
+/** One delivery attempt. */
+const webhookDelivery = {
+  type: 'object',
+  required: ['id', 'message_id', 'event', 'job_id', 'attempt', 'attempted_at', 'status_code', 'duration_ms', 'error', 'outcome', 'next_attempt_at'],
+  additionalProperties: false,
+  properties: {
+    id: uuid,
+    message_id: { type: 'string', description: 'The webhook-id header: the same on every attempt of one message' },
+    event: webhookEvent,
+    job_id: uuid,
+    attempt: { type: 'integer', minimum: 1 },
+    attempted_at: time,
+    status_code: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+    duration_ms: count,
+    error: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+    outcome: { type: 'string', enum: ['delivered', 'will_retry', 'given_up'] },
+    next_attempt_at: nullableTime,
+  },
+} as const;
+
+/** 200 of GET /api/v1/webhooks/{id}/deliveries/: attempts, newest first. */
+export const webhookDeliveriesAnswer = { type: 'object', required: ['deliveries'], additionalProperties: false, properties: { deliveries: { type: 'array', items: webhookDelivery } } } as const;
+
 /** 200 of GET /api/v1/jobs/{id}/results/ without `format`: one entry with every row; `[]` for a failed job. */
 export const jobResultsAnswer = {
   type: 'array',

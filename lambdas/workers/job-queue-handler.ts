@@ -1,7 +1,8 @@
 /**
  * The one shape of a job queue's consumer (SQS with ReportBatchItemFailures; locally the worker threads
  * deliver the same event shape, lambdas/adapters/local/worker-thread.ts): each record's body is
- * `{"job_id": "…"}` and is one delivery for the job type's executor; a record that should be delivered
+ * `{"job_id": "…"}` and is one delivery for the job type's executor (on the run queue, a schedule's firing message
+ * from EventBridge Scheduler, core/schedules.ts, is fired instead); a record that should be delivered
  * again (the executor says `retry`, or it throws) is reported in `batchItemFailures`; an unreadable body is
  * logged and dropped (no delivery could ever read it).
  *
@@ -14,6 +15,7 @@
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deadLetter } from '../core/jobs.ts';
+import { fireScheduleMessage, isScheduleFiring } from '../core/schedules.ts';
 import { FINISHED } from '../core/job-states.ts';
 import { accountJobLimit } from '../core/plans.ts';
 import type { Delivery, DeliveryOutcome, QueueName } from '../core/ports.ts';
@@ -141,10 +143,23 @@ export function jobQueueHandler(queue: QueueName, deliver: (svc: Services, jobId
     const failures: SQSBatchResponse['batchItemFailures'] = [];
     for (const record of event.Records) {
       let jobId: string;
+      let body: unknown;
       try {
-        jobId = (JSON.parse(record.body) as { job_id: string }).job_id;
+        body = JSON.parse(record.body);
+        jobId = (body as { job_id: string }).job_id;
       } catch {
         logger.error(`unreadable ${queue} message dropped`, { messageId: record.messageId });
+        continue;
+      }
+      // A schedule's firing (AWS: EventBridge Scheduler puts it on the run queue): it creates and queues the run job.
+      if (queue === 'run' && isScheduleFiring(body)) {
+        try {
+          const outcome = await fireScheduleMessage(svc, body);
+          logger.info('schedule firing', { scheduleId: body.schedule_id, outcome });
+        } catch (err) {
+          logger.error('schedule firing failed; the message is delivered again', { scheduleId: body.schedule_id, error: err });
+          failures.push({ itemIdentifier: record.messageId });
+        }
         continue;
       }
       let slot: { accountId: number; holder: string } | null = null;

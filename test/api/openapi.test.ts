@@ -143,6 +143,30 @@ describe('the service answers as docs/openapi.json says', () => {
     conforms('GET', '/api/v1/jobs/{id}/changes/', await api.get(`/api/v1/jobs/${again.body.id}/changes/?limit=0`));
     conforms('GET', '/api/v1/jobs/{id}/changes/', await api.get('/api/v1/jobs/00000000-0000-4000-8000-000000000000/changes/'));
 
+    // Schedules and webhooks (issue 26): each route, a success and an error.
+    const sched = await api.post('/api/v1/schedules/', { config_id: created.body.id, cron: '0 * * * *', timezone: 'Europe/Paris' });
+    assert.equal(sched.status, 201, JSON.stringify(sched.body));
+    conforms('POST', '/api/v1/schedules/', sched);
+    conforms('POST', '/api/v1/schedules/', await api.post('/api/v1/schedules/', { config_id: created.body.id, cron: '*/5 * * * *' }));
+    conforms('POST', '/api/v1/schedules/', await api.post('/api/v1/schedules/', { config_id: created.body.id, cron: '61 * * * *' }));
+    conforms('GET', '/api/v1/schedules/', await api.get('/api/v1/schedules/'));
+    conforms('GET', '/api/v1/schedules/{id}/', await api.get(`/api/v1/schedules/${sched.body.id}/`));
+    conforms('GET', '/api/v1/schedules/{id}/', await api.get('/api/v1/schedules/00000000-0000-4000-8000-000000000000/'));
+    conforms('PUT', '/api/v1/schedules/{id}/', await api.put(`/api/v1/schedules/${sched.body.id}/`, { enabled: false }));
+    conforms('PUT', '/api/v1/schedules/{id}/', await api.put(`/api/v1/schedules/${sched.body.id}/`, {}));
+    const hook = await api.post('/api/v1/webhooks/', { url: `${site.url}/hook`, events: ['job.completed'] });
+    assert.equal(hook.status, 201, JSON.stringify(hook.body));
+    conforms('POST', '/api/v1/webhooks/', hook);
+    conforms('POST', '/api/v1/webhooks/', await api.post('/api/v1/webhooks/', { url: 'http://169.254.169.254/latest/', events: ['job.failed'] }));
+    conforms('GET', '/api/v1/webhooks/', await api.get('/api/v1/webhooks/'));
+    conforms('GET', '/api/v1/webhooks/{id}/', await api.get(`/api/v1/webhooks/${hook.body.id}/`));
+    conforms('GET', '/api/v1/webhooks/{id}/deliveries/', await api.get(`/api/v1/webhooks/${hook.body.id}/deliveries/`));
+    conforms('GET', '/api/v1/webhooks/{id}/deliveries/', await api.get(`/api/v1/webhooks/${hook.body.id}/deliveries/?limit=500`));
+    conforms('DELETE', '/api/v1/webhooks/{id}/', await api.delete(`/api/v1/webhooks/${hook.body.id}/`));
+    conforms('DELETE', '/api/v1/webhooks/{id}/', await api.delete(`/api/v1/webhooks/${hook.body.id}/`));
+    conforms('DELETE', '/api/v1/schedules/{id}/', await api.delete(`/api/v1/schedules/${sched.body.id}/`));
+    conforms('DELETE', '/api/v1/schedules/{id}/', await api.delete(`/api/v1/schedules/${sched.body.id}/`));
+
     const del = await api.delete(`/api/v1/configs/${created.body.id}/`);
     assert.equal(del.status, 204);
     conforms('DELETE', '/api/v1/configs/{id}/', del);

@@ -90,11 +90,12 @@ describe('CDK stack', () => {
     }
   });
 
-  it('routes declare only what they need: GETs never write, only run and generate enqueue (each on its own queue), only login reads the secret', () => {
+  it('routes declare only what they need: GETs never write, only run and generate enqueue (each on its own queue, and the webhook queue for a job that fails there), only login and webhook creation read the secret, only schedule changes and config deletion touch EventBridge Scheduler', () => {
     for (const r of routes) {
       if (r.method === 'GET') assert.equal(r.access.table, 'read', r.path);
-      assert.deepEqual(r.access.queues ?? [], r.path === '/api/v1/run/' ? ['run'] : r.path === '/api/v1/generate/' ? ['generate'] : [], r.path);
-      assert.equal(r.access.secret === true, r.path === '/api/v1/auth/login/', r.path);
+      assert.deepEqual(r.access.queues ?? [], r.path === '/api/v1/run/' ? ['run', 'webhook'] : r.path === '/api/v1/generate/' ? ['generate', 'webhook'] : [], r.path);
+      assert.equal(r.access.secret === true, r.path === '/api/v1/auth/login/' || (r.method === 'POST' && r.path === '/api/v1/webhooks/'), r.path);
+      assert.equal(r.access.scheduler === true, (r.path.startsWith('/api/v1/schedules/') && r.method !== 'GET') || (r.method === 'DELETE' && r.path === '/api/v1/configs/{id}/'), r.path);
       assert.equal(r.access.bucket === 'read', /\/jobs\/\{id\}\/(status|results|changes)\/$|\/screenshots\/\{id\}\/$/.test(r.path), r.path);
       assert.notEqual(r.access.bucket, 'write', r.path);
       // Only the screenshot tool stores an object, and it reads it back to sign its URL.
@@ -120,9 +121,13 @@ describe('CDK stack', () => {
       assert.ok(!actions.includes('dynamodb:*') && !actions.includes('s3:*') && !actions.includes('sqs:*'));
       for (const s of policy.filter((x) => x.actions.some((a) => a.startsWith('sqs:')))) {
         const queue = route.access.queues![0] === 'run' ? 'Run' : 'Generate';
-        assert.match(s.resources, new RegExp(`Queues${queue}[0-9A-F]{8}"`), `${where} sends to its own queue only`);
+        assert.match(s.resources, new RegExp(`Queues(${queue}|Webhook)[0-9A-F]{8}"`), `${where} sends to its own queue and the webhook queue only`);
         assert.doesNotMatch(s.resources, new RegExp(`Queues${queue === 'Run' ? 'Generate' : 'Run'}[0-9A-F]{8}"`), `${where} sends to its own queue only`);
       }
+      // EventBridge Scheduler: the stage's group only, and PassRole of the scheduler's role to that service only.
+      const scheduling = policy.filter((x) => x.actions.some((a) => a.startsWith('scheduler:') || a === 'iam:PassRole'));
+      assert.equal(scheduling.length > 0, route.access.scheduler === true, `${where} scheduler access`);
+      for (const s of scheduling) assert.match(s.resources, /schedule\/scrape-ai-dev-schedules\/\*|SchedulingSchedulerRole/, `${where}: its own schedules and role only`);
     }
     const worker = policyOf(resources, functionLogicalId(resources, 'scrape-ai-dev-worker-run')).flatMap((s) => s.actions);
     assert.ok(worker.includes('dynamodb:UpdateItem') && worker.some((a) => a.startsWith('s3:PutObject')));
@@ -131,7 +136,7 @@ describe('CDK stack', () => {
     assert.ok(!worker.some((a) => a.startsWith('secretsmanager:')), 'the run worker does not read the secret');
     // It sends only a much-deferred job's message again, to its own queue (lambdas/workers/job-queue-handler.ts).
     for (const s of policyOf(resources, functionLogicalId(resources, 'scrape-ai-dev-worker-run')).filter((x) => x.actions.includes('sqs:SendMessage'))) {
-      assert.match(s.resources, /QueuesRun[0-9A-F]{8}"/);
+      assert.match(s.resources, /Queues(Run|Webhook)[0-9A-F]{8}"/);
       assert.doesNotMatch(s.resources, /QueuesGenerate[0-9A-F]{8}"/, 'the run worker never sends to the generate queue');
     }
     const authorizer = policyOf(resources, functionLogicalId(resources, 'scrape-ai-dev-authorizer')).flatMap((s) => s.actions);
@@ -256,6 +261,31 @@ describe('CDK stack', () => {
     dev.template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'scrape-ai-dev-run-dead-letters', MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 0 });
     dev.template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'scrape-ai-dev-api-5xx', MetricName: '5XXError' });
     assert.ok(byType(dev.resources, 'AWS::CloudWatch::Alarm').filter(([, a]) => a.Properties.MetricName === 'Errors').length >= routes.length + 3);
+  });
+
+  it('schedules and webhooks (issue 26): the schedule group, the scheduler role that may only send to the run queue, the run worker re-arming schedules, the webhook worker on its own queue', () => {
+    const { resources } = dev;
+    const groups = byType(resources, 'AWS::Scheduler::ScheduleGroup');
+    assert.deepEqual(groups.map(([, g]) => g.Properties.Name), ['scrape-ai-dev-schedules']);
+    const [roleId, role] = byType(resources, 'AWS::IAM::Role').find(([id]) => id.startsWith('SchedulingSchedulerRole'))!;
+    assert.equal(role.Properties.AssumeRolePolicyDocument.Statement[0].Principal.Service, 'scheduler.amazonaws.com');
+    const rolePolicy = byType(resources, 'AWS::IAM::Policy').filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Array<{ Action: string | string[]; Resource: unknown }>);
+    assert.deepEqual([...new Set(rolePolicy.flatMap((x) => ([] as string[]).concat(x.Action)))].sort(), ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
+    for (const x of rolePolicy) assert.match(JSON.stringify(x.Resource), /QueuesRun[0-9A-F]{8}"/, 'the scheduler role sends to the run queue only');
+    const run = policyOf(resources, functionLogicalId(resources, 'scrape-ai-dev-worker-run'));
+    assert.ok(run.some((x) => x.actions.includes('scheduler:UpdateSchedule') && /scrape-ai-dev-schedules\/\*/.test(x.resources)), 'the run worker re-arms schedules of its group');
+    assert.ok(run.some((x) => x.actions.includes('iam:PassRole') && /SchedulingSchedulerRole/.test(x.resources)), 'and passes the scheduler role');
+    const hooksId = functionLogicalId(resources, 'scrape-ai-dev-worker-webhooks');
+    const hooks = policyOf(resources, hooksId);
+    assert.ok(hooks.some((x) => x.actions.includes('secretsmanager:GetSecretValue')), 'the webhook worker opens sealed signing secrets');
+    assert.ok(!hooks.some((x) => x.actions.some((a) => a.startsWith('s3:') || a.startsWith('scheduler:'))), 'and touches no bucket and no schedule');
+    for (const x of hooks.filter((y) => y.actions.includes('sqs:SendMessage'))) assert.match(x.resources, /QueuesWebhook[0-9A-F]{8}"/, 'it queues retries on its own queue only');
+    const mapping = byType(resources, 'AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.FunctionName.Ref === hooksId)!;
+    assert.match(JSON.stringify(mapping[1].Properties.EventSourceArn), /QueuesWebhook[0-9A-F]{8}"/);
+    assert.deepEqual(mapping[1].Properties.FunctionResponseTypes, ['ReportBatchItemFailures']);
+    const queue = byType(resources, 'AWS::SQS::Queue').find(([, q]) => q.Properties.QueueName === 'scrape-ai-dev-webhook')!;
+    assert.ok(queue[1].Properties.RedrivePolicy, 'the webhook queue has a dead-letter queue');
   });
 
   it('cdk-nag AwsSolutions passes, and every acknowledged finding carries a reason', () => {

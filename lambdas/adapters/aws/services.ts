@@ -3,7 +3,9 @@
  * environment each Lambda gets from the stack (lib/). Nothing is read before it is needed: the sealing
  * secret only by the functions that seal or open keys (login), usage keys only where USAGE_PLAN_IDS is set.
  *
- * Environment: STAGE, TABLE_NAME, RUN_QUEUE_URL, GENERATE_QUEUE_URL, BUCKET_NAME, SEALING_SECRET_ARN,
+ * Environment: STAGE, TABLE_NAME, RUN_QUEUE_URL, GENERATE_QUEUE_URL, WEBHOOK_QUEUE_URL, RUN_QUEUE_ARN, SCHEDULE_GROUP,
+ * SCHEDULER_ROLE_ARN (EventBridge Scheduler triggers of schedules, issue 26), PUBLIC_URL (absolute links in webhook
+ * payloads), BUCKET_NAME, SEALING_SECRET_ARN,
  * SAI_BILLING, SAI_OUTBOUND_ALLOW, JOB_TIMEOUT_MS, MAX_PAGES, JOB_CONCURRENCY, MAX_RECEIVES,
  * JOB_RETENTION_DAYS, USAGE_PLAN_IDS (JSON: plan name to usage plan id), and optionally the throttles
  * SAI_BAD_REQUEST_LIMIT, SAI_FAILED_LOGINS_PER_EMAIL, SAI_FAILED_LOGINS_PER_ADDRESS (0 turns one off);
@@ -15,6 +17,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { KeySealer } from '../../core/crypto.ts';
 import { billingFromEnv, loadPlans } from '../../core/plans.ts';
 import { systemClock } from '../../core/ports.ts';
@@ -22,6 +25,7 @@ import { DEFAULT_THROTTLES } from '../../core/throttles.ts';
 import type { AnthropicSettings, Services } from '../../core/services.ts';
 import { OutboundGuard, parseAllowList } from '../../net/guard.ts';
 import { DynamoStore } from './dynamo-store.ts';
+import { EventBridgeScheduleTriggers } from './schedule-triggers.ts';
 import { S3BlobStore } from './s3-blobs.ts';
 import { SqsQueue } from './sqs-queue.ts';
 import { ApiGatewayUsageKeys } from './usage-keys.ts';
@@ -33,6 +37,7 @@ export interface AwsClients {
   sqs?: SQSClient;
   secrets?: SecretsManagerClient;
   apigateway?: APIGatewayClient;
+  scheduler?: SchedulerClient;
 }
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
@@ -73,7 +78,10 @@ export function createAwsServices(env: NodeJS.ProcessEnv = process.env, clients:
     }),
     store: new DynamoStore({ tableName: required(env, 'TABLE_NAME'), ...(clients.dynamodb ? { client: clients.dynamodb } : {}), ...(retention ? { jobRetentionDays: retention } : {}) }),
     queue: new SqsQueue({
-      urls: { ...(env.RUN_QUEUE_URL ? { run: env.RUN_QUEUE_URL } : {}), ...(env.GENERATE_QUEUE_URL ? { generate: env.GENERATE_QUEUE_URL } : {}) },
+      urls: {
+        ...(env.RUN_QUEUE_URL ? { run: env.RUN_QUEUE_URL } : {}), ...(env.GENERATE_QUEUE_URL ? { generate: env.GENERATE_QUEUE_URL } : {}),
+        ...(env.WEBHOOK_QUEUE_URL ? { webhook: env.WEBHOOK_QUEUE_URL } : {}),
+      },
       ...(clients.sqs ? { client: clients.sqs } : {}),
     }),
     blobs: new S3BlobStore({ bucket: env.BUCKET_NAME ?? '', ...(clients.s3 ? { client: clients.s3 } : {}) }),
@@ -88,6 +96,10 @@ export function createAwsServices(env: NodeJS.ProcessEnv = process.env, clients:
       throw err;
     }),
     plans: loadPlans(billing),
+    scheduleTriggers: env.SCHEDULE_GROUP && env.RUN_QUEUE_ARN && env.SCHEDULER_ROLE_ARN
+      ? new EventBridgeScheduleTriggers({ groupName: env.SCHEDULE_GROUP, runQueueArn: env.RUN_QUEUE_ARN, roleArn: env.SCHEDULER_ROLE_ARN, ...(clients.scheduler ? { client: clients.scheduler } : {}) })
+      : null,
+    ...(env.PUBLIC_URL ? { publicUrl: env.PUBLIC_URL.replace(/\/+$/, '') } : {}),
     guard: new OutboundGuard({ allow: parseAllowList(env.SAI_OUTBOUND_ALLOW) }),
     usageKeys: usagePlans ? new ApiGatewayUsageKeys({ usagePlanIds: usagePlans, namePrefix: `scrape-ai-${env.STAGE ?? 'dev'}`, ...(clients.apigateway ? { client: clients.apigateway } : {}) }) : null,
     maxReceives: int(env, 'MAX_RECEIVES', 3),

@@ -7,7 +7,7 @@
  * DATA_DIR only: the variant is stored in it), SAI_SECRET, SAI_SECRET_FILE, SAI_OUTBOUND_ALLOW, SAI_WORKERS, SAI_PLANS_FILE,
  * SAI_JOB_TIMEOUT_MS, SAI_MAX_PAGES, SAI_MAX_RECEIVES, SAI_JOB_CONCURRENCY, SAI_BAD_REQUEST_LIMIT,
  * SAI_FAILED_LOGINS_PER_EMAIL, SAI_FAILED_LOGINS_PER_ADDRESS, SAI_TOOL_WORKERS, SAI_TOOL_QUEUE, SAI_TOOL_MEMORY_MB,
- * SAI_TOOL_DEADLINE_MS, ANTHROPIC_API_KEY, ANTHROPIC_MODEL, ANTHROPIC_BASE_URL.
+ * SAI_TOOL_DEADLINE_MS, ANTHROPIC_API_KEY, ANTHROPIC_MODEL, ANTHROPIC_BASE_URL, SAI_PUBLIC_URL, and for tests SAI_CLOCK_FILE.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +21,7 @@ import { defaultToolSettings, TOOL_DEADLINE_MS, type ToolSettings } from '../../
 import { OutboundGuard, parseAllowList } from '../../net/guard.ts';
 import { loadSealingSecret, prepareDataDir, type SealingSecret, type SecretRecord } from './data-dir.ts';
 import { FileBlobStore } from './files.ts';
+import { offsetClock } from './offset-clock.ts';
 import { LocalQueue } from './queue.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
@@ -54,6 +55,10 @@ export interface LocalSettings {
   tools: ToolSettings;
   /** ANTHROPIC_API_KEY (with ANTHROPIC_MODEL, ANTHROPIC_BASE_URL): the generator's Claude agent; null without a key. */
   anthropic: AnthropicSettings | null;
+  /** SAI_CLOCK_FILE: tests only, a file with a millisecond offset the service's clock runs ahead by (./offset-clock.ts). */
+  clockFile?: string;
+  /** SAI_PUBLIC_URL: the service's public base URL for absolute links in webhook payloads; else the listening URL. */
+  publicUrl?: string;
 }
 
 function intEnv(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
@@ -153,6 +158,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv
     anthropic: env.ANTHROPIC_API_KEY?.trim()
       ? { apiKey: env.ANTHROPIC_API_KEY.trim(), ...(env.ANTHROPIC_MODEL?.trim() ? { model: env.ANTHROPIC_MODEL.trim() } : {}), ...(env.ANTHROPIC_BASE_URL?.trim() ? { baseURL: env.ANTHROPIC_BASE_URL.trim() } : {}) }
       : null,
+    ...(env.SAI_CLOCK_FILE?.trim() ? { clockFile: path.resolve(env.SAI_CLOCK_FILE.trim()) } : {}),
+    ...(env.SAI_PUBLIC_URL?.trim() ? { publicUrl: env.SAI_PUBLIC_URL.trim().replace(/\/+$/, '') } : {}),
   };
 }
 
@@ -178,7 +185,7 @@ export function createLocalServices(s: LocalSettings): LocalServices {
     store,
     queue,
     blobs: new FileBlobStore(path.join(s.dataDir, 'blobs')),
-    clock: systemClock,
+    clock: s.clockFile ? offsetClock(s.clockFile) : systemClock,
     sealer: async () => sealer,
     plans: loadPlans(s.billing, s.plansFile),
     guard: new OutboundGuard({ allow: s.outboundAllow }),
@@ -189,6 +196,7 @@ export function createLocalServices(s: LocalSettings): LocalServices {
     jobConcurrency: s.jobConcurrency,
     throttles: s.throttles,
     anthropic: async () => s.anthropic,
+    ...(s.publicUrl ? { publicUrl: s.publicUrl } : {}),
   };
   return {
     services,

@@ -8,6 +8,7 @@
  * - watchdog.ts: a thread stuck past the job time limit is restarted and its job fails;
  * - dead-letter-poller.ts: jobs the queue gave up on end `failed`;
  * - counter-sweeper.ts: expired usage and throttle counters deleted every 15 minutes;
+ * - schedule-loop.ts: due schedules fired every second (issue 26); webhook-poller.ts: webhook deliveries attempted;
  * - first-account.ts: an account on the first start, before the first request;
  * - config-parser.ts: large config texts parsed in a worker thread, off the HTTP thread;
  * - core/tool-pool.ts: the tool workers, threads that fetch and analyse the tools' pages off the HTTP thread
@@ -31,6 +32,8 @@ import { recoverJobs } from './recovery.ts';
 import { createLocalServices, type LocalServices, type LocalSettings } from './runtime.ts';
 import { startWatchdog } from './watchdog.ts';
 import { startWorkerPool } from './worker-pool.ts';
+import { startScheduleLoop } from './schedule-loop.ts';
+import { startWebhookPoller } from './webhook-poller.ts';
 
 /** A running local service. */
 export interface LocalService {
@@ -70,6 +73,8 @@ export async function startLocalService(settings: LocalSettings): Promise<LocalS
     }
     const pool = startWorkerPool(settings, local);
     started.push(pool, startWatchdog(settings, local, pool.slots), startDeadLetterPoller(local), startCounterSweeper(local));
+    // Monitoring (issue 26): schedules fired from the store, webhook deliveries from their queue.
+    started.push(startScheduleLoop(local), startWebhookPoller(local));
     const firstAccount = await createFirstAccount(local.services);
     // The browser of the tools that render (screenshot, tech-detector render): a thread of its own (the HTTP thread
     // only waits for it), closed after HTTP stops.
