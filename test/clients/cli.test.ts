@@ -1,7 +1,8 @@
 /**
  * The `sai` CLI (clients/typescript/src/cli.ts) as a child process (stdout and stderr are pipes, not terminals)
  * against the real local service over HTTP and the fixture site: login and the credentials file (mode 0600),
- * configs, a service run waited for and its CSV export, a local run exported as XLSX, the exit codes.
+ * configs, a service run waited for and its CSV export, a local run exported as XLSX, schedules (a paused one shown
+ * with its reason: the service's clock moved to a slot with SAI_CLOCK_FILE) and webhooks, the exit codes.
  * Expected rows come from the fixture site's own data (allQuotes()), not from a scrape.
  */
 import { describe, it, before, after } from 'node:test';
@@ -44,12 +45,26 @@ describe('sai CLI against the local service', () => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sai-cli-'));
   const xdg = path.join(work, 'config');
   let pro: Awaited<ReturnType<typeof createAccount>>;
+  let free: Awaited<ReturnType<typeof createAccount>>;
+  /** A Pro account whose month holds 0.1 credit: a scheduled run is refused (`quota_exceeded`) and pauses its schedule. */
+  let broke: Awaited<ReturnType<typeof createAccount>>;
   let yamlFile: string;
+  /** The service's clock offset in ms (SAI_CLOCK_FILE); 0 except inside the paused-schedule test. */
+  const clockFile = path.join(work, 'clock-offset');
 
   before(async () => {
+    const plansFile = path.join(dataDir, 'plans.json');
+    const plans = JSON.parse(fs.readFileSync(path.join(ROOT, 'lambdas/core/plans.json'), 'utf8'));
+    plans.credits.plans.broke = { ...plans.credits.plans.pro, label: 'Broke', credits_per_month: 0.1 };
+    fs.writeFileSync(plansFile, JSON.stringify(plans));
+    fs.writeFileSync(clockFile, '0');
     site = await startFixtureSite();
-    svc = await startService({ DATA_DIR: dataDir });
-    pro = await createAccount(dataDir, { plan: 'pro' });
+    svc = await startService({ DATA_DIR: dataDir, SAI_PLANS_FILE: plansFile, SAI_CLOCK_FILE: clockFile });
+    [pro, free, broke] = await Promise.all([
+      createAccount(dataDir, { plan: 'pro' }, { SAI_PLANS_FILE: plansFile }),
+      createAccount(dataDir, { plan: 'free' }, { SAI_PLANS_FILE: plansFile }),
+      createAccount(dataDir, { plan: 'broke' }, { SAI_PLANS_FILE: plansFile }),
+    ]);
     yamlFile = path.join(work, 'quotes.yaml');
     fs.writeFileSync(yamlFile, quotesConfigYaml(`${site.url}/quotes/`, 2));
   });
@@ -179,6 +194,132 @@ describe('sai CLI against the local service', () => {
     assert.ok(JSON.parse(links.stdout).links.length <= 3, links.stdout);
     const badParam = await sai(['tools', 'seo-analyzer', site.url, '--param', 'novalue'], env);
     assert.equal(badParam.code, 2, badParam.stderr);
+  });
+
+  it('schedules: create --json prints one JSON object; list and get show cron, time zone and next run; update; delete; Free is plan_required', async () => {
+    const env = { SAI_BASE_URL: svc.url, SAI_API_KEY: pro.api_key, XDG_CONFIG_HOME: path.join(work, 'empty') };
+    const config = JSON.parse((await sai(['configs', 'create', '--name', 'Scheduled', '--url', `${site.url}/quotes/`, '--file', yamlFile, '--json'], env)).stdout);
+    const created = await sai(['schedules', 'create', '--config', config.id, '--cron', '0 6 * * 1', '--timezone', 'Europe/Paris', '--json'], env);
+    assert.equal(created.code, 0, created.stderr);
+    const schedule = JSON.parse(created.stdout);
+    assert.equal(typeof schedule, 'object');
+    assert.deepEqual([schedule.config_id, schedule.cron, schedule.timezone, schedule.enabled, schedule.paused], [config.id, '0 6 * * 1', 'Europe/Paris', true, null]);
+    assert.ok(Date.parse(schedule.next_run_at) > Date.now(), schedule.next_run_at);
+
+    const list = await sai(['schedules', 'list'], env);
+    assert.equal(list.code, 0, list.stderr);
+    const line = list.stdout.split('\n').find((l) => l.startsWith(schedule.id));
+    assert.ok(line, list.stdout);
+    assert.ok(line.includes('\t0 6 * * 1\t') && line.includes('Europe/Paris') && line.includes(`next run: ${schedule.next_run_at}`) && line.includes('enabled'), line);
+    const listed = JSON.parse((await sai(['schedules', 'list', '--json'], env)).stdout);
+    assert.deepEqual(listed.schedules.map((x: { id: string }) => x.id), [schedule.id]);
+
+    const got = await sai(['schedules', 'get', schedule.id], env);
+    assert.equal(got.code, 0, got.stderr);
+    assert.match(got.stdout, /^cron: +0 6 \* \* 1$/m);
+    assert.match(got.stdout, /^timezone: +Europe\/Paris$/m);
+    assert.match(got.stdout, new RegExp(`^next run: +${schedule.next_run_at.replace(/\./g, '\\.')}$`, 'm'));
+    assert.match(got.stdout, /^state: +enabled$/m);
+
+    const disabled = await sai(['schedules', 'update', schedule.id, '--disable'], env);
+    assert.equal(disabled.code, 0, disabled.stderr);
+    assert.match(disabled.stdout, /^state: +disabled$/m);
+    assert.match(disabled.stdout, /^next run: +none$/m);
+    const enabled = JSON.parse((await sai(['schedules', 'update', schedule.id, '--enable', '--cron', '@daily', '--json'], env)).stdout);
+    assert.deepEqual([enabled.enabled, enabled.cron, enabled.timezone], [true, '@daily', 'Europe/Paris']);
+    // Usage: both --enable and --disable, or nothing to change; a bad rule is the service's invalid_request.
+    assert.equal((await sai(['schedules', 'update', schedule.id, '--enable', '--disable'], env)).code, 2);
+    assert.equal((await sai(['schedules', 'update', schedule.id], env)).code, 2);
+    const badCron = await sai(['schedules', 'update', schedule.id, '--cron', 'every day', '--json'], env);
+    assert.equal(badCron.code, 1, badCron.stderr);
+    assert.equal(JSON.parse(badCron.stderr).code, 'invalid_request');
+
+    const del = await sai(['schedules', 'delete', schedule.id, '--json'], env);
+    assert.deepEqual(JSON.parse(del.stdout), { id: schedule.id, deleted: true });
+    const gone = await sai(['schedules', 'get', schedule.id, '--json'], env);
+    assert.equal(gone.code, 1);
+    assert.equal(JSON.parse(gone.stderr).code, 'not_found');
+    await sai(['configs', 'delete', config.id], env);
+
+    const freeEnv = { ...env, SAI_API_KEY: free.api_key };
+    const freeConfig = JSON.parse((await sai(['configs', 'create', '--name', 'Free', '--url', `${site.url}/quotes/`, '--file', yamlFile, '--json'], freeEnv)).stdout);
+    const refused = await sai(['schedules', 'create', '--config', freeConfig.id, '--cron', '0 6 * * *', '--json'], freeEnv);
+    assert.equal(refused.code, 1, refused.stderr);
+    const error = JSON.parse(refused.stderr);
+    assert.deepEqual([error.status, error.code, error.details[0].plan], [403, 'plan_required', 'free']);
+    const human = await sai(['schedules', 'create', '--config', freeConfig.id, '--cron', '0 6 * * *'], freeEnv);
+    assert.equal(human.code, 1);
+    assert.match(human.stderr, /^sai: .*server execution/);
+  });
+
+  it('schedules: a paused schedule shows why in list and get; --enable resumes it', async () => {
+    const env = { SAI_BASE_URL: svc.url, SAI_API_KEY: broke.api_key, XDG_CONFIG_HOME: path.join(work, 'empty') };
+    const config = JSON.parse((await sai(['configs', 'create', '--name', 'Paused', '--url', `${site.url}/quotes/`, '--file', yamlFile, '--json'], env)).stdout);
+    const schedule = JSON.parse((await sai(['schedules', 'create', '--config', config.id, '--cron', '0 * * * *', '--json'], env)).stdout);
+    try {
+      // The service's clock a second past the next slot: the firing is refused (0.1 credit, a run costs 1) and pauses it.
+      fs.writeFileSync(clockFile, String(Date.parse(schedule.next_run_at) + 1000 - Date.now()));
+      let paused: { paused: { code: string } | null } = schedule;
+      for (const end = Date.now() + 20_000; !paused.paused && Date.now() < end;) {
+        await new Promise((r) => setTimeout(r, 200));
+        paused = JSON.parse((await sai(['schedules', 'get', schedule.id, '--json'], env)).stdout);
+      }
+      assert.equal(paused.paused?.code, 'quota_exceeded', JSON.stringify(paused));
+    } finally {
+      fs.writeFileSync(clockFile, '0');
+    }
+    const list = await sai(['schedules', 'list'], env);
+    assert.match(list.stdout, new RegExp(`^${schedule.id}\t0 \\* \\* \\* \\*\tUTC\tpaused\tnext run: none\t.*\tpaused: quota_exceeded: `, 'm'));
+    const got = await sai(['schedules', 'get', schedule.id], env);
+    assert.match(got.stdout, /^state: +paused since \S+: quota_exceeded: .+ \(sai schedules update \S+ --enable resumes it\)$/m);
+    const resumed = await sai(['schedules', 'update', schedule.id, '--enable'], env);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stdout, /^state: +enabled$/m);
+    assert.doesNotMatch(resumed.stdout, /next run: +none/);
+    await sai(['schedules', 'delete', schedule.id], env);
+    await sai(['configs', 'delete', config.id], env);
+  });
+
+  it('webhooks: create prints the secret once; list, get and deliveries; delete; a metadata address is target_forbidden', async () => {
+    const env = { SAI_BASE_URL: svc.url, SAI_API_KEY: pro.api_key, XDG_CONFIG_HOME: path.join(work, 'empty') };
+    const url = `${site.url}/hook`;
+    const created = await sai(['webhooks', 'create', '--url', url, '--event', 'job.completed', '--event', 'job.failed'], env);
+    assert.equal(created.code, 0, created.stderr);
+    const secret = /^secret: +(whsec_\S+)$/m.exec(created.stdout)?.[1];
+    assert.ok(secret, created.stdout);
+    assert.match(created.stdout, /not shown again/);
+    assert.match(created.stdout, /^events: +job\.completed, job\.failed$/m);
+    const id = created.stdout.split('\n')[0]!;
+    assert.match(id, /^[0-9a-f-]{36}$/);
+
+    const list = await sai(['webhooks', 'list'], env);
+    assert.equal(list.stdout, `${id}\t${url}\tjob.completed,job.failed\t${/^created: +(\S+)$/m.exec(created.stdout)![1]}\n`);
+    const got = await sai(['webhooks', 'get', id], env);
+    assert.match(got.stdout, new RegExp(`^url: +${url.replace(/\./g, '\\.')}$`, 'm'));
+    assert.ok(!got.stdout.includes('whsec_') && !list.stdout.includes('whsec_'), 'the secret is shown only at creation');
+    const gotJson = JSON.parse((await sai(['webhooks', 'get', id, '--json'], env)).stdout);
+    assert.deepEqual(Object.keys(gotJson).sort(), ['created_at', 'events', 'id', 'url']);
+
+    const deliveries = await sai(['webhooks', 'deliveries', id, '--limit', '10'], env);
+    assert.equal(deliveries.code, 0, deliveries.stderr);
+    assert.equal(deliveries.stdout, '');
+    assert.match(deliveries.stderr, /no delivery attempts yet/);
+    assert.deepEqual(JSON.parse((await sai(['webhooks', 'deliveries', id, '--json'], env)).stdout), { deliveries: [] });
+    assert.equal((await sai(['webhooks', 'deliveries', id, '--limit', '0'], env)).code, 2);
+
+    const del = await sai(['webhooks', 'delete', id], env);
+    assert.equal(del.stdout, `deleted ${id}\n`);
+    assert.equal((await sai(['webhooks', 'get', id], env)).code, 1);
+
+    const json = await sai(['webhooks', 'create', '--url', 'http://10.0.0.1/hook', '--event', 'job.changed', '--json'], env);
+    assert.equal(json.code, 1, json.stdout);
+    assert.equal(JSON.parse(json.stderr).code, 'target_forbidden');
+    const metadata = await sai(['webhooks', 'create', '--url', 'http://169.254.169.254/', '--event', 'job.completed'], env);
+    assert.equal(metadata.code, 1);
+    assert.match(metadata.stderr, /^sai: .*(metadata|link-local)/);
+    assert.equal((await sai(['webhooks', 'create', '--url', url, '--event', 'job.started'], env)).code, 2);
+    assert.equal((await sai(['webhooks', 'create', '--url', url], env)).code, 2);
+    assert.deepEqual(JSON.parse((await sai(['webhooks', 'list', '--json'], env)).stdout), { webhooks: [] });
   });
 
   it('exit codes: a bad key is 3 with a clear message, an unknown command and a bad option are 2, no key is 3', async () => {

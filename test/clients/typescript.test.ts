@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes } from '../fixtures/site/quotes.ts';
 import { createAccount, startService, tempDataDir, type TestService } from '../helpers/service.ts';
@@ -29,11 +30,13 @@ import {
   ServerError,
   ValidationError,
   ScrapeAI,
+  WEBHOOK_EVENTS,
 } from '../../clients/typescript/src/index.ts';
 import type {
-  Config, ConfigList, ConfigSummary, ContentReport, CreateConfigRequest, DnsWhoisReport, ErrorBody, GenerateRequest, Job,
-  JobChanges, JobChangesSummary, JobList, JobStarted, JobSummary, LeadsReport, LinksReport, LoginRequest, LoginResponse, MeResponse, ScreenshotInfo,
-  SeoReport, SslReport, TechReport, ToolRequests,
+  Config, ConfigList, ConfigSummary, ContentReport, CreateConfigRequest, CreateScheduleRequest, CreateWebhookRequest, DnsWhoisReport, ErrorBody, GenerateRequest, Job,
+  JobChanges, JobChangesSummary, JobList, JobStarted, JobSummary, LeadsReport, LinksReport, LoginRequest, LoginResponse, MeResponse, Schedule, ScheduledJob,
+  ScheduleList, SchedulePause, ScreenshotInfo, SeoReport, SslReport, TechReport, ToolRequests, UpdateScheduleRequest, Webhook, WebhookCreated, WebhookDeliveries,
+  WebhookDelivery, WebhookDeliveryOutcome, WebhookEvent, WebhookList,
 } from '../../clients/typescript/src/index.ts';
 import { quotesConfigYaml } from '../fixtures/site/quotes-config.ts';
 
@@ -107,6 +110,44 @@ describe('TypeScript client types against docs/openapi.json', () => {
     const statuses: Record<Job['status'], true> = { pending: true, analyzing: true, generating: true, validating: true, running: true, completed: true, failed: true };
     assert.deepEqual(sorted(statuses), [...jobStatus].sort(), 'job statuses');
 
+    // Schedules: the create and update bodies, the schedule (every answer that carries one), its parts, the list.
+    same(requestSchema('post', '/api/v1/schedules/'), { config_id: true, cron: true } satisfies Req<CreateScheduleRequest>,
+      { config_id: true, cron: true, timezone: true, enabled: true } satisfies All<CreateScheduleRequest>, 'schedule body');
+    same(requestSchema('put', '/api/v1/schedules/{id}/'), {} satisfies Req<UpdateScheduleRequest>, { cron: true, timezone: true, enabled: true } satisfies All<UpdateScheduleRequest>, 'schedule update body');
+    // Every key of a schedule is required: the literal is checked against both Req and All (inline, for the excess check).
+    const schedule = { id: true, config_id: true, cron: true, timezone: true, enabled: true, next_run_at: true, last_fired_at: true, paused: true, fired_count: true, skipped_count: true, recent_jobs: true, created_at: true, updated_at: true } satisfies Req<Schedule>;
+    const scheduleAll = { id: true, config_id: true, cron: true, timezone: true, enabled: true, next_run_at: true, last_fired_at: true, paused: true, fired_count: true, skipped_count: true, recent_jobs: true, created_at: true, updated_at: true } satisfies All<Schedule>;
+    for (const [method, p] of [['post', '/api/v1/schedules/'], ['get', '/api/v1/schedules/{id}/'], ['put', '/api/v1/schedules/{id}/']] as const) {
+      same(responseSchema(method, p), schedule, scheduleAll, `${method} ${p}`);
+    }
+    const scheduleSchema = responseSchema('get', '/api/v1/schedules/{id}/');
+    same(scheduleSchema.properties!.paused!.anyOf![0]!, { code: true, message: true, at: true } satisfies Req<SchedulePause>, { code: true, message: true, at: true } satisfies All<SchedulePause>, 'schedule.paused');
+    same(scheduleSchema.properties!.recent_jobs!.items!, { job_id: true, scheduled_for: true } satisfies Req<ScheduledJob>, { job_id: true, scheduled_for: true } satisfies All<ScheduledJob>, 'schedule.recent_jobs item');
+    const schedules = responseSchema('get', '/api/v1/schedules/');
+    same(schedules, { schedules: true } satisfies Req<ScheduleList>, { schedules: true } satisfies All<ScheduleList>, 'schedules');
+    same(schedules.properties!.schedules!.items!, schedule, scheduleAll, 'schedules item');
+
+    // Webhooks: the body, the webhook (no secret), the created one (with it), the list, the deliveries and their enums.
+    same(requestSchema('post', '/api/v1/webhooks/'), { url: true, events: true } satisfies Req<CreateWebhookRequest>, { url: true, events: true } satisfies All<CreateWebhookRequest>, 'webhook body');
+    const webhook = { id: true, url: true, events: true, created_at: true } satisfies Req<Webhook>;
+    const webhookAll = { id: true, url: true, events: true, created_at: true } satisfies All<Webhook>;
+    same(responseSchema('get', '/api/v1/webhooks/{id}/'), webhook, webhookAll, 'webhook');
+    same(responseSchema('post', '/api/v1/webhooks/'), { id: true, url: true, events: true, created_at: true, secret: true } satisfies Req<WebhookCreated>, { id: true, url: true, events: true, created_at: true, secret: true } satisfies All<WebhookCreated>, 'created webhook');
+    const webhooks = responseSchema('get', '/api/v1/webhooks/');
+    same(webhooks, { webhooks: true } satisfies Req<WebhookList>, { webhooks: true } satisfies All<WebhookList>, 'webhooks');
+    same(webhooks.properties!.webhooks!.items!, webhook, webhookAll, 'webhooks item');
+    const deliveries = responseSchema('get', '/api/v1/webhooks/{id}/deliveries/');
+    same(deliveries, { deliveries: true } satisfies Req<WebhookDeliveries>, { deliveries: true } satisfies All<WebhookDeliveries>, 'deliveries');
+    same(deliveries.properties!.deliveries!.items!, { id: true, message_id: true, event: true, job_id: true, attempt: true, attempted_at: true, status_code: true, duration_ms: true, error: true, outcome: true, next_attempt_at: true } satisfies Req<WebhookDelivery>,
+      { id: true, message_id: true, event: true, job_id: true, attempt: true, attempted_at: true, status_code: true, duration_ms: true, error: true, outcome: true, next_attempt_at: true } satisfies All<WebhookDelivery>, 'delivery');
+    assert.deepEqual((doc.paths['/api/v1/webhooks/{id}/deliveries/'].get.parameters as Array<{ name: string; in: string }>).filter((q) => q.in === 'query').map((q) => q.name), ['limit']);
+    const enumOf = (x: Schema) => [...(x as { enum: string[] }).enum].sort();
+    const events: Record<WebhookEvent, true> = { 'job.completed': true, 'job.failed': true, 'job.changed': true };
+    assert.deepEqual(sorted(events), enumOf(requestSchema('post', '/api/v1/webhooks/').properties!.events!.items!), 'webhook events');
+    assert.deepEqual([...WEBHOOK_EVENTS].sort(), sorted(events), 'WEBHOOK_EVENTS');
+    const outcomes: Record<WebhookDeliveryOutcome, true> = { delivered: true, will_retry: true, given_up: true };
+    assert.deepEqual(sorted(outcomes), enumOf(deliveries.properties!.deliveries!.items!.properties!.outcome!), 'delivery outcomes');
+
     const error = doc.components.schemas.Error;
     same(error, { error: true, code: true, details: true } satisfies Req<ErrorBody>, { error: true, code: true, details: true } satisfies All<ErrorBody>, 'Error');
 
@@ -142,6 +183,9 @@ describe('TypeScript client against the local service', () => {
   let pro: Awaited<ReturnType<typeof createAccount>>;
   let free: Awaited<ReturnType<typeof createAccount>>;
   let onecall: Awaited<ReturnType<typeof createAccount>>;
+  let growth: Awaited<ReturnType<typeof createAccount>>;
+  /** A Pro account for the webhook tests alone: no other test's job ends in it (each would be delivered). */
+  let hooks: Awaited<ReturnType<typeof createAccount>>;
   let client: ScrapeAI;
 
   before(async () => {
@@ -152,10 +196,12 @@ describe('TypeScript client against the local service', () => {
     site = await startFixtureSite();
     svc = await startService({ DATA_DIR: dataDir, SAI_PLANS_FILE: plansFile });
     const env = { SAI_PLANS_FILE: plansFile };
-    [pro, free, onecall] = await Promise.all([
+    [pro, free, onecall, growth, hooks] = await Promise.all([
       createAccount(dataDir, { plan: 'pro' }, env),
       createAccount(dataDir, { plan: 'free' }, env),
       createAccount(dataDir, { plan: 'onecall' }, env),
+      createAccount(dataDir, { plan: 'growth' }, env),
+      createAccount(dataDir, { plan: 'pro' }, env),
     ]);
     client = new ScrapeAI({ apiKey: pro.api_key, baseUrl: svc.url });
   });
@@ -221,6 +267,150 @@ describe('TypeScript client against the local service', () => {
     assert.deepEqual(page.results, []);
     await assert.rejects(client.getChanges(second.id, { limit: 0 }), (e) => e instanceof ValidationError && e.code === 'invalid_request');
     await client.deleteConfig(created.id);
+  });
+
+  it('schedules: create (next run on the rule, in its time zone), list, get, disable, enable, change, delete', async () => {
+    const config = await client.createConfig({ name: 'Quotes scheduled', target_url: `${site.url}/quotes/`, yaml_content: quotesConfigYaml(`${site.url}/quotes/`) });
+    // Mondays at 06:00 in Paris: it does not fire during the test.
+    const created = await client.createSchedule({ config_id: config.id, cron: '0 6 * * 1', timezone: 'Europe/Paris' });
+    assert.equal(created.config_id, config.id);
+    assert.equal(created.cron, '0 6 * * 1');
+    assert.equal(created.timezone, 'Europe/Paris');
+    assert.equal(created.enabled, true);
+    assert.equal(created.paused, null);
+    assert.equal(created.last_fired_at, null);
+    assert.deepEqual([created.fired_count, created.skipped_count, created.recent_jobs], [0, 0, []]);
+    assert.ok(created.next_run_at && Date.parse(created.next_run_at) > Date.now(), String(created.next_run_at));
+    const paris = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Paris', weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    assert.equal(paris.format(new Date(created.next_run_at)), 'Mon 06:00');
+    assert.ok(Date.parse(created.next_run_at) - Date.now() <= 7 * 86_400_000 + 3_600_000, 'within the week');
+
+    const list = await client.listSchedules();
+    assert.deepEqual(list.schedules.map((s) => s.id), [created.id]);
+    assert.deepEqual(await client.getSchedule(created.id), created);
+
+    const disabled = await client.updateSchedule(created.id, { enabled: false });
+    assert.equal(disabled.enabled, false);
+    assert.equal(disabled.next_run_at, null, 'a disabled schedule has no next run');
+    assert.equal(disabled.cron, created.cron);
+    const enabled = await client.updateSchedule(created.id, { enabled: true });
+    assert.equal(enabled.enabled, true);
+    assert.equal(enabled.next_run_at, created.next_run_at);
+    const changed = await client.updateSchedule(created.id, { cron: '30 7 1 * *', timezone: 'UTC' });
+    assert.deepEqual([changed.cron, changed.timezone, changed.enabled], ['30 7 1 * *', 'UTC', true]);
+    assert.match(changed.next_run_at ?? '', /^\d{4}-\d{2}-01T07:30:00(\.000)?Z$/);
+    assert.equal((await client.getSchedule(created.id)).cron, '30 7 1 * *');
+
+    // Refusals: a rule that is not cron, an unknown zone, nothing to change, another id.
+    const badCron = await client.updateSchedule(created.id, { cron: 'every monday' }).then(() => null, (e: unknown) => e);
+    assert.ok(badCron instanceof ValidationError && badCron.status === 400 && badCron.code === 'invalid_request', String(badCron));
+    assert.ok(badCron.details.some((d) => (d as { path?: string }).path === 'cron'), JSON.stringify(badCron.details));
+    const badZone = await client.createSchedule({ config_id: config.id, cron: '0 6 * * *', timezone: 'Mars/Olympus_Mons' }).then(() => null, (e: unknown) => e);
+    assert.ok(badZone instanceof ValidationError && badZone.code === 'invalid_request', String(badZone));
+    assert.ok(badZone.details.some((d) => (d as { path?: string }).path === 'timezone'), JSON.stringify(badZone.details));
+    await assert.rejects(client.updateSchedule(created.id, {}), (e) => e instanceof ValidationError && e.code === 'invalid_request');
+    await assert.rejects(client.createSchedule({ config_id: '00000000-0000-4000-8000-000000000000', cron: '0 6 * * *' }), (e) => e instanceof NotFoundError && e.code === 'not_found');
+
+    await client.deleteSchedule(created.id);
+    await assert.rejects(client.getSchedule(created.id), (e) => e instanceof NotFoundError && e.status === 404);
+    await assert.rejects(client.deleteSchedule(created.id), NotFoundError);
+    assert.deepEqual((await client.listSchedules()).schedules, []);
+    // A disabled schedule, then its config deleted: the schedule goes with it.
+    const off = await client.createSchedule({ config_id: config.id, cron: '@daily', enabled: false });
+    assert.deepEqual([off.enabled, off.next_run_at], [false, null]);
+    await client.deleteConfig(config.id);
+    await assert.rejects(client.getSchedule(off.id), NotFoundError);
+  });
+
+  it('schedules: plan_required (ForbiddenError) on Free, and on Growth for a rule more often than every 15 minutes', async () => {
+    const f = new ScrapeAI({ apiKey: free.api_key, baseUrl: svc.url });
+    const freeConfig = await f.createConfig({ name: 'Free quotes', target_url: `${site.url}/quotes/`, yaml_content: quotesConfigYaml(`${site.url}/quotes/`) });
+    const refused = await f.createSchedule({ config_id: freeConfig.id, cron: '0 6 * * *' }).then(() => null, (e: unknown) => e);
+    assert.ok(refused instanceof ForbiddenError && refused instanceof ScrapeAIError, String(refused));
+    assert.equal(refused.status, 403);
+    assert.equal(refused.code, 'plan_required');
+    assert.deepEqual((refused.details[0] as { plan: string; required: string }), { ...(refused.details[0] as object), plan: 'free', required: 'has_server_execution' });
+    assert.deepEqual((await f.listSchedules()).schedules, []);
+    await f.deleteConfig(freeConfig.id);
+
+    const g = new ScrapeAI({ apiKey: growth.api_key, baseUrl: svc.url });
+    const config = await g.createConfig({ name: 'Growth quotes', target_url: `${site.url}/quotes/`, yaml_content: quotesConfigYaml(`${site.url}/quotes/`) });
+    const tooOften = await g.createSchedule({ config_id: config.id, cron: '*/5 * * * *' }).then(() => null, (e: unknown) => e);
+    assert.ok(tooOften instanceof ForbiddenError && tooOften.code === 'plan_required', String(tooOften));
+    const d = tooOften.details[0] as { plan: string; required: string; min_interval_minutes: number; shortest_interval_minutes: number; plans_with_it: string[] };
+    assert.deepEqual([d.plan, d.required, d.min_interval_minutes, d.shortest_interval_minutes], ['growth', 'schedule_min_interval_minutes', 15, 5]);
+    assert.ok(d.plans_with_it.includes('Pro') && !d.plans_with_it.includes('Growth'), JSON.stringify(d.plans_with_it));
+    const ok = await g.createSchedule({ config_id: config.id, cron: '*/15 * * * *', enabled: false });
+    await assert.rejects(g.updateSchedule(ok.id, { cron: '* * * * *' }), (e) => e instanceof ForbiddenError && e.code === 'plan_required');
+    await g.deleteSchedule(ok.id);
+    await g.deleteConfig(config.id);
+  });
+
+  it('webhooks: create shows the secret once; list and get without it; no deliveries; delete; a metadata address is target_forbidden', async () => {
+    const h = new ScrapeAI({ apiKey: hooks.api_key, baseUrl: svc.url });
+    const url = `${site.url}/webhook-receiver`;
+    const created = await h.createWebhook({ url, events: ['job.completed', 'job.failed'] });
+    assert.match(created.secret, /^whsec_[A-Za-z0-9+/=]{20,}$/);
+    assert.equal(created.url, url);
+    assert.deepEqual(created.events, ['job.completed', 'job.failed']);
+    const { secret: _secret, ...shown } = created;
+    const list = await h.listWebhooks();
+    assert.deepEqual(list.webhooks, [shown]);
+    assert.ok(!('secret' in list.webhooks[0]!));
+    const got = await h.getWebhook(created.id);
+    assert.deepEqual(got, shown);
+    assert.ok(!('secret' in got));
+    assert.deepEqual(await h.listWebhookDeliveries(created.id), { deliveries: [] });
+    assert.deepEqual(await h.listWebhookDeliveries(created.id, { limit: 5 }), { deliveries: [] });
+    await assert.rejects(h.listWebhookDeliveries(created.id, { limit: 0 }), (e) => e instanceof ValidationError && e.code === 'invalid_request');
+    await h.deleteWebhook(created.id);
+    await assert.rejects(h.getWebhook(created.id), (e) => e instanceof NotFoundError && e.code === 'not_found');
+    await assert.rejects(h.listWebhookDeliveries(created.id), NotFoundError);
+    await assert.rejects(h.deleteWebhook(created.id), NotFoundError);
+    assert.deepEqual(await h.listWebhooks(), { webhooks: [] });
+
+    const metadata = await h.createWebhook({ url: 'http://169.254.169.254/latest/meta-data/', events: ['job.completed'] }).then(() => null, (e: unknown) => e);
+    assert.ok(metadata instanceof ValidationError && metadata instanceof ScrapeAIError, String(metadata));
+    assert.equal(metadata.status, 400);
+    assert.equal(metadata.code, 'target_forbidden');
+    await assert.rejects(h.createWebhook({ url: 'http://[::ffff:a9fe:a9fe]/', events: ['job.failed'] }), (e) => e instanceof ValidationError && e.code === 'target_forbidden');
+    assert.deepEqual(await h.listWebhooks(), { webhooks: [] }, 'nothing stored for a refused URL');
+  });
+
+  it('webhooks: a run that completes is delivered, signed with the secret; listWebhookDeliveries shows the attempt', async () => {
+    const received: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
+    const receiver = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => { received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }); res.writeHead(204).end(); });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const h = new ScrapeAI({ apiKey: hooks.api_key, baseUrl: svc.url });
+    try {
+      const hook = await h.createWebhook({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook?token=t`, events: ['job.completed'] });
+      const job = await h.waitForJob((await h.run({ yaml_content: quotesConfigYaml(`${site.url}/quotes/`, 1) })).id, { intervalMs: 100, timeoutMs: 120_000 });
+      assert.equal(job.status, 'completed');
+      let deliveries = await h.listWebhookDeliveries(hook.id);
+      for (const end = Date.now() + 30_000; deliveries.deliveries.length === 0 && Date.now() < end;) {
+        await new Promise((r) => setTimeout(r, 100));
+        deliveries = await h.listWebhookDeliveries(hook.id);
+      }
+      assert.equal(deliveries.deliveries.length, 1, JSON.stringify(deliveries));
+      const d = deliveries.deliveries[0]!;
+      assert.deepEqual([d.event, d.job_id, d.attempt, d.status_code, d.outcome, d.error, d.next_attempt_at], ['job.completed', job.id, 1, 204, 'delivered', null, null]);
+      assert.ok(Number.isInteger(d.duration_ms) && d.duration_ms >= 0);
+      assert.equal(received.length, 1);
+      const { headers, body } = received[0]!;
+      assert.equal(headers['webhook-id'], d.message_id);
+      // The receiver's check (Standard Webhooks): the signature verifies with the secret shown at creation.
+      const payload = new StandardWebhook(hook.secret).verify(body, headers as Record<string, string>) as { type: string; data: { job_id: string; status: string } };
+      assert.equal(payload.type, 'job.completed');
+      assert.deepEqual([payload.data.job_id, payload.data.status], [job.id, 'completed']);
+      assert.throws(() => new StandardWebhook(`whsec_${Buffer.from('another secret of 24 bytes!').toString('base64')}`).verify(body, headers as Record<string, string>));
+      await h.deleteWebhook(hook.id);
+    } finally {
+      await new Promise<void>((r) => { receiver.closeAllConnections(); receiver.close(() => r()); });
+    }
   });
 
   it('run an inline config, waitForJob with increasing progress, rows, CSV with a BOM, XLSX, job list', async () => {

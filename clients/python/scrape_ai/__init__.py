@@ -6,11 +6,12 @@
     >>> job = client.wait_for_completion(job.id, on_progress=lambda j: print(j.progress, j.status_message))
     >>> rows = client.get_results(job.id) if job.is_completed else []
 
-See README.md for the whole interface, the errors and the retry rules.
+Configs, generate and run jobs, results, tools, schedules (``create_schedule``) and webhooks (``create_webhook``):
+see README.md for the whole interface, the errors and the retry rules.
 """
 
 from ._version import __version__
-from .client import DEFAULT_BASE_URL, USER_AGENT, Client, ProgressCallback
+from .client import DEFAULT_BASE_URL, USER_AGENT, WEBHOOK_EVENTS, Client, ProgressCallback
 from .errors import (
     AuthenticationError,
     ConflictError,
@@ -33,6 +34,7 @@ __all__ = [
     "ProgressCallback",
     "DEFAULT_BASE_URL",
     "USER_AGENT",
+    "WEBHOOK_EVENTS",
     "FINISHED_STATES",
     "RUNNING_STATES",
     "ScrapeAIError",

@@ -4,9 +4,10 @@ One :class:`Client` per API key. Every method is one call of the service's ``/ap
 (SPEC.md "Endpoints"; docs/api.md), except :meth:`Client.wait_for_completion` (polls) and
 :meth:`Client.list_jobs` (follows the job list's cursor).
 
-Retries (:class:`Client` ``max_retries``): idempotent calls only (GET and DELETE: reads, polls, list pages,
-deletes) are retried on a network error, a 5xx answer and 429 ``rate_limited``; never a POST (login,
-configs, generate, run, tools), which could start work or spend credits twice. The wait before retry ``n``
+Retries (:class:`Client` ``max_retries``): idempotent calls only (GET, PUT and DELETE: reads, polls, list pages,
+a schedule's update, deletes) are retried on a network error, a 5xx answer and 429 ``rate_limited``; never a POST
+(login, configs, generate, run, tools, schedules, webhooks), which could start work, spend credits or create a
+thing twice. The wait before retry ``n``
 (0-based) is ``Retry-After`` when the answer has one (plus up to ``backoff_base`` seconds of jitter), else a
 random time between half and all of ``min(backoff_max, backoff_base * 2**n)`` ("equal jitter"). An answer
 whose ``Retry-After`` is longer than ``max_retry_wait`` is not retried: its error is raised at once with
@@ -27,7 +28,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from http.client import HTTPException
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 from ._version import __version__
 from .errors import (
@@ -43,13 +44,17 @@ from .errors import (
 )
 from .models import Job
 
-__all__ = ["Client", "DEFAULT_BASE_URL", "USER_AGENT"]
+__all__ = ["Client", "DEFAULT_BASE_URL", "USER_AGENT", "WEBHOOK_EVENTS"]
 
 #: Base URL used when neither ``base_url`` nor ``SAI_BASE_URL`` is given: the local service's default address.
 DEFAULT_BASE_URL = "http://127.0.0.1:8787"
 
 #: The User-Agent header of every request.
 USER_AGENT = f"scrape-ai-python/{__version__}"
+
+#: The events a webhook can subscribe to (:meth:`Client.create_webhook`): a job ended ``completed`` or ``failed``;
+#: a completed run of a saved config changed something since the config's previous run.
+WEBHOOK_EVENTS = ("job.completed", "job.failed", "job.changed")
 
 #: Methods whose repetition has the same effect as one call (RFC 9110, section 9.2.2): the only ones retried.
 _IDEMPOTENT = frozenset({"GET", "HEAD", "DELETE", "PUT", "OPTIONS"})
@@ -118,7 +123,7 @@ class Client:
             trailing ``/`` or ``/api/v1`` is accepted. Default: ``SAI_BASE_URL``, else ``http://127.0.0.1:8787``.
         timeout: seconds for one HTTP request (connect and each read); a request that takes longer is a
             :class:`NetworkError` (retried when idempotent). Default 60: a tool call may take 25 s.
-        max_retries: retries of an idempotent call (GET, DELETE) after a network error, a 5xx or 429
+        max_retries: retries of an idempotent call (GET, PUT, DELETE) after a network error, a 5xx or 429
             ``rate_limited``; 0 turns retries off. Default 3.
         backoff_base: seconds of the first back-off step; each retry doubles it. Default 0.5.
         backoff_max: longest back-off step, seconds. Default 30.
@@ -450,6 +455,169 @@ class Client:
         if change is not None:
             query["change"] = change
         return self._request("GET", f"jobs/{self._segment(job_key)}/changes/", query=query)
+
+    # ------------------------------------------------------------------------------------------- schedules
+
+    def create_schedule(
+        self,
+        config_id: str,
+        cron: str,
+        timezone: Optional[str] = None,
+        enabled: Optional[bool] = None,
+    ) -> Dict[str, Any]:
+        """Runs a stored config on a cron rule (``POST /api/v1/schedules/``, 201; docs/monitoring.md). Each firing
+        is a run job, metered as :meth:`run` is.
+
+        Args:
+            config_id: the stored config to run.
+            cron: 5 fields, ``minute hour day-of-month month day-of-week`` (``"0 6 * * 1"``), or ``@hourly``,
+                ``@daily``, ...
+            timezone: the IANA time zone of the cron times (``"Europe/Paris"``); the service's default is ``UTC``.
+            enabled: ``False`` creates it without letting it fire; the service's default is ``True``.
+
+        Returns:
+            The schedule ``{id, config_id, cron, timezone, enabled, next_run_at, last_fired_at, paused,
+            fired_count, skipped_count, recent_jobs, created_at, updated_at}``; ``next_run_at`` is ISO 8601 UTC, or
+            ``None`` when it will not fire.
+
+        Raises:
+            ForbiddenError: 403 ``plan_required``: the plan has no server execution, or the rule fires more often
+                than the plan allows (details ``[{plan, required, min_interval_minutes,
+                shortest_interval_minutes, plans_with_it}]``).
+            ValidationError: ``invalid_request`` for a bad rule or time zone (details ``[{path, message}]``).
+            NotFoundError: no such config. Never retried (a POST).
+        """
+        body: Dict[str, Any] = {"config_id": config_id, "cron": cron}
+        if timezone is not None:
+            body["timezone"] = timezone
+        if enabled is not None:
+            body["enabled"] = bool(enabled)
+        return self._json("POST", "schedules/", body=body)
+
+    def list_schedules(self) -> List[Dict[str, Any]]:
+        """The account's schedules, newest first (``GET /api/v1/schedules/``).
+
+        Returns:
+            The answer's ``schedules`` (each as :meth:`get_schedule` returns it).
+        """
+        schedules = self._json("GET", "schedules/").get("schedules")
+        return list(schedules) if isinstance(schedules, list) else []
+
+    def get_schedule(self, id: str) -> Dict[str, Any]:
+        """One schedule (``GET /api/v1/schedules/{id}/``): its rule, next run, counts and the jobs it started.
+
+        Returns:
+            As :meth:`create_schedule`; ``paused`` is ``{code, message, at}`` when the service paused it (a firing
+            it refused: credits spent, the plan changed, ...; ``enabled`` is then ``False``), else ``None``;
+            ``recent_jobs`` is ``[{job_id, scheduled_for}]``, newest first.
+
+        Raises:
+            NotFoundError: no such schedule, or another account's.
+        """
+        return self._json("GET", f"schedules/{self._segment(id)}/")
+
+    def update_schedule(
+        self,
+        id: str,
+        cron: Optional[str] = None,
+        timezone: Optional[str] = None,
+        enabled: Optional[bool] = None,
+    ) -> Dict[str, Any]:
+        """Changes a schedule's rule, time zone or ``enabled`` (``PUT /api/v1/schedules/{id}/``); the arguments
+        left ``None`` are not changed. ``enabled=True`` also resumes a schedule the service paused.
+
+        Returns:
+            The changed schedule, with its new ``next_run_at``.
+
+        Raises:
+            ValueError: nothing to change (all three ``None``; checked before any request).
+            ValidationError: ``invalid_request`` for a bad rule or time zone.
+            ForbiddenError: ``plan_required`` (a rule more often than the plan allows). NotFoundError.
+        """
+        body: Dict[str, Any] = {}
+        if cron is not None:
+            body["cron"] = cron
+        if timezone is not None:
+            body["timezone"] = timezone
+        if enabled is not None:
+            body["enabled"] = bool(enabled)
+        if not body:
+            raise ValueError("update_schedule() needs at least one of cron, timezone and enabled")
+        return self._json("PUT", f"schedules/{self._segment(id)}/", body=body)
+
+    def delete_schedule(self, id: str) -> None:
+        """Deletes a schedule (``DELETE /api/v1/schedules/{id}/``, 204); the jobs it started stay.
+
+        Raises:
+            NotFoundError: no such schedule (on the first attempt).
+        """
+        self._request("DELETE", f"schedules/{self._segment(id)}/")
+
+    # -------------------------------------------------------------------------------------------- webhooks
+
+    def create_webhook(self, url: str, events: Iterable[str]) -> Dict[str, Any]:
+        """Registers a URL to be told when the account's jobs end (``POST /api/v1/webhooks/``, 201): signed POSTs
+        in the Standard Webhooks format (headers ``webhook-id``, ``webhook-timestamp``, ``webhook-signature``).
+
+        Args:
+            url: an ``http`` or ``https`` URL; not a private, loopback or metadata address.
+            events: one or more of :data:`WEBHOOK_EVENTS` (``"job.completed"``, ``"job.failed"``,
+                ``"job.changed"``); a single string is taken as one event.
+
+        Returns:
+            ``{id, url, events, created_at, secret}``: ``secret`` (``whsec_...``) signs the deliveries and is shown
+            only in this answer; keep it.
+
+        Raises:
+            ValidationError: ``target_forbidden`` (a private, loopback or metadata address), ``invalid_url``,
+                ``invalid_request`` (an unknown event, too many webhooks). Never retried (a POST).
+        """
+        chosen = [events] if isinstance(events, str) else list(events)
+        return self._json("POST", "webhooks/", body={"url": url, "events": chosen})
+
+    def list_webhooks(self) -> List[Dict[str, Any]]:
+        """The account's webhooks, newest first (``GET /api/v1/webhooks/``).
+
+        Returns:
+            The answer's ``webhooks``: ``[{id, url, events, created_at}]`` (no secret).
+        """
+        webhooks = self._json("GET", "webhooks/").get("webhooks")
+        return list(webhooks) if isinstance(webhooks, list) else []
+
+    def get_webhook(self, id: str) -> Dict[str, Any]:
+        """One webhook (``GET /api/v1/webhooks/{id}/``): ``{id, url, events, created_at}`` (no secret).
+
+        Raises:
+            NotFoundError: no such webhook, or another account's.
+        """
+        return self._json("GET", f"webhooks/{self._segment(id)}/")
+
+    def delete_webhook(self, id: str) -> None:
+        """Deletes a webhook (``DELETE /api/v1/webhooks/{id}/``, 204); messages queued for it are dropped.
+
+        Raises:
+            NotFoundError: no such webhook (on the first attempt).
+        """
+        self._request("DELETE", f"webhooks/{self._segment(id)}/")
+
+    def list_webhook_deliveries(self, id: str, limit: Optional[int] = None) -> List[Dict[str, Any]]:
+        """A webhook's delivery attempts, newest first (``GET /api/v1/webhooks/{id}/deliveries/?limit=``).
+
+        Args:
+            limit: attempts to return, 1 to 100; the service's default is 50.
+
+        Returns:
+            The answer's ``deliveries``: ``[{id, message_id, event, job_id, attempt, attempted_at, status_code,
+            duration_ms, error, outcome, next_attempt_at}]``; ``outcome`` is ``"delivered"``, ``"will_retry"``
+            (``next_attempt_at`` says when) or ``"given_up"``; ``status_code`` is ``None`` when the receiver did
+            not answer. ``message_id`` is the ``webhook-id`` header, the same on every attempt of one message.
+
+        Raises:
+            NotFoundError: no such webhook. ValidationError: a ``limit`` outside 1-100.
+        """
+        query = None if limit is None else {"limit": str(limit)}
+        deliveries = self._json("GET", f"webhooks/{self._segment(id)}/deliveries/", query=query).get("deliveries")
+        return list(deliveries) if isinstance(deliveries, list) else []
 
     # ----------------------------------------------------------------------------------------------- tools
 

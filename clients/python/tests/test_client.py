@@ -16,7 +16,10 @@ are retried, how long the client waits, what it sends.
 
 from __future__ import annotations
 
+import base64
 import datetime
+import hashlib
+import hmac
 import http.server
 import json
 import os
@@ -43,6 +46,7 @@ from scrape_ai import (
     ScrapeAIError,
     ServerError,
     ValidationError,
+    WEBHOOK_EVENTS,
 )
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -304,6 +308,152 @@ class LiveServiceTest(unittest.TestCase):
         expected_texts = {q["text"] for q in json.loads(env("SAI_EXPECTED_QUOTES"))}
         self.assertTrue(any(v in expected_texts for v in rows[0].values() if isinstance(v, str)), rows[0])
 
+    # ---------------------------------------------------------------------------------- schedules
+
+    def test_schedules_create_list_get_disable_enable_change_delete(self) -> None:
+        config = self.client.create_config("scheduled quotes", f"{self.site}/quotes/", quotes_yaml(f"{self.site}/quotes/"))
+        try:
+            # Mondays at 06:00 in Paris: it does not fire during the test.
+            created = self.client.create_schedule(config["id"], "0 6 * * 1", timezone="Europe/Paris")
+            self.assertEqual(
+                (created["config_id"], created["cron"], created["timezone"], created["enabled"], created["paused"], created["last_fired_at"]),
+                (config["id"], "0 6 * * 1", "Europe/Paris", True, None, None),
+            )
+            self.assertEqual((created["fired_count"], created["skipped_count"], created["recent_jobs"]), (0, 0, []))
+            next_run = datetime.datetime.fromisoformat(created["next_run_at"].replace("Z", "+00:00"))
+            now = datetime.datetime.now(datetime.timezone.utc)
+            self.assertTrue(now < next_run <= now + datetime.timedelta(days=7, hours=1), created["next_run_at"])
+            # 06:00 in Paris is 04:00 or 05:00 UTC (summer or winter time), on a Monday.
+            self.assertEqual((next_run.weekday(), next_run.minute), (0, 0))
+            self.assertIn(next_run.hour, (4, 5))
+
+            self.assertIn(created["id"], [s["id"] for s in self.client.list_schedules()])
+            self.assertEqual(self.client.get_schedule(created["id"]), created)
+
+            disabled = self.client.update_schedule(created["id"], enabled=False)
+            self.assertEqual((disabled["enabled"], disabled["next_run_at"], disabled["cron"]), (False, None, "0 6 * * 1"))
+            enabled = self.client.update_schedule(created["id"], enabled=True)
+            self.assertEqual((enabled["enabled"], enabled["next_run_at"]), (True, created["next_run_at"]))
+            changed = self.client.update_schedule(created["id"], cron="30 7 1 * *", timezone="UTC")
+            self.assertEqual((changed["cron"], changed["timezone"]), ("30 7 1 * *", "UTC"))
+            self.assertRegex(changed["next_run_at"], r"^\d{4}-\d{2}-01T07:30:00(\.000)?Z$")
+
+            with self.assertRaises(ValidationError) as caught:
+                self.client.update_schedule(created["id"], cron="every monday")
+            self.assertEqual((caught.exception.status, caught.exception.code), (400, "invalid_request"))
+            self.assertIn("cron", [d.get("path") for d in caught.exception.details])
+            with self.assertRaises(ValidationError) as caught:
+                self.client.create_schedule(config["id"], "0 6 * * *", timezone="Mars/Olympus_Mons")
+            self.assertIn("timezone", [d.get("path") for d in caught.exception.details])
+            with self.assertRaises(ValueError):
+                self.client.update_schedule(created["id"])
+            with self.assertRaises(NotFoundError):
+                self.client.create_schedule("00000000-0000-4000-8000-000000000000", "0 6 * * *")
+
+            self.client.delete_schedule(created["id"])
+            with self.assertRaises(NotFoundError) as caught:
+                self.client.get_schedule(created["id"])
+            self.assertEqual((caught.exception.status, caught.exception.code), (404, "not_found"))
+            with self.assertRaises(NotFoundError):
+                self.client.delete_schedule(created["id"])
+            self.assertNotIn(created["id"], [s["id"] for s in self.client.list_schedules()])
+        finally:
+            self.client.delete_config(config["id"])  # and any schedule of it
+
+    def test_schedules_on_the_free_plan_are_plan_required(self) -> None:
+        free = Client(api_key=env("SAI_FREE_API_KEY"), base_url=self.base_url)
+        config = free.create_config("free quotes", f"{self.site}/quotes/", quotes_yaml(f"{self.site}/quotes/"))
+        try:
+            with self.assertRaises(ForbiddenError) as caught:
+                free.create_schedule(config["id"], "0 6 * * *")
+            err = caught.exception
+            self.assertEqual((err.status, err.code), (403, "plan_required"))
+            self.assertEqual((err.details[0]["plan"], err.details[0]["required"]), ("free", "has_server_execution"))
+            self.assertEqual(free.list_schedules(), [])
+        finally:
+            free.delete_config(config["id"])
+
+    # ----------------------------------------------------------------------------------- webhooks
+
+    def test_webhooks_create_shows_the_secret_once_list_get_deliveries_delete(self) -> None:
+        url = f"{self.site}/webhook-receiver"
+        created = self.client.create_webhook(url, ["job.completed", "job.failed"])
+        try:
+            self.assertRegex(created["secret"], r"^whsec_[A-Za-z0-9+/=]{20,}$")
+            self.assertEqual((created["url"], created["events"]), (url, ["job.completed", "job.failed"]))
+            shown = {k: v for k, v in created.items() if k != "secret"}
+            listed = [w for w in self.client.list_webhooks() if w["id"] == created["id"]]
+            self.assertEqual(listed, [shown], "listed without the secret")
+            self.assertEqual(self.client.get_webhook(created["id"]), shown)
+            self.assertEqual(self.client.list_webhook_deliveries(created["id"]), [])
+            self.assertEqual(self.client.list_webhook_deliveries(created["id"], limit=5), [])
+            with self.assertRaises(ValidationError):
+                self.client.list_webhook_deliveries(created["id"], limit=0)
+        finally:
+            self.client.delete_webhook(created["id"])
+        with self.assertRaises(NotFoundError) as caught:
+            self.client.get_webhook(created["id"])
+        self.assertEqual(caught.exception.code, "not_found")
+        with self.assertRaises(NotFoundError):
+            self.client.delete_webhook(created["id"])
+        self.assertNotIn(created["id"], [w["id"] for w in self.client.list_webhooks()])
+        # One event as a plain string.
+        one = self.client.create_webhook(url, "job.changed")
+        self.assertEqual(one["events"], ["job.changed"])
+        self.client.delete_webhook(one["id"])
+
+    def test_a_webhook_to_a_metadata_or_private_address_is_target_forbidden(self) -> None:
+        for url in ("http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/hook"):
+            with self.assertRaises(ValidationError) as caught:
+                self.client.create_webhook(url, ["job.completed"])
+            self.assertEqual((caught.exception.status, caught.exception.code), (400, "target_forbidden"), url)
+        self.assertEqual([w for w in self.client.list_webhooks() if "169.254" in w["url"] or "10.0.0.1" in w["url"]], [])
+
+    def test_a_completed_run_is_delivered_signed_and_listed_in_the_deliveries(self) -> None:
+        received: List[Dict[str, Any]] = []
+
+        class Receiver(http.server.BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # quiet
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                received.append({"headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
+                self.send_response(204)
+                self.end_headers()
+
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        hook = self.client.create_webhook(f"http://127.0.0.1:{server.server_address[1]}/hook", ["job.completed"])
+        try:
+            job = self.client.wait_for_completion(self.client.run(yaml_content=quotes_yaml(f"{self.site}/quotes/", max_pages=1)), interval=0.1, timeout=60)
+            self.assertTrue(job.is_completed, job.status_message)
+            deadline = time.monotonic() + 30
+            deliveries = self.client.list_webhook_deliveries(hook["id"])
+            while not deliveries and time.monotonic() < deadline:
+                time.sleep(0.1)
+                deliveries = self.client.list_webhook_deliveries(hook["id"])
+        finally:
+            self.client.delete_webhook(hook["id"])
+        self.assertEqual(len(deliveries), 1, deliveries)
+        d = deliveries[0]
+        self.assertEqual(
+            (d["event"], d["job_id"], d["attempt"], d["status_code"], d["outcome"], d["error"], d["next_attempt_at"]),
+            ("job.completed", job.id, 1, 204, "delivered", None, None),
+        )
+        self.assertEqual(len(received), 1)
+        headers, body = received[0]["headers"], received[0]["body"]
+        self.assertEqual(headers["webhook-id"], d["message_id"])
+        # The receiver's check (Standard Webhooks): HMAC-SHA256 of "id.timestamp.body" with the secret's key.
+        key = base64.b64decode(hook["secret"][len("whsec_"):])
+        signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
+        expected = "v1," + base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode()
+        self.assertIn(expected, headers["webhook-signature"].split(" "))
+        payload = json.loads(body)
+        self.assertEqual((payload["type"], payload["data"]["job_id"], payload["data"]["status"]), ("job.completed", job.id, "completed"))
+
     # -------------------------------------------------------------------------------------- tools
 
     def test_seo_analyzer_returns_audits(self) -> None:
@@ -425,7 +575,7 @@ class _Stub:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (its time-out tests)
 
-            do_GET = do_POST = do_DELETE = _answer
+            do_GET = do_POST = do_PUT = do_DELETE = _answer
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -486,6 +636,27 @@ class RetryTest(unittest.TestCase):
                 call()
         for path in ("/api/v1/tools/seo-analyzer/", "/api/v1/generate/", "/api/v1/auth/login/", "/api/v1/configs/"):
             self.assertEqual(self.stub.count("POST", path), 1, path)
+
+    def test_schedule_and_webhook_posts_are_not_retried_a_schedule_update_is(self) -> None:
+        self.stub.script[("POST", "/api/v1/schedules/")] = [error_reply(503, "service_busy")]
+        self.stub.script[("POST", "/api/v1/webhooks/")] = [error_reply(503, "service_busy")]
+        with self.assertRaises(ServerError):
+            self.client.create_schedule("c1", "0 6 * * *")
+        with self.assertRaises(ServerError):
+            self.client.create_webhook("https://example.com/hook", WEBHOOK_EVENTS)
+        self.assertEqual((self.stub.count("POST", "/api/v1/schedules/"), self.stub.count("POST", "/api/v1/webhooks/")), (1, 1))
+        self.assertEqual(json.loads(self.stub.requests[0]["body"]), {"config_id": "c1", "cron": "0 6 * * *"}, "unset options are left out")
+        self.assertEqual(json.loads(self.stub.requests[1]["body"]), {"url": "https://example.com/hook", "events": ["job.completed", "job.failed", "job.changed"]})
+
+        schedule = {"id": "s1", "enabled": False}
+        self.stub.script[("PUT", "/api/v1/schedules/s1/")] = [error_reply(503, "service_busy"), json_reply(200, schedule)]
+        self.assertEqual(self.client.update_schedule("s1", enabled=False), schedule)
+        self.assertEqual(self.stub.count("PUT", "/api/v1/schedules/s1/"), 2)
+        self.assertEqual(json.loads(self.stub.requests[-1]["body"]), {"enabled": False})
+        self.stub.script[("GET", "/api/v1/webhooks/w%2F1/deliveries/?limit=3")] = [json_reply(200, {"deliveries": [{"id": "d1"}]})]
+        self.assertEqual(self.client.list_webhook_deliveries("w/1", limit=3), [{"id": "d1"}])
+        self.stub.script[("DELETE", "/api/v1/schedules/s1/")] = [error_reply(503, "service_busy"), error_reply(404, "not_found")]
+        self.client.delete_schedule("s1")  # the first attempt may have deleted it
 
     def test_a_429_rate_limited_with_retry_after_1_is_retried_after_a_second(self) -> None:
         self.stub.script[("GET", "/api/v1/configs/")] = [

@@ -21,9 +21,9 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline/promises';
 import { Command, CommanderError, Option } from 'commander';
-import { DEFAULT_BASE_URL, ScrapeAI } from './client.ts';
+import { DEFAULT_BASE_URL, ScrapeAI, WEBHOOK_EVENTS } from './client.ts';
 import { AuthenticationError, QuotaExceededError, RateLimitError, ScrapeAIError } from './errors.ts';
-import type { Job, ResultsFormat, Row } from './types.ts';
+import type { Job, ResultsFormat, Row, Schedule, UpdateScheduleRequest, Webhook, WebhookCreated, WebhookDelivery, WebhookEvent } from './types.ts';
 
 /** The exit codes of `sai`. */
 export const EXIT = { ok: 0, error: 1, usage: 2, auth: 3, quota: 4 } as const;
@@ -167,6 +167,58 @@ function jobLine(j: { id: string; status: string; progress: number; job_type: st
   return [j.id, j.job_type, j.status, `${j.progress}%`, j.target_url ?? '', j.status_message ?? ''].join('\t');
 }
 
+/** A schedule's state: `paused` (by the service, after a refused firing), else `enabled` or `disabled`. */
+function scheduleState(s: Schedule): 'paused' | 'enabled' | 'disabled' {
+  return s.paused ? 'paused' : s.enabled ? 'enabled' : 'disabled';
+}
+
+/** One line of `sai schedules list`: id, cron, time zone, state, next run, config (and why it is paused). */
+function scheduleLine(s: Schedule): string {
+  const fields = [s.id, s.cron, s.timezone, scheduleState(s), `next run: ${s.next_run_at ?? 'none'}`, `config: ${s.config_id}`];
+  if (s.paused) fields.push(`paused: ${s.paused.code}: ${s.paused.message}`);
+  return fields.join('\t');
+}
+
+/** A schedule for a human (`sai schedules get`, `create`, `update`). */
+function scheduleText(s: Schedule): string {
+  const state = s.paused
+    ? `paused since ${s.paused.at}: ${s.paused.code}: ${s.paused.message} (sai schedules update ${s.id} --enable resumes it)`
+    : scheduleState(s);
+  const lines = [
+    s.id,
+    `config:      ${s.config_id}`,
+    `cron:        ${s.cron}`,
+    `timezone:    ${s.timezone}`,
+    `state:       ${state}`,
+    `next run:    ${s.next_run_at ?? 'none'}`,
+    `last fired:  ${s.last_fired_at ?? 'never'}`,
+    `fired:       ${s.fired_count} (skipped ${s.skipped_count})`,
+  ];
+  if (s.recent_jobs.length) lines.push('recent jobs:', ...s.recent_jobs.map((r) => `  ${r.job_id}\tfor ${r.scheduled_for}`));
+  return `${lines.join('\n')}\n`;
+}
+
+/** A webhook for a human; a just-created one with its secret and the warning that it is not shown again. */
+function webhookText(w: Webhook | WebhookCreated): string {
+  const lines = [w.id, `url:     ${w.url}`, `events:  ${w.events.join(', ')}`, `created: ${w.created_at}`];
+  if ('secret' in w) {
+    lines.push(`secret:  ${w.secret}`, 'This secret is not shown again: store it now to verify the webhook-signature header of deliveries (Standard Webhooks).');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** One line of `sai webhooks deliveries`. */
+function deliveryLine(d: WebhookDelivery): string {
+  const outcome = d.outcome === 'will_retry' && d.next_attempt_at ? `will_retry at ${d.next_attempt_at}` : d.outcome;
+  return [d.attempted_at, d.event, `job ${d.job_id}`, `attempt ${d.attempt}`, d.status_code === null ? 'no answer' : `HTTP ${d.status_code}`, `${d.duration_ms} ms`, outcome, d.error ?? ''].join('\t');
+}
+
+/** `--event` values: each one of {@link WEBHOOK_EVENTS}, collected in order. */
+function collectEvent(value: string, previous: WebhookEvent[]): WebhookEvent[] {
+  if (!(WEBHOOK_EVENTS as readonly string[]).includes(value)) throw new UsageError(`--event must be one of ${WEBHOOK_EVENTS.join(', ')}, got ${JSON.stringify(value)}`);
+  return [...previous, value as WebhookEvent];
+}
+
 /** `--param k=v` values: JSON literals (numbers, booleans, arrays) as such, anything else as a string. */
 function collectParam(value: string, previous: Record<string, unknown>): Record<string, unknown> {
   const eq = value.indexOf('=');
@@ -254,7 +306,7 @@ async function runLocal(file: string, o: { format?: string; output?: string; con
 /** Builds the `sai` program; `parseAsync` it. Commander's own errors throw {@link CommanderError} (exitOverride). */
 export function buildProgram(): Command {
   const program = new Command('sai')
-    .description('scrape-ai on the command line: configs, runs (on the service or --local), jobs, results, tools')
+    .description('scrape-ai on the command line: configs, runs (on the service or --local), jobs, results, tools, schedules, webhooks')
     .version('0.1.0')
     .option('--json', 'print machine-readable JSON on stdout')
     .option('--base-url <url>', 'the service address (default SAI_BASE_URL, the one saved by login, else http://127.0.0.1:8787)')
@@ -420,6 +472,86 @@ export function buildProgram(): Command {
       const report = name === 'screenshot' ? await client.tool('screenshot', body as { url: string }, { accept: 'json' }) : await client.tool(name, body);
       if (o.output) writeOutput(o.output, `${JSON.stringify(report, null, 2)}\n`);
       printJson(report);
+    });
+
+  const schedules = program.command('schedules').description('run saved configs on a cron schedule (Growth and Pro plans)');
+  schedules.command('list').description('list the schedules, newest first').action(async (_o: unknown, cmd: Command) => {
+    const list = await clientFor(cmd).listSchedules();
+    if (globals(cmd).json) return printJson(list);
+    for (const s of list.schedules) process.stdout.write(`${scheduleLine(s)}\n`);
+  });
+  schedules.command('get').description('one schedule: its next run, state, counts and recent jobs').argument('<id>').action(async (id: string, _o: unknown, cmd: Command) => {
+    const s = await clientFor(cmd).getSchedule(id);
+    if (globals(cmd).json) return printJson(s);
+    process.stdout.write(scheduleText(s));
+  });
+  schedules.command('create').description('run a saved config on a 5-field cron rule')
+    .requiredOption('--config <id>', 'the saved config to run')
+    .requiredOption('--cron <expr>', 'minute hour day-of-month month day-of-week, e.g. "0 6 * * 1" (or @hourly, @daily, …)')
+    .option('--timezone <zone>', 'IANA time zone of the cron times (default UTC)')
+    .option('--disabled', 'create it without letting it fire yet')
+    .action(async (o: { config: string; cron: string; timezone?: string; disabled?: boolean }, cmd: Command) => {
+      const s = await clientFor(cmd).createSchedule({ config_id: o.config, cron: o.cron, ...(o.timezone ? { timezone: o.timezone } : {}), ...(o.disabled ? { enabled: false } : {}) });
+      if (globals(cmd).json) return printJson(s);
+      process.stdout.write(scheduleText(s));
+    });
+  schedules.command('update').description('change a schedule\'s cron rule, time zone, or enable (also resumes a paused one) or disable it')
+    .argument('<id>')
+    .option('--cron <expr>', 'the new cron rule')
+    .option('--timezone <zone>', 'the new IANA time zone')
+    .addOption(new Option('--enable', 'let it fire (resumes a paused schedule)').conflicts('disable'))
+    .addOption(new Option('--disable', 'stop it firing (it keeps its rule)'))
+    .action(async (id: string, o: { cron?: string; timezone?: string; enable?: boolean; disable?: boolean }, cmd: Command) => {
+      const change: UpdateScheduleRequest = {
+        ...(o.cron !== undefined ? { cron: o.cron } : {}),
+        ...(o.timezone !== undefined ? { timezone: o.timezone } : {}),
+        ...(o.enable ? { enabled: true } : o.disable ? { enabled: false } : {}),
+      };
+      if (Object.keys(change).length === 0) throw new UsageError('schedules update needs --cron, --timezone, --enable or --disable');
+      const s = await clientFor(cmd).updateSchedule(id, change);
+      if (globals(cmd).json) return printJson(s);
+      process.stdout.write(scheduleText(s));
+    });
+  schedules.command('delete').description('delete a schedule (the jobs it started stay)').argument('<id>').action(async (id: string, _o: unknown, cmd: Command) => {
+    await clientFor(cmd).deleteSchedule(id);
+    if (globals(cmd).json) return printJson({ id, deleted: true });
+    process.stdout.write(`deleted ${id}\n`);
+  });
+
+  const webhooks = program.command('webhooks').description('be told when jobs end: signed POSTs (Standard Webhooks) to a URL');
+  webhooks.command('list').description('list the webhooks (without their secrets)').action(async (_o: unknown, cmd: Command) => {
+    const list = await clientFor(cmd).listWebhooks();
+    if (globals(cmd).json) return printJson(list);
+    for (const w of list.webhooks) process.stdout.write(`${w.id}\t${w.url}\t${w.events.join(',')}\t${w.created_at}\n`);
+  });
+  webhooks.command('get').description('one webhook (without its secret)').argument('<id>').action(async (id: string, _o: unknown, cmd: Command) => {
+    const w = await clientFor(cmd).getWebhook(id);
+    if (globals(cmd).json) return printJson(w);
+    process.stdout.write(webhookText(w));
+  });
+  webhooks.command('create').description('register a URL; prints its signing secret, which is shown only this once')
+    .requiredOption('--url <url>', 'where to POST (http or https; not a private, loopback or metadata address)')
+    .option('--event <event>', `an event to send (repeatable): ${WEBHOOK_EVENTS.join(', ')}`, collectEvent, [] as WebhookEvent[])
+    .action(async (o: { url: string; event: WebhookEvent[] }, cmd: Command) => {
+      if (o.event.length === 0) throw new UsageError(`webhooks create needs at least one --event (${WEBHOOK_EVENTS.join(', ')})`);
+      const w = await clientFor(cmd).createWebhook({ url: o.url, events: [...new Set(o.event)] });
+      if (globals(cmd).json) return printJson(w);
+      process.stdout.write(webhookText(w));
+    });
+  webhooks.command('delete').description('delete a webhook (messages queued for it are dropped)').argument('<id>').action(async (id: string, _o: unknown, cmd: Command) => {
+    await clientFor(cmd).deleteWebhook(id);
+    if (globals(cmd).json) return printJson({ id, deleted: true });
+    process.stdout.write(`deleted ${id}\n`);
+  });
+  webhooks.command('deliveries').description('a webhook\'s delivery attempts, newest first').argument('<id>')
+    .option('--limit <n>', 'how many (1-100; default 50)')
+    .action(async (id: string, o: { limit?: string }, cmd: Command) => {
+      const limit = o.limit === undefined ? undefined : Number(o.limit);
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 100)) throw new UsageError('--limit must be a whole number from 1 to 100');
+      const page = await clientFor(cmd).listWebhookDeliveries(id, limit === undefined ? {} : { limit });
+      if (globals(cmd).json) return printJson(page);
+      for (const d of page.deliveries) process.stdout.write(`${deliveryLine(d)}\n`);
+      if (page.deliveries.length === 0) process.stderr.write('no delivery attempts yet\n');
     });
 
   return program;

@@ -2,11 +2,11 @@
  * The scrape-ai HTTP client: one {@link ScrapeAI} per API key, one method per endpoint of `/api/v1/`
  * (docs/api.md, docs/openapi.json), plus {@link ScrapeAI.waitForJob} (polls a job's status).
  *
- * Retries (`maxRetries`): idempotent calls only (GET, PUT and DELETE: reads, polls, list pages, a config update, deletes) are
- * retried on a network error, a 5xx answer and 429 `rate_limited`; never a POST (login, configs, generate,
- * run, tools), which could start work or spend credits twice. The wait before retry `n` (0-based) is
- * `Retry-After` when the answer has one (plus up to `backoffBaseMs` of jitter), else a random time between
- * half and all of `min(backoffMaxMs, backoffBaseMs * 2 ** n)` ("equal jitter"). An answer whose
+ * Retries (`maxRetries`): idempotent calls only (GET, PUT and DELETE: reads, polls, list pages, a config or schedule
+ * update, deletes) are retried on a network error, a 5xx answer and 429 `rate_limited`; never a POST (login, configs,
+ * generate, run, tools, schedules, webhooks), which could start work, spend credits or create a thing twice. The wait
+ * before retry `n` (0-based) is `Retry-After` when the answer has one (plus up to `backoffBaseMs` of jitter), else a
+ * random time between half and all of `min(backoffMaxMs, backoffBaseMs * 2 ** n)` ("equal jitter"). An answer whose
  * `Retry-After` is longer than `maxRetryWaitMs` is not retried: its error is thrown at once with
  * `retryAfterSeconds` set. The same rules and defaults as the Python client (clients/python/scrape_ai/client.py):
  * 3 retries, 0.5 s base, 30 s cap, 60 s longest `Retry-After` waited for.
@@ -24,6 +24,8 @@ import type {
   Config,
   ConfigList,
   CreateConfigRequest,
+  CreateScheduleRequest,
+  CreateWebhookRequest,
   ConfigValidation,
   JobChanges,
   GenerateRequest,
@@ -37,16 +39,28 @@ import type {
   ResultsResponse,
   Row,
   RunRequest,
+  Schedule,
+  ScheduleList,
   ScreenshotInfo,
   ToolName,
   ToolRequests,
   ToolResponses,
+  UpdateScheduleRequest,
+  Webhook,
+  WebhookCreated,
+  WebhookDeliveries,
+  WebhookDeliveriesParams,
+  WebhookEvent,
+  WebhookList,
 } from './types.ts';
 
 /** Base URL used when neither `baseUrl` nor `SAI_BASE_URL` is given: the local service's default address. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8787';
 /** The User-Agent header of every request. */
 export const USER_AGENT = 'scrape-ai-typescript/0.1.0';
+
+/** The events a webhook can subscribe to (`events` of {@link ScrapeAI.createWebhook}). */
+export const WEBHOOK_EVENTS: readonly WebhookEvent[] = ['job.completed', 'job.failed', 'job.changed'];
 
 /** Options of {@link ScrapeAI}. Times are milliseconds. */
 export interface ScrapeAIOptions {
@@ -220,6 +234,59 @@ export class ScrapeAI {
    */
   getChanges(id: string, params: ChangesParams = {}): Promise<JobChanges> {
     return this.#request('GET', `jobs/${segment(id)}/changes/`, { query: { change: params.change, offset: params.offset, limit: params.limit } });
+  }
+
+  /**
+   * Runs a saved config on a 5-field cron rule in a time zone (`POST /api/v1/schedules/`, 201; docs/monitoring.md).
+   * @returns the schedule with its `next_run_at`.
+   * @throws ForbiddenError `plan_required`: no server execution on the plan, or the rule fires more often than the plan
+   *   allows (`details` `[{plan, required, min_interval_minutes, shortest_interval_minutes, plans_with_it}]`).
+   * @throws ValidationError `invalid_request`: a bad cron rule or time zone (`details` `[{path, message}]`).
+   * @throws NotFoundError no such config. Never retried (a POST).
+   */
+  createSchedule(schedule: CreateScheduleRequest): Promise<Schedule> { return this.#request('POST', 'schedules/', { body: schedule }); }
+
+  /** The account's schedules, newest first (`GET /api/v1/schedules/`). */
+  listSchedules(): Promise<ScheduleList> { return this.#request('GET', 'schedules/'); }
+
+  /** One schedule with its next run, its counts and the jobs it started (`GET /api/v1/schedules/{id}/`). @throws NotFoundError */
+  getSchedule(id: string): Promise<Schedule> { return this.#request('GET', `schedules/${segment(id)}/`); }
+
+  /**
+   * Changes a schedule's cron rule, time zone or `enabled`, at least one (`PUT /api/v1/schedules/{id}/`); `{enabled: true}`
+   * resumes a schedule the service paused.
+   * @throws ValidationError `invalid_request` (nothing to change, a bad rule or zone). @throws ForbiddenError `plan_required`.
+   * @throws NotFoundError
+   */
+  updateSchedule(id: string, change: UpdateScheduleRequest): Promise<Schedule> { return this.#request('PUT', `schedules/${segment(id)}/`, { body: change }); }
+
+  /** Deletes a schedule (`DELETE /api/v1/schedules/{id}/`, 204); the jobs it started stay. @throws NotFoundError */
+  async deleteSchedule(id: string): Promise<void> { await this.#request('DELETE', `schedules/${segment(id)}/`); }
+
+  /**
+   * Registers a URL to be told when the account's jobs end (`POST /api/v1/webhooks/`, 201): signed POSTs (Standard Webhooks).
+   * @returns the webhook and its signing `secret` (`whsec_…`), which is shown only in this answer: keep it to verify deliveries.
+   * @throws ValidationError `target_forbidden` (a private, loopback or metadata address), `invalid_url`, `invalid_request`.
+   *   Never retried (a POST).
+   */
+  createWebhook(webhook: CreateWebhookRequest): Promise<WebhookCreated> { return this.#request('POST', 'webhooks/', { body: webhook }); }
+
+  /** The account's webhooks, newest first, without their secrets (`GET /api/v1/webhooks/`). */
+  listWebhooks(): Promise<WebhookList> { return this.#request('GET', 'webhooks/'); }
+
+  /** One webhook, without its secret (`GET /api/v1/webhooks/{id}/`). @throws NotFoundError */
+  getWebhook(id: string): Promise<Webhook> { return this.#request('GET', `webhooks/${segment(id)}/`); }
+
+  /** Deletes a webhook (`DELETE /api/v1/webhooks/{id}/`, 204); messages queued for it are dropped. @throws NotFoundError */
+  async deleteWebhook(id: string): Promise<void> { await this.#request('DELETE', `webhooks/${segment(id)}/`); }
+
+  /**
+   * A webhook's delivery attempts, newest first (`GET /api/v1/webhooks/{id}/deliveries/`): time, status code, duration,
+   * error and outcome (`delivered`, `will_retry` with `next_attempt_at`, `given_up`).
+   * @throws ValidationError a `limit` outside 1-100. @throws NotFoundError
+   */
+  listWebhookDeliveries(id: string, params: WebhookDeliveriesParams = {}): Promise<WebhookDeliveries> {
+    return this.#request('GET', `webhooks/${segment(id)}/deliveries/`, { query: { limit: params.limit } });
   }
 
   /** A finished job's results as a file: JSON (pretty-printed array), CSV (UTF-8 with a BOM, RFC 4180) or XLSX. */

@@ -1,8 +1,9 @@
 /**
- * @scrape-ai/client: the TypeScript client of the scrape-ai API. `new ScrapeAI({apiKey})` or
- * `await ScrapeAI.login(email, password)`; errors are {@link ScrapeAIError} subclasses (./errors.ts).
+ * @scrape-ai/client: the TypeScript client of the scrape-ai API (configs, jobs, results, tools, schedules, webhooks).
+ * `new ScrapeAI({apiKey})` or `await ScrapeAI.login(email, password)`; errors are {@link ScrapeAIError} subclasses
+ * (./errors.ts).
  */
-export { ScrapeAI, DEFAULT_BASE_URL, USER_AGENT, parseRetryAfter } from './client.ts';
+export { ScrapeAI, DEFAULT_BASE_URL, USER_AGENT, WEBHOOK_EVENTS, parseRetryAfter } from './client.ts';
 export type { ScrapeAIOptions, WaitForJobOptions } from './client.ts';
 export {
   ScrapeAIError,

@@ -125,6 +125,82 @@ export type ResultsResponse = Array<{ data: Row[]; row_count: number }>;
 /** The `format` query of `GET /api/v1/jobs/{id}/results/`. */
 export type ResultsFormat = 'json' | 'csv' | 'xlsx';
 
+/** `POST /api/v1/schedules/` body: run a saved config on a 5-field cron rule (`0 6 * * 1`, or `@hourly`, `@daily`, …). */
+export interface CreateScheduleRequest {
+  config_id: string;
+  cron: string;
+  /** IANA time zone of the cron times (default `UTC`). */
+  timezone?: string;
+  /** Default true; a disabled schedule keeps its rule and does not fire. */
+  enabled?: boolean;
+}
+/** `PUT /api/v1/schedules/{id}/` body: the fields to change, at least one; `enabled: true` also resumes a paused schedule. */
+export interface UpdateScheduleRequest { cron?: string; timezone?: string; enabled?: boolean }
+/** Why the service paused a schedule: a firing it refused (the plan changed, the config is gone, credits spent, …). */
+export interface SchedulePause { code: string; message: string; at: string }
+/** A job a schedule started, and the slot it was started for. */
+export interface ScheduledJob { job_id: string; scheduled_for: string }
+/** A schedule (`POST`, `GET`, `PUT /api/v1/schedules/…`); times are ISO 8601. */
+export interface Schedule {
+  id: string;
+  config_id: string;
+  cron: string;
+  timezone: string;
+  enabled: boolean;
+  /** The next firing; null when disabled, paused or when the rule never fires again. */
+  next_run_at: string | null;
+  last_fired_at: string | null;
+  /** Set when the service paused the schedule (`enabled` is then false); enabling it (`updateSchedule(id, {enabled: true})`) resumes it. */
+  paused: SchedulePause | null;
+  fired_count: number;
+  /** Slots not run: the schedule's previous job was still unfinished, or a limit that lifts by itself (rate limited, busy). */
+  skipped_count: number;
+  /** The latest jobs it started, newest first. */
+  recent_jobs: ScheduledJob[];
+  created_at: string;
+  updated_at: string;
+}
+/** `GET /api/v1/schedules/` 200: newest first. */
+export interface ScheduleList { schedules: Schedule[] }
+
+/** What a webhook can be told: a job completed, failed, or (a run of a saved config) found changes since the previous run. */
+export type WebhookEvent = 'job.completed' | 'job.failed' | 'job.changed';
+/** `POST /api/v1/webhooks/` body. The URL must not be a private, loopback or metadata address (400 `target_forbidden`). */
+export interface CreateWebhookRequest { url: string; events: WebhookEvent[] }
+/** A webhook (`GET /api/v1/webhooks/…`): no secret. */
+export interface Webhook { id: string; url: string; events: WebhookEvent[]; created_at: string }
+/** `POST /api/v1/webhooks/` 201: the webhook and its Standard Webhooks signing secret (`whsec_…`), shown only in this answer. */
+export interface WebhookCreated extends Webhook { secret: string }
+/** `GET /api/v1/webhooks/` 200: newest first. */
+export interface WebhookList { webhooks: Webhook[] }
+/** What follows a delivery attempt. */
+export type WebhookDeliveryOutcome = 'delivered' | 'will_retry' | 'given_up';
+/** One delivery attempt of a message to a webhook. */
+export interface WebhookDelivery {
+  id: string;
+  /** The `webhook-id` header: the same on every attempt of one message. */
+  message_id: string;
+  event: WebhookEvent;
+  job_id: string;
+  /** 1 for the first attempt of the message. */
+  attempt: number;
+  attempted_at: string;
+  /** The receiver's HTTP status; null when there was no answer (refused, time-out). */
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  outcome: WebhookDeliveryOutcome;
+  /** The next attempt (`will_retry`), else null. */
+  next_attempt_at: string | null;
+}
+/** `GET /api/v1/webhooks/{id}/deliveries/` 200: attempts, newest first. */
+export interface WebhookDeliveries { deliveries: WebhookDelivery[] }
+/** Query of `GET /api/v1/webhooks/{id}/deliveries/`. */
+export interface WebhookDeliveriesParams {
+  /** Attempts to return, 1-100 (default 50). */
+  limit?: number;
+}
+
 /** Every error answer's body (`Error` schema; docs/errors.md). */
 export interface ErrorBody { error: string; code: string; details: unknown[] }
 
