@@ -5,6 +5,9 @@
  * reports; a run's progress rises to 100 and its rows appear, paged; each export downloaded through the UI and
  * read back; a generation watched to its end; two tools' results; sign out. Across the whole run: the CSP
  * header on `/`, no CSP violation, no console error, and no horizontal scroll at 375 px on any page.
+ * Monitoring (issue 26), as a `pro` account: a config's schedules (one made through the API, one added through the
+ * form, paused by a refused firing with the service's clock moved forward, resumed, disabled, deleted); a second
+ * run's changes on its job page, paged; the webhooks page showing a new webhook's secret once, then its deliveries.
  *
  * Expected values come from the fixture site's data (allQuotes()) or from the API's own answer to the same
  * request, fetched here, never from the dashboard itself. Each page is screenshotted into a temporary folder
@@ -13,13 +16,15 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import readXlsxFile from 'read-excel-file/node';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes } from '../fixtures/site/quotes.ts';
-import { client, firstStartCredentials, startService, type TestService } from '../helpers/service.ts';
+import { client, createAccount, firstStartCredentials, runAccounts, startService, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/until.ts';
 import { launchDebianChromium } from '../helpers/chromium.ts';
 import { buildDashboard } from '../../scripts/build-dashboard.ts';
@@ -31,9 +36,28 @@ const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 375, height: 800 };
 const KEY_ITEM = 'sai.api_key';
 
+/** The monitoring tests' shop (a loopback site of their own): its products change between runs. */
+let products: { name: string; price: string; slug: string }[] = [];
+function shopPage(): string {
+  const items = products.map((p) => `<li class="product"><a href="/p/${p.slug}">${p.name}</a> <span class="price">${p.price}</span></li>`).join('');
+  return `<!doctype html><html><head><title>Shop</title></head><body><ul>${items}</ul></body></html>`;
+}
+/** A config of the shop whose rows are matched on their url between runs (`changed` rows have old and new values). */
+const shopYaml = (base: string) => `version: "2.0"
+name: Shop
+target: { url: "${base}/shop/", engine: lightweight }
+extract:
+  container: li.product
+  fields:
+    - { name: name, selector: a }
+    - { name: price, selector: .price }
+    - { name: url, selector: a, type: attribute, attribute: href }
+output: { deduplicate_fields: [url] }
+`;
 
 
-describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
+
+describe('web dashboard in Chromium', { timeout: 240_000 }, () => {
   let site: FixtureSite;
   let svc: TestService;
   let browser: Browser;
@@ -49,6 +73,13 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
   const shots: string[] = [];
   let configId = '';
   let jobId = '';
+  /** The schedules tests move the service's clock forward by writing an offset (ms) here (SAI_CLOCK_FILE). */
+  const clockFile = path.join(work, 'clock-offset');
+  let shop: http.Server | undefined;
+  let shopUrl = '';
+  let pro: Awaited<ReturnType<typeof createAccount>>;
+  let proApi: ReturnType<typeof client>;
+  let shopConfigId = '';
 
   /** The page's visible text. */
   const text = () => page.evaluate(() => document.body.innerText);
@@ -108,7 +139,7 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
     fs.mkdirSync(shotsDir);
     fs.mkdirSync(downloads);
     site = await startFixtureSite();
-    svc = await startService();
+    svc = await startService({ SAI_CLOCK_FILE: clockFile });
     cred = firstStartCredentials(svc);
     api = client(svc.url, cred.apiKey);
     browser = await launchDebianChromium(path.join(work, 'profile'));
@@ -137,6 +168,7 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
     await browser?.close();
     await svc?.stop();
     await site?.close();
+    if (shop) await new Promise((r) => shop!.close(r));
     if (process.env.SAI_UPDATE_SCREENSHOTS === '1') {
       const dest = path.join(ROOT, 'docs/screenshots');
       fs.mkdirSync(dest, { recursive: true });
@@ -470,6 +502,239 @@ describe('web dashboard in Chromium', { timeout: 180_000 }, () => {
     await page.waitForFunction(() => /Signed out:/.test(document.body.innerText));
     assert.equal(await page.evaluate((k) => sessionStorage.getItem(k), KEY_ITEM), null);
     assert.ok(await page.$('#signin-email'));
+  });
+
+  it('a config page lists its schedules with their next run; the form adds one (the browser\'s time zone), which pauses on a refused firing, resumes, disables and is deleted', async () => {
+    // A pro account of its own, signed in through the form (the previous test ended signed out).
+    pro = await createAccount(svc.dataDir, { plan: 'pro' });
+    proApi = client(svc.url, pro.api_key);
+    shop = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(shopPage());
+    });
+    await new Promise<void>((r) => shop!.listen(0, '127.0.0.1', r));
+    shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
+    await page.emulateTimezone('Asia/Tokyo');
+    await page.waitForSelector('#signin-email');
+    await fill('#signin-email', pro.email);
+    await fill('#signin-password', pro.password);
+    await page.click('[data-testid=signin-form] button[type=submit]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=plan]')?.textContent === 'pro');
+
+    const config = await proApi.post('/api/v1/configs/', { name: 'Shop (monitoring)', target_url: `${shopUrl}/shop/`, yaml_content: shopYaml(shopUrl) });
+    assert.equal(config.status, 201, JSON.stringify(config.body));
+    shopConfigId = config.body.id;
+    // Through the API: daily at HH:30 in Paris, HH about 12 hours from now (no moving of the clock below reaches it).
+    const hour = (new Date().getUTCHours() + 12) % 24;
+    const first = await proApi.post('/api/v1/schedules/', { config_id: shopConfigId, cron: `30 ${hour} * * *`, timezone: 'Europe/Paris' });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.ok(first.body.next_run_at);
+
+    await go(`#/configs/${shopConfigId}`, 'Edit Shop (monitoring)');
+    const row = (id: string) => `[data-schedule-id="${id}"]`;
+    const readRow = (id: string) => page.$eval(row(id), (tr) => {
+      const cell = (t: string) => tr.querySelector(`[data-testid=${t}]`);
+      const time = cell('schedule-next')!.querySelector('time');
+      return {
+        cron: cell('schedule-cron')!.textContent, timezone: cell('schedule-timezone')!.textContent, next: time?.getAttribute('datetime') ?? null, title: time?.getAttribute('title') ?? null,
+        nextText: cell('schedule-next')!.textContent, state: cell('schedule-state')!.querySelector('.badge')!.textContent, paused: cell('schedule-paused')?.textContent ?? null,
+        fired: cell('schedule-fired')!.textContent, skipped: cell('schedule-skipped')!.textContent,
+      };
+    });
+    await page.waitForSelector(row(first.body.id));
+    const shown = await readRow(first.body.id);
+    const local = await page.evaluate((iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }), first.body.next_run_at);
+    assert.deepEqual(shown, { cron: `30 ${hour} * * *`, timezone: 'Europe/Paris', next: first.body.next_run_at, title: first.body.next_run_at, nextText: local, state: 'enabled', paused: null, fired: '0', skipped: '0' });
+
+    // The form: the time zone is the browser's; a bad rule and zone show the API's message, and the fields its
+    // details name are marked invalid.
+    assert.equal(await page.$eval('#schedule-timezone', (el) => (el as HTMLInputElement).value), 'Asia/Tokyo');
+    const bad = await proApi.post('/api/v1/schedules/', { config_id: shopConfigId, cron: 'every day', timezone: 'Mars/Olympus', enabled: true });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.code, 'invalid_request');
+    assert.deepEqual((bad.body.details as { path: string }[]).map((d) => d.path).sort(), ['cron', 'timezone'], JSON.stringify(bad.body));
+    await fill('#schedule-cron', 'every day');
+    await fill('#schedule-timezone', 'Mars/Olympus');
+    await clickText('Add schedule');
+    await page.waitForFunction((msg: string) => document.querySelector('[data-testid=schedule-form] [data-testid=error]')?.firstChild?.textContent === msg, {}, bad.body.error);
+    // Details the message already says are not listed again.
+    const newDetails = (bad.body.details as { path: string; message: string }[]).map((d) => `${d.path}: ${d.message}`).filter((d) => !bad.body.error.includes(d));
+    assert.deepEqual(await page.$$eval('[data-testid=schedule-form] [data-testid=error-details] li', (lis) => lis.map((li) => li.textContent)), newDetails);
+    assert.deepEqual(await page.$$eval('#schedule-cron, #schedule-timezone', (els) => els.map((el) => el.getAttribute('aria-invalid'))), ['true', 'true']);
+    assert.equal((await proApi.get('/api/v1/schedules/')).body.schedules.length, 1);
+    await capture('config-schedule-error');
+
+    // Added through the form: at a minute about half an hour away, every hour.
+    const minute = (new Date().getUTCMinutes() + 30) % 60;
+    const cron = `${minute} * * * *`;
+    await fill('#schedule-cron', cron);
+    await fill('#schedule-timezone', 'Asia/Tokyo');
+    await clickText('Add schedule');
+    await page.waitForFunction(() => /Added the schedule/.test(document.querySelector('[data-testid=schedules] .status')?.textContent ?? ''));
+    assert.equal(await page.$('#schedule-cron[aria-invalid]'), null);
+    const listed = (await proApi.get('/api/v1/schedules/')).body.schedules as { id: string; cron: string; timezone: string; enabled: boolean; next_run_at: string; paused: unknown }[];
+    assert.equal(listed.length, 2);
+    const added = listed.find((x) => x.id !== first.body.id)!;
+    assert.deepEqual([added.cron, added.timezone, added.enabled], [cron, 'Asia/Tokyo', true]);
+    await page.waitForSelector(row(added.id));
+    assert.deepEqual(await readRow(added.id), { ...(await readRow(added.id)), cron, timezone: 'Asia/Tokyo', next: added.next_run_at, state: 'enabled', paused: null, fired: '0', skipped: '0' });
+
+    // Its firing is refused (the account moved to a plan without server execution, the clock moved to the slot):
+    // the schedule pauses, and the page shows why.
+    assert.equal((await runAccounts(svc.dataDir, ['set-plan', '--email', pro.email, '--plan', 'free'])).code, 0);
+    fs.writeFileSync(clockFile, String(Date.parse(added.next_run_at) + 1000 - Date.now()));
+    const paused = await until('the schedule to pause', async () => {
+      const s = (await proApi.get(`/api/v1/schedules/${added.id}/`)).body;
+      return s.paused ? s : undefined;
+    });
+    assert.equal(paused.paused.code, 'plan_required');
+    await clickText('Refresh the schedules');
+    await page.waitForFunction((sel: string) => document.querySelector(`${sel} [data-testid=schedule-state] .badge`)?.textContent === 'paused', {}, row(added.id));
+    const pausedRow = await readRow(added.id);
+    assert.equal(pausedRow.next, null);
+    assert.ok(pausedRow.paused!.includes(paused.paused.message) && pausedRow.paused!.includes('plan_required'), pausedRow.paused!);
+    await capture('config-schedules', true);
+
+    // Resume while still on the free plan: the API's refusal in the alert; back on pro, it resumes.
+    const refused = await proApi.put(`/api/v1/schedules/${added.id}/`, { enabled: true });
+    assert.equal(refused.status, 403);
+    await clickText(`Resume the schedule ${cron}`);
+    await page.waitForFunction((msg: string) => document.querySelector('[data-testid=schedules] > [data-testid=error]')?.textContent === msg, {}, refused.body.error);
+    assert.equal((await runAccounts(svc.dataDir, ['set-plan', '--email', pro.email, '--plan', 'pro'])).code, 0);
+    await clickText(`Resume the schedule ${cron}`);
+    await page.waitForFunction((sel: string) => document.querySelector(`${sel} [data-testid=schedule-state] .badge`)?.textContent === 'enabled', {}, row(added.id));
+    const resumed = (await proApi.get(`/api/v1/schedules/${added.id}/`)).body;
+    assert.deepEqual([resumed.enabled, resumed.paused], [true, null]);
+    assert.equal((await readRow(added.id)).next, resumed.next_run_at);
+
+    await clickText(`Disable the schedule ${cron}`);
+    await page.waitForFunction((sel: string) => document.querySelector(`${sel} [data-testid=schedule-state] .badge`)?.textContent === 'disabled', {}, row(added.id));
+    assert.equal((await proApi.get(`/api/v1/schedules/${added.id}/`)).body.enabled, false);
+    await clickText(`Delete the schedule ${cron}`);
+    assert.equal((await proApi.get(`/api/v1/schedules/${added.id}/`)).status, 200, 'deleted before the confirm step');
+    await clickText(`Confirm: delete the schedule ${cron}`);
+    await page.waitForFunction((sel: string) => !document.querySelector(sel), {}, row(added.id));
+    assert.equal((await proApi.get(`/api/v1/schedules/${added.id}/`)).status, 404);
+    assert.ok(await page.$(row(first.body.id)), 'the other schedule is still listed');
+    await page.emulateTimezone(undefined);
+  });
+
+  it('a second run of a saved config shows its changes since the first: counts, the compared job, the changed rows, paged', async () => {
+    const item = (i: number) => ({ name: `Item ${i}`, price: `$${i}`, slug: `i${i}` });
+    products = [item(1), item(2), item(3)];
+    const run1 = await proApi.post('/api/v1/run/', { config_id: shopConfigId });
+    assert.equal(run1.status, 202, JSON.stringify(run1.body));
+    assert.equal((await proApi.waitForJob(run1.body.id)).job.status, 'completed');
+    // Item 1 gone, item 2's price changed, items 4-31 new: 28 added, 1 removed, 1 changed.
+    products = [{ ...item(2), price: '$2.50' }, item(3), ...Array.from({ length: 28 }, (_, i) => item(i + 4))];
+
+    await go(`#/configs/${shopConfigId}`, 'Edit Shop (monitoring)');
+    await clickText('Run');
+    await page.waitForFunction((old: string) => /^#\/jobs\/[0-9a-f-]{36}$/.test(location.hash) && !location.hash.includes(old), {}, run1.body.id);
+    const run2 = await page.evaluate(() => location.hash.split('/')[2]!);
+    await page.waitForSelector('[data-testid=changes-table] tbody tr', { timeout: 60_000 });
+    const status = (await proApi.get(`/api/v1/jobs/${run2}/status/`)).body;
+    assert.deepEqual(status.changes, { added: 28, removed: 1, changed: 1, compared_with: run1.body.id });
+    const counts = await page.$$eval('[data-testid=changes-counts] dd', (dds) => dds.map((dd) => dd.textContent));
+    assert.deepEqual(counts, ['28', '1', '1']);
+    assert.equal(await page.$eval('[data-testid=changes-compared] a', (a) => a.getAttribute('href')), `#/jobs/${run1.body.id}`);
+    assert.match(await page.$eval('[data-testid=changes-compared]', (el) => el.textContent ?? ''), /matched on url/);
+
+    /** The table as text: change kind, row (or key) fields, changed fields. */
+    const readChanges = () => page.$$eval('[data-testid=changes-table] tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => (td as HTMLElement).innerText.replace(/\s+/g, ' ').trim())));
+    type Change = { change: string; row: Record<string, string>; key?: Record<string, string>; fields?: Record<string, { old: string; new: string }> };
+    const expectRows = (entries: Change[], from: number) => entries.map((c, i) => [
+      String(from + i + 1), c.change,
+      Object.entries(c.change === 'changed' ? c.key! : c.row).map(([k, v]) => `${k}: ${v}`).join(' '),
+      c.fields ? Object.entries(c.fields).map(([k, v]) => `${k}: ${v.old} → ${v.new}`).join(' ') : '—',
+    ]);
+    const page1 = (await proApi.get(`/api/v1/jobs/${run2}/changes/?offset=0&limit=25`)).body;
+    assert.equal(page1.total, 30);
+    assert.deepEqual(await readChanges(), expectRows(page1.results, 0));
+    assert.equal(await page.$eval('[data-testid=changes-range]', (el) => el.textContent), 'Changes 1–25 of 30');
+    await capture('job-changes');
+    await clickText('Next changes');
+    await page.waitForFunction(() => document.querySelector('[data-testid=changes-range]')?.textContent === 'Changes 26–30 of 30');
+    const page2 = (await proApi.get(`/api/v1/jobs/${run2}/changes/?offset=25&limit=25`)).body;
+    assert.deepEqual(await readChanges(), expectRows(page2.results, 25));
+    assert.deepEqual((await readChanges()).at(-1), ['30', 'changed', 'url: /p/i2', 'price: $2 → $2.50']);
+    // One kind only.
+    await page.select('#changes-kind', 'removed');
+    await page.waitForFunction(() => document.querySelector('[data-testid=changes-range]')?.textContent === 'Changes 1–1 of 1');
+    assert.deepEqual(await readChanges(), [['1', 'removed', 'name: Item 1 price: $1 url: /p/i1', '—']]);
+
+    // The compared job is the first run: nothing to compare with.
+    await page.click('[data-testid=changes-compared] a');
+    await page.waitForFunction((id: string) => location.hash === `#/jobs/${id}`, {}, run1.body.id);
+    await page.waitForFunction(() => document.querySelector('[data-testid=changes-compared]')?.textContent === 'First run: nothing to compare with.');
+    assert.deepEqual(await page.$$eval('[data-testid=changes-counts] dd', (dds) => dds.map((dd) => dd.textContent)), ['0', '0', '0']);
+    assert.equal(await page.$('[data-testid=changes-table]'), null);
+  });
+
+  it('the webhooks page creates a webhook and shows its secret once, then lists it without the secret, with its deliveries (none, then one)', async () => {
+    await clickText('Webhooks');
+    await page.waitForFunction(() => document.querySelector('main h1')?.textContent === 'Webhooks');
+    await page.waitForFunction(() => /No webhooks yet/.test(document.body.innerText));
+
+    // A private address: the API's refusal, nothing created.
+    const forbiddenUrl = 'http://169.254.169.254/hook';
+    const forbidden = await proApi.post('/api/v1/webhooks/', { url: forbiddenUrl, events: ['job.completed', 'job.failed'] });
+    assert.equal(forbidden.status, 400, JSON.stringify(forbidden.body));
+    assert.equal(forbidden.body.code, 'target_forbidden');
+    await fill('#webhook-url', forbiddenUrl);
+    await clickText('Add webhook');
+    await page.waitForFunction((msg: string) => document.querySelector('[data-testid=error]')?.firstChild?.textContent === msg, {}, forbidden.body.error);
+    assert.equal(await page.$eval('#webhook-url', (el) => el.getAttribute('aria-invalid')), 'true');
+    assert.deepEqual((await proApi.get('/api/v1/webhooks/')).body, { webhooks: [] });
+
+    // The shop answers 200 to anything: a receiver that accepts every message.
+    const hookUrl = `${shopUrl}/hook`;
+    await fill('#webhook-url', hookUrl);
+    await page.click('input[type=checkbox][value="job.changed"]');
+    await clickText('Add webhook');
+    await page.waitForSelector('[data-testid=webhook-secret]');
+    const secret = await page.$eval('[data-testid=webhook-secret]', (el) => el.textContent ?? '');
+    assert.match(secret, /^whsec_[A-Za-z0-9+/=]+$/);
+    assert.match(await page.$eval('[data-testid=secret-warning]', (el) => el.textContent ?? ''), /shown only this once/);
+    const listed = (await proApi.get('/api/v1/webhooks/')).body.webhooks as { id: string; url: string; events: string[]; secret?: string }[];
+    assert.equal(listed.length, 1);
+    const hook = listed[0]!;
+    assert.deepEqual([hook.url, hook.events, hook.secret], [hookUrl, ['job.completed', 'job.failed', 'job.changed'], undefined]);
+    await clickText('Copy secret');
+    await page.waitForFunction(() => /Secret copied/.test(document.body.innerText));
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
+    await page.waitForSelector(`[data-webhook-id="${hook.id}"] [data-testid=no-deliveries]`);
+    await capture('webhook-created');
+
+    // Dismissed, or the page reloaded: the secret is nowhere on it; the webhook stays listed with its deliveries (none).
+    await clickText('I have stored the secret');
+    await page.waitForFunction(() => !document.querySelector('[data-testid=webhook-secret]'));
+    await page.reload({ waitUntil: 'load' });
+    await page.waitForSelector(`[data-webhook-id="${hook.id}"] [data-testid=no-deliveries]`);
+    assert.ok(!(await page.content()).includes(secret));
+    assert.equal(await page.$eval(`[data-webhook-id="${hook.id}"] [data-testid=webhook-url]`, (el) => el.textContent), hookUrl);
+    assert.equal(await page.$eval(`[data-webhook-id="${hook.id}"] [data-testid=webhook-events]`, (el) => el.textContent), 'job.completed, job.failed, job.changed');
+    assert.deepEqual((await proApi.get(`/api/v1/webhooks/${hook.id}/deliveries/`)).body, { deliveries: [] });
+
+    // A run ends: its job.completed message's delivery is listed after a refresh, as the API lists it.
+    const run = await proApi.post('/api/v1/run/', { config_id: shopConfigId });
+    assert.equal(run.status, 202);
+    await proApi.waitForJob(run.body.id);
+    const delivery = await until('the delivery', async () => ((await proApi.get(`/api/v1/webhooks/${hook.id}/deliveries/`)).body.deliveries as Record<string, unknown>[])[0]);
+    assert.deepEqual([delivery.event, delivery.job_id, delivery.attempt, delivery.status_code, delivery.outcome], ['job.completed', run.body.id, 1, 200, 'delivered']);
+    await clickText('Refresh');
+    const cells = await page.waitForFunction((id: string) => {
+      const tr = document.querySelector(`[data-delivery-id="${id}"]`);
+      return tr && Array.from(tr.querySelectorAll('td')).map((td) => (td as HTMLElement).innerText.trim());
+    }, {}, delivery.id as string).then((h) => h.jsonValue() as Promise<string[]>);
+    const when = await page.evaluate((iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }), delivery.attempted_at as string);
+    assert.deepEqual(cells, [when, 'job.completed', run.body.id.slice(0, 8), '1', '200', `${delivery.duration_ms} ms`, 'delivered', '']);
+    await capture('webhooks', true);
+
+    await clickText(`Delete the webhook ${hookUrl}`);
+    await clickText(`Confirm: delete the webhook ${hookUrl}`);
+    await page.waitForFunction(() => /No webhooks yet/.test(document.body.innerText));
+    assert.deepEqual((await proApi.get('/api/v1/webhooks/')).body, { webhooks: [] });
   });
 
   it('logged no console error and no CSP violation across the run', () => {

@@ -212,13 +212,177 @@ export interface JobSummary {
 /** A row of results: field name → value, keys in the config's field order. */
 export type Row = Record<string, unknown>;
 
+/**
+ * What a completed run of a saved config changed since the config's previous completed run (issue 26,
+ * docs/monitoring.md): in its status answer; `compared_with` null when there was nothing to compare with.
+ */
+export interface JobChangesSummary {
+  added: number;
+  removed: number;
+  changed: number;
+  compared_with: string | null;
+}
+
 /** GET /jobs/{id}/status/ answer. */
 export interface Job extends JobSummary {
   results?: { data: Row[]; row_count: number };
   yaml_config?: { id: string | null; yaml_content: string };
+  /** Runs of saved configs, once completed; absent (or null) for other jobs. */
+  changes?: JobChangesSummary | null;
 }
 
 /** Whether a job status is final (`completed` or `failed`). */
 export function isFinished(status: string): boolean {
   return status === 'completed' || status === 'failed';
+}
+
+// ---- Monitoring (issue 26, docs/monitoring.md): changes between runs, schedules, webhooks ----
+
+/** A kind of change between two runs. */
+export type ChangeKind = 'added' | 'removed' | 'changed';
+
+/** One entry of GET /jobs/{id}/changes/: a row added or removed, or a row changed with its fields' old and new values. */
+export interface RowChange {
+  change: ChangeKind;
+  /** The row (for `removed`, as the previous run had it). */
+  row: Row;
+  /** `changed`: the key fields' values. */
+  key?: Row;
+  /** `changed`: each field that differs. */
+  fields?: Record<string, { old: unknown; new: unknown }>;
+}
+
+/** GET /jobs/{id}/changes/ answer: the counts and one page of the changes (added, then removed, then changed). */
+export interface JobChanges extends JobChangesSummary {
+  job_id: string;
+  /** The fields rows are matched on (`output.deduplicate_fields`), or null when matched on all values. */
+  key_fields: string[] | null;
+  /** Changes of the kind asked for (all kinds by default). */
+  total: number;
+  offset: number;
+  limit: number;
+  results: RowChange[];
+  message: string;
+}
+
+/** A page of a completed run's changes. @throws ApiError (`job_not_finished` while it runs, `not_found`). */
+export function getJobChanges(jobId: string, page: { change?: ChangeKind; offset?: number; limit?: number } = {}, signal?: AbortSignal): Promise<JobChanges> {
+  return request<JobChanges>(`/jobs/${encodeURIComponent(jobId)}/changes/`, { query: { change: page.change, offset: page.offset, limit: page.limit }, signal });
+}
+
+/** Why a schedule stopped firing by itself: the refusal of its last firing (plan, quota, config gone). */
+export interface SchedulePause {
+  code: string;
+  message: string;
+  at: string;
+}
+
+/** A schedule (GET /schedules/{id}/): a saved config run on a 5-field cron rule in a time zone. */
+export interface Schedule {
+  id: string;
+  config_id: string;
+  cron: string;
+  /** IANA time zone of the cron times. */
+  timezone: string;
+  enabled: boolean;
+  /** The next firing (ISO 8601 UTC); null when disabled or when the rule never fires again. */
+  next_run_at: string | null;
+  last_fired_at: string | null;
+  /** Set (with `enabled` false) when a firing was refused; enabling the schedule clears it. */
+  paused: SchedulePause | null;
+  fired_count: number;
+  skipped_count: number;
+  /** The latest jobs it started, with the slot each was for. */
+  recent_jobs: { job_id: string; scheduled_for: string }[];
+  created_at: string;
+  updated_at: string;
+}
+
+/** Body of POST /schedules/. */
+export interface NewSchedule {
+  config_id: string;
+  cron: string;
+  /** @default "UTC" */
+  timezone?: string;
+  /** @default true */
+  enabled?: boolean;
+}
+
+/** The account's schedules, newest first. */
+export async function listSchedules(signal?: AbortSignal): Promise<Schedule[]> {
+  return (await request<{ schedules: Schedule[] }>('/schedules/', { signal })).schedules;
+}
+
+/** Creates a schedule. @throws ApiError `plan_required` (plan, or fires too often), `invalid_request` (cron, time zone; with details), `not_found`. */
+export function createSchedule(body: NewSchedule): Promise<Schedule> {
+  return request<Schedule>('/schedules/', { method: 'POST', body });
+}
+
+/** One schedule. */
+export function getSchedule(id: string): Promise<Schedule> {
+  return request<Schedule>(`/schedules/${encodeURIComponent(id)}/`);
+}
+
+/** Changes a schedule's cron, time zone or enabled (enabling a paused schedule resumes it). */
+export function updateSchedule(id: string, change: { cron?: string; timezone?: string; enabled?: boolean }): Promise<Schedule> {
+  return request<Schedule>(`/schedules/${encodeURIComponent(id)}/`, { method: 'PUT', body: change });
+}
+
+/** Deletes a schedule. */
+export async function deleteSchedule(id: string): Promise<void> {
+  await request(`/schedules/${encodeURIComponent(id)}/`, { method: 'DELETE' });
+}
+
+/** The events a webhook can subscribe to. */
+export const WEBHOOK_EVENTS = ['job.completed', 'job.failed', 'job.changed'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** A webhook as the API lists it (no secret). */
+export interface Webhook {
+  id: string;
+  url: string;
+  events: WebhookEvent[];
+  created_at: string;
+}
+
+/** POST /webhooks/ answer: the webhook and its Standard Webhooks signing secret (`whsec_…`), shown only here. */
+export interface WebhookCreated extends Webhook {
+  secret: string;
+}
+
+/** One delivery attempt of a webhook message. */
+export interface WebhookDelivery {
+  id: string;
+  /** The `webhook-id` header: the same on every attempt of one message. */
+  message_id: string;
+  event: WebhookEvent;
+  job_id: string;
+  attempt: number;
+  attempted_at: string;
+  /** The receiver's HTTP status; null when no answer came. */
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  outcome: 'delivered' | 'will_retry' | 'given_up';
+  next_attempt_at: string | null;
+}
+
+/** The account's webhooks, newest first. */
+export async function listWebhooks(signal?: AbortSignal): Promise<Webhook[]> {
+  return (await request<{ webhooks: Webhook[] }>('/webhooks/', { signal })).webhooks;
+}
+
+/** Creates a webhook. @throws ApiError `target_forbidden` (a private address), `invalid_url`, `invalid_request`. */
+export function createWebhook(body: { url: string; events: WebhookEvent[] }): Promise<WebhookCreated> {
+  return request<WebhookCreated>('/webhooks/', { method: 'POST', body });
+}
+
+/** Deletes a webhook (messages queued for it are dropped). */
+export async function deleteWebhook(id: string): Promise<void> {
+  await request(`/webhooks/${encodeURIComponent(id)}/`, { method: 'DELETE' });
+}
+
+/** A webhook's delivery attempts, newest first. */
+export async function getWebhookDeliveries(id: string, limit?: number, signal?: AbortSignal): Promise<WebhookDelivery[]> {
+  return (await request<{ deliveries: WebhookDelivery[] }>(`/webhooks/${encodeURIComponent(id)}/deliveries/`, { query: { limit }, signal })).deliveries;
 }

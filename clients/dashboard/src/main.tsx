@@ -3,7 +3,7 @@
  *
  * Routes (hash routing, so the service serves HTML at `/` only):
  *   #/profile, #/configs, #/configs/new, #/configs/<id>, #/generate, #/jobs, #/jobs/<id>, #/tools,
- *   #/tools/<name>. Any route shows the sign-in form while there is no key.
+ *   #/tools/<name>, #/webhooks. Any route shows the sign-in form while there is no key.
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -16,6 +16,7 @@ import { Generate } from './pages/Generate.tsx';
 import { JobList } from './pages/JobList.tsx';
 import { JobPage } from './pages/JobPage.tsx';
 import { ToolList, ToolPage } from './pages/Tools.tsx';
+import { Webhooks } from './pages/Webhooks.tsx';
 import './styles.css';
 
 /** A parsed hash route: the page and its one parameter (an id or a tool name). */
@@ -36,6 +37,7 @@ const NAV: { page: string; label: string }[] = [
   { page: 'generate', label: 'Generate' },
   { page: 'jobs', label: 'Jobs' },
   { page: 'tools', label: 'Tools' },
+  { page: 'webhooks', label: 'Webhooks' },
 ];
 
 function Page({ route }: { route: Route }) {
@@ -50,6 +52,8 @@ function Page({ route }: { route: Route }) {
       return route.param ? <JobPage key={route.param} id={route.param} /> : <JobList />;
     case 'tools':
       return route.param ? <ToolPage key={route.param} name={route.param} /> : <ToolList />;
+    case 'webhooks':
+      return <Webhooks />;
     default:
       return (
         <section>

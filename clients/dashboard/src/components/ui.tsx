@@ -3,17 +3,54 @@
  * the raw-JSON disclosure.
  */
 import type { ComponentChildren } from 'preact';
+import { ApiError, errorText, type ErrorDetail } from '../api.ts';
 
 /**
  * The error region of a page: `role="alert"` so screen readers announce the API's `error` text at once.
- * Always in the DOM (empty when there is no error) so that the announcement fires on change.
+ * Always in the DOM (empty when there is no error) so that the announcement fires on change. `details` (an
+ * `invalid_request` answer's `[{path, message}]`) are listed under the message as "path: message"; entries without
+ * a message (a `plan_required` answer's plan facts) and those the message already says are left out.
  */
-export function ErrorAlert({ message }: { message: string | null | undefined }) {
+export function ErrorAlert({ message, details }: { message: string | null | undefined; details?: ErrorDetail[] }) {
+  const lines = message
+    ? (details ?? [])
+        .filter((d) => typeof d.message === 'string' && d.message)
+        .map((d) => (d.path ? `${d.path}: ${d.message}` : String(d.message)))
+        .filter((line) => !message.includes(line))
+    : [];
   return (
     <div class={message ? 'alert' : 'alert alert-empty'} role="alert" data-testid="error">
       {message ?? ''}
+      {lines.length > 0 && (
+        <ul class="alert-details" data-testid="error-details">
+          {lines.map((d, i) => (
+            <li key={i}>{d}</li>
+          ))}
+        </ul>
+      )}
     </div>
   );
+}
+
+/** An error as a page keeps it to show in {@link ErrorAlert}: the message, and the API's code and details. */
+export interface ShownError {
+  message: string;
+  /** The API's `code` (`invalid_request`, `plan_required`, …); empty for an error of the page's own. */
+  code: string;
+  details: ErrorDetail[];
+}
+
+/** Any thrown value as a {@link ShownError}. */
+export function shownError(err: unknown): ShownError {
+  return err instanceof ApiError ? { message: err.message, code: err.code, details: err.details } : { message: errorText(err), code: '', details: [] };
+}
+
+/**
+ * Whether the API named the body field `field` in the error's details (`{path: "cron"}`, `"/timezone"`,
+ * `"events[0]"`): a form marks that control `aria-invalid`.
+ */
+export function namesField(error: ShownError | null | undefined, field: string): boolean {
+  return (error?.details ?? []).some((d) => typeof d.path === 'string' && d.path.replace(/^[/.]+/, '').split(/[/.[]/)[0] === field);
 }
 
 /** A polite live region for progress and outcomes ("Saved.", "Running…"). */
@@ -42,12 +79,19 @@ export function StatusBadge({ status }: { status: string }) {
   return <span class={`badge badge-${status}`}>{status}</span>;
 }
 
-/** An ISO 8601 timestamp in the reader's locale and time zone, inside a `<time>` element. */
-export function DateTime({ iso }: { iso: string | null | undefined }) {
-  if (!iso) return <span>—</span>;
+/**
+ * An ISO 8601 timestamp in the reader's locale and time zone, inside a `<time>` element whose title is the
+ * ISO form (the exact instant, in UTC, on hover). `empty` is shown for no timestamp.
+ */
+export function DateTime({ iso, empty = '—' }: { iso: string | null | undefined; empty?: string }) {
+  if (!iso) return <span>{empty}</span>;
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return <span>{iso}</span>;
-  return <time dateTime={iso}>{d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}</time>;
+  return (
+    <time dateTime={iso} title={iso}>
+      {d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}
+    </time>
+  );
 }
 
 /** The answer as indented JSON, behind a `<details>` disclosure. */

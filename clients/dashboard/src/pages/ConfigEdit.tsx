@@ -2,12 +2,14 @@
  * Create or edit a config. New: name, target URL and YAML → `POST /api/v1/configs/`. Existing: loaded with
  * `GET /api/v1/configs/{id}/`, saved with `PUT /api/v1/configs/{id}/ {yaml_content}`. While typing, the YAML
  * is checked with `POST /api/v1/configs/validate/` 400 ms after the last keystroke (and on "Check"); an
- * `invalid_config` answer's details (`[{path, line, column, message}]`) are shown in the editor.
+ * `invalid_config` answer's details (`[{path, line, column, message}]`) are shown in the editor. A saved config's
+ * page also lists its schedules and adds them (components/ConfigSchedules.tsx).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, errorText, request, type Config, type ErrorDetail } from '../api.ts';
 import { ErrorAlert, Status } from '../components/ui.tsx';
 import { YamlEditor } from '../components/YamlEditor.tsx';
+import { ConfigSchedules } from '../components/ConfigSchedules.tsx';
 import { runConfig } from './ConfigList.tsx';
 
 /** Milliseconds after the last keystroke before the YAML is validated. */
@@ -166,6 +168,7 @@ export function ConfigEdit({ id }: { id: string | null }) {
           )}
         </div>
       </form>
+      {id && config && <ConfigSchedules configId={id} configName={config.name} />}
     </section>
   );
 }

@@ -3,12 +3,14 @@
  * second while it is unfinished; polling stops when it ends or the page is left), then, once completed, its
  * rows (`GET /api/v1/jobs/{id}/results/`: `[{data, row_count}]`, every row in one answer) as a table of 25
  * rows a page, columns in the config's field order (the key order of the rows as the API gives them), and
- * downloads of the server's exports (`?format=json|csv|xlsx`, docs/exports.md).
+ * downloads of the server's exports (`?format=json|csv|xlsx`, docs/exports.md). A completed run of a saved config
+ * also shows what changed since the config's previous run (components/JobChanges.tsx).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, errorText, isFinished, request, requestBlob, saveBlob, type Job, type Row } from '../api.ts';
 import { usePoll } from '../poll.ts';
 import { cellText, DateTime, ErrorAlert, JobProgress, Status, StatusBadge, TableBox } from '../components/ui.tsx';
+import { JobChanges } from '../components/JobChanges.tsx';
 
 /** Rows per page of the table. */
 const PAGE_SIZE = 25;
@@ -141,6 +143,7 @@ export function JobPage({ id }: { id: string }) {
           )}
         </>
       )}
+      {completed && job?.changes && <JobChanges jobId={id} summary={job.changes} />}
       {completed && rows === null && !error && <Status>Loading the rows…</Status>}
       {rows && (
         <>
