@@ -95,14 +95,14 @@ const BODY_DRAIN_MAX_MS = 1_000;
 /** Longest error message kept in an attempt's `error` (it comes from the receiver's side at times). */
 const ERROR_MAX_CHARS = 300;
 
-/** One guarded agent per guard: few connections per receiver, keep-alive between attempts. */
+/** One guarded agent per guard, keep-alive between attempts; as many connections per receiver as attempts run at once (a local poller's 8, a Lambda batch's 10): an attempt never waits for another's connection, so its time-out is the receiver's. */
 const agents = new WeakMap<OutboundGuard, Dispatcher>();
 
 function agentFor(guard: OutboundGuard): Dispatcher {
   let agent = agents.get(guard);
   if (!agent) {
     // The attempt's own signal sets its time limit; these are only a ceiling.
-    agent = guardedAgent(guard, { connections: 2, timeoutMs: 120_000, connectTimeoutMs: 10_000 });
+    agent = guardedAgent(guard, { connections: 16, timeoutMs: 120_000, connectTimeoutMs: 10_000 });
     agents.set(guard, agent);
   }
   return agent;
