@@ -148,11 +148,11 @@ program.command('rotate-key')
 
 program.command('rotate-secret')
   .description("replace DATA_DIR's API-key sealing secret, sealing every key again (stop the service first)")
-  .option('--json', 'print {"file","resealed","unreadable"} as JSON only')
+  .option('--json', 'print {"file","resealed","unreadable","webhook_secrets"} as JSON only')
   .action((o: { json?: boolean }) => {
     const r = rotateSealingSecret(process.env);
     if (o.json) process.stdout.write(JSON.stringify(r) + '\n');
-    else console.log(`new sealing secret in ${r.file}; ${r.resealed} key(s) sealed again${r.unreadable ? `, ${r.unreadable} that did not open under the old secret left as they were (those accounts get a new key at their next login)` : ''}`);
+    else console.log(`new sealing secret in ${r.file}; ${r.resealed} key(s) sealed again${r.unreadable ? `, ${r.unreadable} that did not open under the old secret left as they were (those accounts get a new key at their next login)` : ''}; ${r.webhook_secrets} webhook signing secret(s) sealed again`);
   });
 
 program.command('reset-secret')

@@ -158,8 +158,16 @@ export async function deliverWebhookMessage(svc: Services, m: WebhookMessage): P
   }
   const w = await svc.store.getWebhook(m.account_id, m.webhook_id);
   if (!w) return 'gone';
-  const secret = (await svc.sealer()).open(w.secret_sealed, w.account_id);
-  const result = await attemptWebhookDelivery({ url: w.url, secret, messageId: m.message_id, timestamp: now, payload: m.payload, guard: svc.guard });
+  const sealer = await svc.sealer();
+  let secret: string | null = null;
+  try {
+    secret = sealer.open(w.secret_sealed, w.account_id);
+  } catch {
+    // The sealing secret was reset (`accounts reset-secret`): nothing can sign for this webhook any more.
+  }
+  const result = secret === null
+    ? { status_code: null, duration_ms: 0, error: 'secret_unreadable: the signing secret no longer opens (the service\'s sealing secret was reset); delete this webhook and create it again', retryable: false }
+    : await attemptWebhookDelivery({ url: w.url, secret, messageId: m.message_id, timestamp: now, payload: m.payload, guard: svc.guard });
   const delay = result.error === null ? null : result.retryable ? nextAttemptDelaySeconds(m.attempt) : null;
   const outcome: WebhookDeliveryRecord['outcome'] = result.error === null ? 'delivered' : delay !== null ? 'will_retry' : 'given_up';
   const nextAt = delay !== null ? new Date(now.getTime() + delay * 1000).toISOString() : null;

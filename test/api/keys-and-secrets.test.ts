@@ -2,13 +2,17 @@
  * Keys and secrets of the local service, through the real service and the real accounts CLI: DATA_DIR is
  * private and holds neither a key nor the sealing secret (a copy of it gives nothing away); `rotate-key`
  * replaces a key at once, although the service caches authorizer results; `rotate-secret` is refused
- * while the service runs and, once it is stopped, seals every key again so that logins return the same keys.
+ * while the service runs and, once it is stopped, seals every key (and webhook signing secret) again so that logins
+ * return the same keys and webhooks sign with the same secrets.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { Webhook } from 'standardwebhooks';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { client, createAccount, firstStartCredentials, runAccounts, startService, tempDataDir, type TestService } from '../helpers/service.ts';
 
@@ -108,7 +112,17 @@ describe('keys and secrets', () => {
     assert.match(unknown.stderr, /No account with the email nobody@example.com/);
   });
 
-  it('rotate-secret: refused while the service runs; afterwards every key is sealed again and logins return the same keys', async () => {
+  it('rotate-secret: refused while the service runs; afterwards every key and webhook secret is sealed again: logins return the same keys, webhooks sign with the same secret', async () => {
+    // A webhook of ana's, on a receiver that verifies with the secret it was given (issue 26).
+    const received: Array<{ body: string; headers: Record<string, string> }> = [];
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => { body += c; });
+      req.on('end', () => { received.push({ body, headers: req.headers as Record<string, string> }); res.writeHead(204).end(); });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const hook = await client(svc.url, ana.api_key).post('/api/v1/webhooks/', { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, events: ['job.completed', 'job.failed'] });
+    assert.equal(hook.status, 201);
     const busy = await runAccounts(dataDir, ['rotate-secret'], env);
     assert.equal(busy.code, 1);
     assert.match(busy.stderr, /in use by another scrape-ai service/);
@@ -116,7 +130,7 @@ describe('keys and secrets', () => {
     const oldSecret = fs.readFileSync(secretFile, 'utf8');
     const r = await runAccounts(dataDir, ['rotate-secret', '--json'], env);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout), { file: secretFile, resealed: 3, unreadable: 0 });
+    assert.deepEqual(JSON.parse(r.stdout), { file: secretFile, resealed: 3, unreadable: 0, webhook_secrets: 1 });
     assert.notEqual(fs.readFileSync(secretFile, 'utf8'), oldSecret);
     assert.equal(fs.statSync(secretFile).mode & 0o777, 0o600);
     assert.ok(!fs.existsSync(`${secretFile}.new`));
@@ -126,6 +140,14 @@ describe('keys and secrets', () => {
       const login = await client(svc.url).post('/api/v1/auth/login/', { email: a.email, password: a.password });
       assert.equal(login.body.api_key, a.api_key, `${a.email} keeps its key`);
     }
+    const run = await client(svc.url, ana.api_key).post('/api/v1/run/', { yaml_content: VALID(`${site.url}/quotes/`) });
+    await client(svc.url, ana.api_key).waitForJob(run.body.id);
+    const end = Date.now() + 20_000;
+    while (!received.length && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+    receiver.closeAllConnections();
+    receiver.close();
+    assert.equal(received.length, 1, 'the delivery after the rotation');
+    assert.equal((new Webhook(hook.body.secret).verify(received[0]!.body, received[0]!.headers) as { data: { job_id: string } }).data.job_id, run.body.id);
     const envSecret = await runAccounts(dataDir, ['rotate-secret'], { DATA_DIR: dataDir, SAI_SECRET: 'x' });
     assert.equal(envSecret.code, 1);
     assert.match(envSecret.stderr, /comes from SAI_SECRET/);

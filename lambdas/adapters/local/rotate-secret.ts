@@ -3,8 +3,10 @@
  * (docs/security.md, "Rotating the secret"). The DATA_DIR lock is taken first (the service must be stopped),
  * and the secret in use is read under it.
  *
- * rotate-secret seals every account's key again under the new secret, so logins go on returning the same
- * keys; reset-secret starts over when the old secret is lost (the keys keep working, logins issue new ones).
+ * rotate-secret seals every account's key (and every webhook's signing secret) again under the new secret, so logins
+ * go on returning the same keys and webhooks keep signing with theirs; reset-secret starts over when the old secret is
+ * lost (the keys keep working, logins issue new ones; webhooks must be created again: their deliveries are given up
+ * with `secret_unreadable`).
  *
  * Order, so that no crash leaves keys sealed under a secret nobody has: the new secret is written to
  * `<secret file>.new` (created exclusively and synced), the keys are sealed again and the new secret's
@@ -27,6 +29,8 @@ export interface SecretRotation {
   resealed: number;
   /** Accounts whose sealed key did not open under the old secret (left as they were: a new key at their next login). */
   unreadable: number;
+  /** Webhook signing secrets sealed again (issue 26); ones that did not open are left as they were. */
+  webhook_secrets: number;
 }
 
 const ENV_SECRET = 'the sealing secret comes from SAI_SECRET, which this command cannot change: put it in a file, point SAI_SECRET_FILE at it (and unset SAI_SECRET), then run it again';
@@ -66,6 +70,7 @@ export function rotateSealingSecret(env: NodeJS.ProcessEnv): SecretRotation {
     const staged = stage(file, secret);
     let resealed = 0;
     let unreadable = 0;
+    let webhookSecrets = 0;
     const store = new SqliteStore(databaseFile(dataDir));
     try {
       immediate(store.db, () => {
@@ -82,6 +87,19 @@ export function rotateSealingSecret(env: NodeJS.ProcessEnv): SecretRotation {
           update.run(newSealer.seal(key, row.id), row.id);
           resealed++;
         }
+        // Webhooks' signing secrets are sealed with the same secret (core/webhooks.ts): sealed again in the same transaction.
+        const hooks = store.db.prepare('SELECT id, account_id, secret_sealed FROM webhooks').all() as Array<{ id: string; account_id: number; secret_sealed: string }>;
+        const updateHook = store.db.prepare('UPDATE webhooks SET secret_sealed = ? WHERE id = ?');
+        for (const hook of hooks) {
+          let plain: string;
+          try {
+            plain = oldSealer.open(hook.secret_sealed, hook.account_id);
+          } catch {
+            continue;
+          }
+          updateHook.run(newSealer.seal(plain, hook.account_id), hook.id);
+          webhookSecrets++;
+        }
         secretRecord(store).setFingerprint(secretFingerprint(secret));
       });
     } catch (err) {
@@ -91,7 +109,7 @@ export function rotateSealingSecret(env: NodeJS.ProcessEnv): SecretRotation {
       store.close();
     }
     commitFile(staged, file);
-    return { file, resealed, unreadable };
+    return { file, resealed, unreadable, webhook_secrets: webhookSecrets };
   } finally {
     lock.release();
   }
