@@ -9,6 +9,7 @@
  */
 
 import type { ScrapeConfig } from '../engine/config.ts';
+import type { ScheduleRuleCheck } from './schedule-times.ts';
 
 /** SPEC.md job states. */
 export type JobStatus = 'pending' | 'analyzing' | 'generating' | 'validating' | 'running' | 'completed' | 'failed';
@@ -471,6 +472,12 @@ export interface ConfigParser {
    * @throws CodedError `invalid_config` with details `[{path, line, column, message}]`.
    */
   parse(yamlText: string): Promise<ScrapeConfig>;
+  /**
+   * Checks a schedule's rule (core/schedule-times.ts `checkScheduleRule`), which may take up to about 2 s of CPU for
+   * the worst expressions. Absent: checked inline.
+   * @throws CodedError `invalid_request` (the rule, or a check past its time-out), `service_busy`.
+   */
+  checkSchedule?(input: { cron: unknown; timezone?: unknown }, opts: { minIntervalMinutes: number; now: Date }): Promise<ScheduleRuleCheck>;
 }
 
 /** Time, injectable for tests of windows and periods. */

@@ -255,3 +255,21 @@ export function dueFiring(s: ScheduleTimes, opts: { now: Date; lastFiredAt: Date
   const [slot] = cronOf(s).previousRuns(1, new Date(Math.floor(now / 1000) * 1000 + 1000));
   return slot && slot.getTime() > floor && slot.getTime() <= now ? slot : null;
 }
+
+/** What {@link checkScheduleRule} found: the rule, and its shortest interval when one was asked for. */
+export interface ScheduleRuleCheck {
+  times: ScheduleTimes;
+  /** Minutes (see {@link shortestIntervalMinutes}); null when `minIntervalMinutes` is 1 (every rule passes). */
+  shortestIntervalMinutes: number | null;
+}
+
+/**
+ * Everything a schedule's rule is checked for when it is written: {@link parseScheduleTimes}, and, when the plan's
+ * shortest interval is above a minute, {@link shortestIntervalMinutes} from `now`. Up to about 2 s of CPU for the
+ * worst expressions (see both), so the local service runs it off the HTTP thread (ConfigParser.checkSchedule).
+ * @throws CodedError `invalid_request`, as {@link parseScheduleTimes}.
+ */
+export function checkScheduleRule(input: { cron: unknown; timezone?: unknown }, opts: { minIntervalMinutes: number; now: Date }): ScheduleRuleCheck {
+  const times = parseScheduleTimes(input);
+  return { times, shortestIntervalMinutes: opts.minIntervalMinutes > 1 ? shortestIntervalMinutes(times, opts.now) : null };
+}

@@ -24,7 +24,7 @@ import { FINISHED } from './job-states.ts';
 import { DEFAULT_SCHEDULE_MIN_INTERVAL_MINUTES, type Plan } from './plans.ts';
 import { SCHEDULE_RECENT_JOBS, type AccountRecord, type ScheduleRecord, type SchedulePatch } from './ports.ts';
 import { startRun } from './run-jobs.ts';
-import { dueFiring, nextRunAt, parseScheduleTimes, shortestIntervalMinutes, type ScheduleTimes } from './schedule-times.ts';
+import { checkScheduleRule, dueFiring, nextRunAt, type ScheduleTimes } from './schedule-times.ts';
 import type { Services } from './services.ts';
 
 /** Body of POST /api/v1/schedules/. */
@@ -92,21 +92,21 @@ function scheduleInterval(svc: Services, account: AccountRecord): { plan: Plan; 
 }
 
 /**
- * The rule of a request, checked against the plan's shortest interval.
+ * The rule of a request, checked against the plan's shortest interval (off the local service's HTTP thread: the
+ * check can take up to about 2 s of CPU for the worst expressions).
  * @throws CodedError `invalid_request` (core/schedule-times.ts), `plan_required` (fires more often than the plan allows).
  */
-function checkedTimes(svc: Services, account: AccountRecord, input: { cron: unknown; timezone?: unknown }): ScheduleTimes {
+async function checkedTimes(svc: Services, account: AccountRecord, input: { cron: unknown; timezone?: unknown }): Promise<ScheduleTimes> {
   const { plan, minutes } = scheduleInterval(svc, account);
-  const times = parseScheduleTimes(input);
-  // Every 5-field rule fires at most once a minute: a 1-minute plan needs no search.
-  if (minutes > 1) {
-    const shortest = shortestIntervalMinutes(times, svc.clock.now());
-    if (shortest < minutes) {
-      const faster = Object.values(svc.plans.plans).filter((p) => p.has_server_execution && (p.schedule_min_interval_minutes ?? DEFAULT_SCHEDULE_MIN_INTERVAL_MINUTES) <= shortest).map((p) => p.label);
-      throw new CodedError('plan_required',
-        `"${times.cron}" fires as often as every ${shortest} min; the ${plan.label} plan runs a schedule at most every ${minutes} min${faster.length ? ` (${faster.join(' or ')}: more often)` : ''}`,
-        [{ plan: plan.name, required: 'schedule_min_interval_minutes', min_interval_minutes: minutes, shortest_interval_minutes: shortest, plans_with_it: faster }]);
-    }
+  const opts = { minIntervalMinutes: minutes, now: svc.clock.now() };
+  const { times, shortestIntervalMinutes: shortest } = svc.configParser?.checkSchedule
+    ? await svc.configParser.checkSchedule(input, opts)
+    : checkScheduleRule(input, opts);
+  if (shortest !== null && shortest < minutes) {
+    const faster = Object.values(svc.plans.plans).filter((p) => p.has_server_execution && (p.schedule_min_interval_minutes ?? DEFAULT_SCHEDULE_MIN_INTERVAL_MINUTES) <= shortest).map((p) => p.label);
+    throw new CodedError('plan_required',
+      `"${times.cron}" fires as often as every ${shortest} min; the ${plan.label} plan runs a schedule at most every ${minutes} min${faster.length ? ` (${faster.join(' or ')}: more often)` : ''}`,
+      [{ plan: plan.name, required: 'schedule_min_interval_minutes', min_interval_minutes: minutes, shortest_interval_minutes: shortest, plans_with_it: faster }]);
   }
   return times;
 }
@@ -122,7 +122,7 @@ function nextSlot(times: ScheduleTimes, from: Date): string | null {
  *   `not_found` (config), `invalid_request` (cron, timezone, too many schedules).
  */
 export async function createSchedule(svc: Services, account: AccountRecord, input: NewSchedule): Promise<ScheduleRecord> {
-  const times = checkedTimes(svc, account, input);
+  const times = await checkedTimes(svc, account, input);
   const config = await svc.store.getConfig(account.id, String(input.config_id).toLowerCase());
   if (!config) throw new CodedError('not_found', `Config ${input.config_id} not found`);
   if ((await svc.store.listSchedules(account.id)).length >= MAX_SCHEDULES_PER_ACCOUNT) {
@@ -165,7 +165,7 @@ export async function updateSchedule(svc: Services, account: AccountRecord, id: 
   const enabled = change.enabled ?? before.enabled;
   // The rule is checked against the plan whenever the schedule will fire: a plan changed since may refuse it now.
   const times = enabled || change.cron !== undefined || change.timezone !== undefined
-    ? checkedTimes(svc, account, { cron: change.cron ?? before.cron, timezone: change.timezone ?? before.timezone })
+    ? await checkedTimes(svc, account, { cron: change.cron ?? before.cron, timezone: change.timezone ?? before.timezone })
     : { cron: before.cron, timezone: before.timezone };
   const now = svc.clock.now();
   const turnedOn = enabled && !before.enabled;

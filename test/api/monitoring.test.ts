@@ -192,6 +192,25 @@ describe('monitoring: schedules and webhooks over HTTP (issue 26)', () => {
     await svc.stop();
   });
 
+  it('a rule whose check takes a second of CPU (every time in a DST gap) is checked off the HTTP thread: another request is answered first; it is refused', async () => {
+    const dataDir = tempDataDir();
+    const svc = await start({ DATA_DIR: dataDir });
+    const api = client(svc.url, (await createAccount(dataDir, { plan: 'pro' })).api_key);
+    const config = await api.post('/api/v1/configs/', { name: 'shop', target_url: `${site.base}/shop/`, yaml_content: yaml(site.base) });
+    const order: string[] = [];
+    const slow = api.post('/api/v1/schedules/', { config_id: config.body.id, cron: '* 2 * 3 0#L', timezone: 'Europe/Paris' }).then((r) => { order.push('schedule'); return r; });
+    await new Promise((r) => setTimeout(r, 50));
+    const me = await api.get('/api/v1/me/');
+    order.push('me');
+    const refused = await slow;
+    assert.equal(me.status, 200);
+    assert.deepEqual(order, ['me', 'schedule']);
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.code, 'invalid_request');
+    assert.match(refused.body.error, /never fires.*DST gap of Europe\/Paris/);
+    await svc.stop();
+  });
+
   it('webhooks: every delivery verifies with the library; completed, changed and failed events; a 500 is retried under the same webhook-id, a 2xx ends it; another account sees nothing', async () => {
     // Signatures carry the service's time, and receivers refuse one more than 5 minutes off theirs: real time here.
     fs.writeFileSync(clockFile, '0');

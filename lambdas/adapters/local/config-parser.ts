@@ -6,12 +6,16 @@
  * thread (config-parse-thread.ts), in order. A text that takes longer than its time-out (5 s) in the thread
  * is refused alone: the thread is replaced and the texts behind it go on.
  *
+ * Schedules' rules (issue 26) are always checked in the thread: croner's search takes up to about 2 s for an
+ * expression whose every time falls in a DST gap, and a plan's minimum interval is looked up over 2,000 firings.
+ *
  * On Lambda each instance serves one request at a time, so the cloud parses inline (core/configs.ts).
  */
 import { Worker } from 'node:worker_threads';
 import { parseConfig, type ScrapeConfig } from '../../engine/config.ts';
 import { CodedError, isErrorCode } from '../../errors.ts';
 import type { ConfigParser } from '../../core/ports.ts';
+import type { ScheduleRuleCheck } from '../../core/schedule-times.ts';
 import { logger } from '../../logger.ts';
 import type { ParseAnswer, ParseRequest } from './config-parse-thread.ts';
 
@@ -28,8 +32,9 @@ export interface ThreadConfigParserOptions {
 
 interface Pending {
   id: number;
-  text: string;
-  resolve(config: ScrapeConfig): void;
+  /** The request without its id. */
+  work: { text: string } | { schedule: { input: { cron: unknown; timezone?: unknown }; minIntervalMinutes: number; now: string } };
+  resolve(value: unknown): void;
   reject(err: Error): void;
 }
 
@@ -60,11 +65,24 @@ export class ThreadConfigParser implements ConfigParser {
    */
   async parse(yamlText: string): Promise<ScrapeConfig> {
     if (typeof yamlText !== 'string' || yamlText.length <= INLINE_MAX_CHARS) return parseConfig(yamlText);
+    return this.enqueue<ScrapeConfig>({ text: yamlText });
+  }
+
+  /**
+   * Checks a schedule's rule in the thread (core/schedule-times.ts `checkScheduleRule`: up to about 2 s of CPU for the
+   * worst expressions, which would hold up every other request here).
+   * @throws CodedError `invalid_request` (the rule, or past the time-out), `service_busy` (503).
+   */
+  async checkSchedule(input: { cron: unknown; timezone?: unknown }, opts: { minIntervalMinutes: number; now: Date }): Promise<ScheduleRuleCheck> {
+    return this.enqueue<ScheduleRuleCheck>({ schedule: { input: { cron: input.cron, timezone: input.timezone }, minIntervalMinutes: opts.minIntervalMinutes, now: opts.now.toISOString() } });
+  }
+
+  private enqueue<T>(work: Pending['work']): Promise<T> {
     if (this.waiting.length >= MAX_WAITING) {
-      throw new CodedError('service_busy', `The service is parsing ${MAX_WAITING} large configs already; retry in a moment`, [], { 'Retry-After': '1' });
+      throw new CodedError('service_busy', `The service is checking ${MAX_WAITING} configs or schedules already; retry in a moment`, [], { 'Retry-After': '1' });
     }
-    return new Promise<ScrapeConfig>((resolve, reject) => {
-      this.waiting.push({ id: this.nextId++, text: yamlText, resolve, reject });
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ id: this.nextId++, work, resolve: resolve as (v: unknown) => void, reject });
       this.pump();
     });
   }
@@ -90,15 +108,18 @@ export class ThreadConfigParser implements ConfigParser {
     const timeoutMs = this.timeoutMs;
     const timer = setTimeout(() => this.timedOut(), timeoutMs);
     this.current = { p, timer, timeoutMs };
-    this.thread().postMessage({ id: p.id, text: p.text } satisfies ParseRequest);
+    this.thread().postMessage({ id: p.id, ...p.work } satisfies ParseRequest);
   }
 
   private timedOut(): void {
     const cur = this.current;
     if (!cur) return;
     this.current = null;
-    cur.p.reject(new CodedError('invalid_config', `The config took longer than ${cur.timeoutMs} ms to parse and was refused; make it smaller`,
-      [{ path: '', message: `parsing took longer than ${cur.timeoutMs} ms` }]));
+    cur.p.reject('text' in cur.p.work
+      ? new CodedError('invalid_config', `The config took longer than ${cur.timeoutMs} ms to parse and was refused; make it smaller`,
+        [{ path: '', message: `parsing took longer than ${cur.timeoutMs} ms` }])
+      : new CodedError('invalid_request', `cron: the expression took longer than ${cur.timeoutMs} ms to check and was refused`,
+        [{ path: 'cron', message: `checking took longer than ${cur.timeoutMs} ms` }]));
     this.replaceThread();
   }
 
@@ -124,7 +145,7 @@ export class ThreadConfigParser implements ConfigParser {
     clearTimeout(cur.timer);
     this.current = null;
     const p = cur.p;
-    if (a.ok) p.resolve(a.config as ScrapeConfig);
+    if (a.ok) p.resolve(a.config);
     else if ('coded' in a && isErrorCode(a.coded.code)) p.reject(new CodedError(a.coded.code, a.coded.message, a.coded.details));
     else p.reject(Object.assign(new Error('failure' in a ? a.failure.message : 'config parse failed'), { name: 'failure' in a ? a.failure.name : 'Error' }));
     this.pump();
