@@ -19,7 +19,7 @@
  */
 import type { JobRecord, JobStatus, JobType, JobUpdate } from './ports.ts';
 import type { Services } from './services.ts';
-import { announceJobEnd } from './webhooks.ts';
+import { announceJobEnd } from './webhook-events.ts';
 
 /** Finished states: no transition leaves them. */
 export const FINISHED: readonly JobStatus[] = ['completed', 'failed'];

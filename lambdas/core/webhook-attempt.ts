@@ -1,7 +1,9 @@
 /**
  * One delivery attempt of a webhook message (issue 26), as the Standard Webhooks spec describes it
  * (https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md): a signed JSON POST,
- * the back-off schedule between attempts, what is worth retrying, and the message's body.
+ * the back-off schedule between attempts, and what is worth retrying. The message's body and the signing secret are
+ * made in ./webhook-events.ts, which every job's finishing transition loads: this module (undici, the guarded agent)
+ * is loaded only by the webhook queue's consumer.
  *
  * Pure of the store and of the queue: the caller (the webhook queue's consumer) records each attempt
  * (WebhookDeliveryRecord, core/ports.ts) and schedules the next one.
@@ -12,21 +14,11 @@
  * Redirects are not followed, at most {@link RESPONSE_BODY_READ_MAX_BYTES} of the answer are read, and the whole
  * attempt has a time limit.
  */
-import crypto from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { Webhook } from 'standardwebhooks';
 import { guardedAgent } from '../net/fetch.ts';
 import type { OutboundGuard } from '../net/guard.ts';
-import type { JobChanges, JobRecord, WebhookEvent } from './ports.ts';
-
-/**
- * A new signing secret: `whsec_` followed by the base64 of 32 random bytes (crypto.randomBytes), the form
- * standardwebhooks' `new Webhook(secret)` accepts (the spec: 24 to 64 bytes of key, base64, `whsec_` prefixed).
- * @returns e.g. `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw/5y+RpM2A6s=` (50 characters).
- */
-export function newWebhookSecret(): string {
-  return `whsec_${crypto.randomBytes(32).toString('base64')}`;
-}
+import { cut } from './webhook-events.ts';
 
 /**
  * Seconds to wait after a failed attempt before the next one: entry i follows attempt i + 1 (Svix's schedule,
@@ -131,14 +123,6 @@ export interface WebhookAttemptOptions {
   agent?: Dispatcher;
 }
 
-/** `text` cut to `max` UTF-16 units with an ellipsis, never between the halves of a surrogate pair. */
-function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = max - 1;
-  if (/[\uD800-\uDBFF]/.test(text[end - 1]!)) end--;
-  return `${text.slice(0, end)}…`;
-}
-
 function cap(text: string): string {
   return cut(text, ERROR_MAX_CHARS);
 }
@@ -224,57 +208,4 @@ export async function attemptWebhookDelivery(opts: WebhookAttemptOptions): Promi
     if (!res.body.destroyed) res.body.destroy();
   }
   return answered;
-}
-
-/** The facts of a job a webhook message carries (a JobRecord has them all). */
-export type WebhookJobFacts = Pick<JobRecord, 'id' | 'config_id' | 'status' | 'job_type' | 'row_count' | 'items_found'
-  | 'pages_scraped' | 'completed_at' | 'status_message'> & { schedule_id?: string | null; changes?: JobChanges | null };
-
-/** Characters of a job's status message a webhook message carries. */
-export const WEBHOOK_STATUS_MESSAGE_MAX_CHARS = 500;
-
-/**
- * The body of a webhook message about a job, in the spec's recommended shape `{type, timestamp, data}`:
- * ```
- * {type: "job.completed", timestamp: "2025-…Z",
- *  data: {job_id, job_type, config_id, schedule_id, status, row_count, items_found, pages_scraped, completed_at,
- *         status_message, changes: {added, removed, changed, compared_with} | null,
- *         links: {status, results, changes}}}
- * ```
- * `timestamp` is when the event happened (the job's `completed_at`, else now); `status_message` is cut to
- * {@link WEBHOOK_STATUS_MESSAGE_MAX_CHARS} characters; `links` are `${baseUrl}/api/v1/jobs/<id>/status/` (and
- * `results/`, `changes/`), or paths from `/api/v1/…` when the base URL is not known; `results` is null unless the
- * job completed, `changes` null unless the job has changes. Ids are the service's own, so the body stays under
- * 2 KB (plus the base URL's length).
- * @param baseUrl the service's public origin (a trailing slash is dropped), or null.
- */
-export function webhookPayload(event: WebhookEvent, job: WebhookJobFacts, baseUrl: string | null, now: Date = new Date()): string {
-  const base = baseUrl ? baseUrl.replace(/\/+$/, '') : '';
-  const link = (what: string) => `${base}/api/v1/jobs/${encodeURIComponent(job.id)}/${what}/`;
-  const message = cut(job.status_message, WEBHOOK_STATUS_MESSAGE_MAX_CHARS);
-  const changes = job.changes
-    ? { added: job.changes.added, removed: job.changes.removed, changed: job.changes.changed, compared_with: job.changes.compared_with }
-    : null;
-  return JSON.stringify({
-    type: event,
-    timestamp: job.completed_at ?? now.toISOString(),
-    data: {
-      job_id: job.id,
-      job_type: job.job_type,
-      config_id: job.config_id,
-      schedule_id: job.schedule_id ?? null,
-      status: job.status,
-      row_count: job.row_count,
-      items_found: job.items_found,
-      pages_scraped: job.pages_scraped,
-      completed_at: job.completed_at,
-      status_message: message,
-      changes,
-      links: {
-        status: link('status'),
-        results: job.status === 'completed' ? link('results') : null,
-        changes: changes ? link('changes') : null,
-      },
-    },
-  });
 }

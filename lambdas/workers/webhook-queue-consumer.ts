@@ -7,7 +7,8 @@
  * and delivered again; an unreadable one is logged and dropped.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { deliverWebhookMessage, isWebhookMessage } from '../core/webhooks.ts';
+import { deliverWebhookMessage } from '../core/webhook-delivery.ts';
+import { isWebhookMessage } from '../core/webhook-events.ts';
 import { services } from '../core/services.ts';
 import { logger } from '../logger.ts';
 

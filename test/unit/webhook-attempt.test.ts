@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import type http from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import {
-  attemptWebhookDelivery, isRetryable, newWebhookSecret, nextAttemptDelaySeconds, webhookPayload, webhookRetryDelaysSeconds,
-  WEBHOOK_MAX_ATTEMPTS, type WebhookJobFacts,
+  attemptWebhookDelivery, isRetryable, nextAttemptDelaySeconds, webhookRetryDelaysSeconds, WEBHOOK_MAX_ATTEMPTS,
 } from '../../lambdas/core/webhook-attempt.ts';
+import { newWebhookSecret, webhookPayload, type WebhookJobFacts } from '../../lambdas/core/webhook-events.ts';
 import { OutboundGuard } from '../../lambdas/net/guard.ts';
 import { listen, since, watchSockets, type LocalServer, type SocketWatch } from './net-helpers.ts';
 
