@@ -60,7 +60,7 @@ export class ScrapeAiStack extends Stack {
     const anthropicSecret = props.anthropicSecretArn ? Secret.fromSecretCompleteArn(this, 'AnthropicKey', props.anthropicSecretArn) : undefined;
     this.workers = new Workers(this, 'Workers', { stage, data: this.data, queues: this.queues, scheduling: this.scheduling, environment, ...(anthropicSecret ? { anthropicSecret } : {}) });
     if (stage.alarms) {
-      new Alarms(this, 'Alarms', { stage, queues: this.queues, api: this.api.restApi, functions: [this.api.authorizerFunction, ...this.api.functions.values(), this.workers.run, this.workers.generate, this.workers.deadLetters, this.workers.webhooks] });
+      new Alarms(this, 'Alarms', { stage, queues: this.queues, api: this.api.restApi, functions: [this.api.authorizerFunction, ...this.api.functions.values(), this.workers.run, this.workers.generate, this.workers.deadLetters, this.workers.webhooks, this.workers.scheduleSweeper] });
     }
 
     this.dashboard = new Dashboard(this, 'Dashboard', { stage, api: this.api.restApi });

@@ -10,6 +10,8 @@
  * concurrency stays the ceiling of all accounts together.
  */
 import { Duration } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Architecture } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -40,6 +42,7 @@ export class Workers extends Construct {
   readonly generate: NodejsFunction;
   readonly deadLetters: NodejsFunction;
   readonly webhooks: NodejsFunction;
+  readonly scheduleSweeper: NodejsFunction;
 
   constructor(scope: Construct, id: string, p: WorkersProps) {
     super(scope, id);
@@ -119,5 +122,14 @@ export class Workers extends Construct {
     p.data.sealingSecret.grantRead(this.webhooks);
     p.queues.webhook.queue.grantSendMessages(this.webhooks);
     this.webhooks.addEventSource(new SqsEventSource(p.queues.webhook.queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 5 }));
+
+    // The safety net of the schedules' one-time EventBridge triggers (issue 26): every 5 minutes, a schedule whose
+    // slot passed unfired gets a firing message on the run queue. Reads the table; sends to the run queue only.
+    this.scheduleSweeper = serviceFunction(this, 'worker-schedule-sweeper', {
+      entry: 'workers/schedule-sweeper.ts', stage, environment: p.environment, memoryMb: 256, timeout: Duration.seconds(60), description: 'Fires schedules whose EventBridge trigger did not fire',
+    });
+    p.data.table.grantReadData(this.scheduleSweeper);
+    p.queues.run.queue.grantSendMessages(this.scheduleSweeper);
+    new Rule(this, 'ScheduleSweep', { schedule: Schedule.rate(Duration.minutes(5)), targets: [new LambdaFunction(this.scheduleSweeper)] });
   }
 }

@@ -442,8 +442,12 @@ export function groupedQueue(queue: JobQueue, accountId: number): JobQueue {
  * the store (adapters/local/schedule-loop.ts).
  */
 export interface ScheduleTriggers {
-  /** Creates or replaces the platform's trigger of the schedule (a disabled schedule's trigger is disabled). */
-  put(s: ScheduleRecord): Promise<void>;
+  /**
+   * Creates or replaces the platform's trigger of the schedule (a disabled schedule's trigger is disabled).
+   * @param options.onlyIfExists only update an existing trigger (re-arming after a firing: a schedule deleted meanwhile
+   *   must not get its trigger back).
+   */
+  put(s: ScheduleRecord, options?: { onlyIfExists?: boolean }): Promise<void>;
   /** Deletes the trigger; nothing when there is none. */
   remove(scheduleId: string): Promise<void>;
 }

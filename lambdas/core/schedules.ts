@@ -235,18 +235,26 @@ export async function fireSchedule(svc: Services, s: ScheduleRecord): Promise<Fi
   const slotDate = dueFiring(times, { now, lastFiredAt: s.last_fired_at ? new Date(s.last_fired_at) : null, since: new Date(s.since) });
   const next = nextSlot(times, now);
   if (!slotDate) {
-    // Not due: keep next_run_at right for the loop's index (an edited rule, a clock that moved).
-    if (s.next_run_at !== next) {
-      const moved = await svc.store.updateSchedule(s.account_id, s.id, { next_run_at: next }, s.last_fired_at);
-      if (moved) await rearm(svc, moved);
-    }
+    // Not due: keep next_run_at right for the loop's index (an edited rule, a clock that moved), and arm the platform's
+    // trigger again (on AWS a trigger that fired a little before its slot, or was lost, would otherwise never fire).
+    const moved = s.next_run_at !== next ? await svc.store.updateSchedule(s.account_id, s.id, { next_run_at: next }, s.last_fired_at) : s;
+    if (moved) await rearm(svc, moved);
     return { kind: 'not_due' };
   }
   const slot = slotDate.toISOString();
   const claim = async (patch: SchedulePatch) => {
-    const claimed = await svc.store.updateSchedule(s.account_id, s.id, { last_fired_at: slot, next_run_at: next, ...patch }, s.last_fired_at);
+    let claimed = await svc.store.updateSchedule(s.account_id, s.id, { last_fired_at: slot, next_run_at: next, ...patch }, s.last_fired_at);
+    if (claimed?.enabled && (claimed.cron !== s.cron || claimed.timezone !== s.timezone)) {
+      // The rule was changed (PUT) between this firer's read and its claim: the next slot is the new rule's.
+      claimed = await svc.store.updateSchedule(s.account_id, s.id, { next_run_at: nextSlot(claimed, now) }, slot) ?? claimed;
+    }
     if (claimed) await rearm(svc, claimed);
     return claimed;
+  };
+  const pause = async (code: string, message: string): Promise<FiringOutcome> => {
+    await claim({ enabled: false, next_run_at: null, paused: { code, message, at: now.toISOString() }, updated_at: now.toISOString() });
+    logger.info('schedule paused: its firing was refused', { scheduleId: s.id, slot, code });
+    return { kind: 'paused', slot, code };
   };
 
   const jobId = firingJobId(s.id, slotDate);
@@ -265,40 +273,40 @@ export async function fireSchedule(svc: Services, s: ScheduleRecord): Promise<Fi
     }
   }
   const account = await svc.store.getAccount(s.account_id);
+  if (!account) return pause('not_found', `Account ${s.account_id} not found`);
+  // The plan may have changed since the rule was written: a rule more frequent than it allows now pauses.
+  const plan = svc.plans.plans[account.plan];
+  const minutes = plan?.schedule_min_interval_minutes ?? DEFAULT_SCHEDULE_MIN_INTERVAL_MINUTES;
+  const following = nextRunAt(times, slotDate);
+  if (plan?.has_server_execution && following && (following.getTime() - slotDate.getTime()) / 60_000 < minutes) {
+    return pause('plan_required', `"${s.cron}" fires more often than the ${plan.label} plan allows (every ${minutes} min at most); change the rule, then enable the schedule again`);
+  }
   try {
-    if (!account) throw new CodedError('not_found', `Account ${s.account_id} not found`);
     const job = await startRun(svc, account, { config_id: s.config_id }, { schedule_id: s.id, job_id: jobId });
     await claim({ fired_count: s.fired_count + 1, recent_jobs: recorded(job.id) });
     return { kind: 'fired', job_id: job.id, slot };
   } catch (err) {
-    if (!isCodedError(err)) {
-      // The store refused the job's id: another firer created it meanwhile (its charge was given back by startRun).
-      if (await svc.store.getJobById(jobId)) return { kind: 'not_due' };
-      throw err;
-    }
-    if (err.code === 'queue_unavailable') {
-      // The job exists and ended failed at once (nothing charged): the firing happened.
-      await claim({ fired_count: s.fired_count + 1, recent_jobs: recorded(jobId) });
-      return { kind: 'fired', job_id: jobId, slot };
-    }
+    // Another firer of this slot created the job meanwhile (this one's charge was given back by startRun, or it was
+    // refused because the other one spent the last of the quota): the slot fired; that firer records it.
+    if (await svc.store.getJobById(jobId)) return { kind: 'not_due' };
+    if (!isCodedError(err)) throw err;
     if (SKIP_CODES.has(err.code)) {
       await claim({ skipped_count: s.skipped_count + 1 });
       logger.info('scheduled firing skipped', { scheduleId: s.id, slot, code: err.code });
       return { kind: 'skipped', slot, reason: `${err.code}: ${err.message}` };
     }
-    await claim({ enabled: false, next_run_at: null, paused: { code: err.code, message: err.message, at: now.toISOString() }, updated_at: now.toISOString() });
-    logger.info('schedule paused: its firing was refused', { scheduleId: s.id, slot, code: err.code });
-    return { kind: 'paused', slot, code: err.code };
+    return pause(err.code, err.message);
   }
 }
 
 /**
- * Points the platform's trigger (AWS: a one-time EventBridge schedule) at the schedule's next slot after a firing or
- * a pause. A failure is logged, not thrown: the firing happened; the schedule shows `next_run_at`, and the next change
- * of the schedule arms it again.
+ * Points the platform's trigger (AWS: a one-time EventBridge schedule) at the schedule's next slot after a firing, a
+ * pause or an early trigger. Only an existing trigger is updated (a schedule deleted meanwhile keeps none). An error
+ * is thrown: the firing message is delivered again, finds its slot claimed, and arms the trigger then; a trigger lost
+ * for good is found by the sweeper (workers/schedule-sweeper.ts).
  */
 async function rearm(svc: Services, s: ScheduleRecord): Promise<void> {
-  await svc.scheduleTriggers?.put(s).catch((err: unknown) => logger.error('schedule trigger not re-armed for the next slot', { scheduleId: s.id, error: err }));
+  await svc.scheduleTriggers?.put(s, { onlyIfExists: true });
 }
 
 /**

@@ -3,7 +3,7 @@
  * body, and the queue message of each delivery. Loaded by every job's finishing transition (core/job-states.ts), so it
  * stays small: no HTTP client (the attempt itself is ./webhook-attempt.ts, loaded only by the webhook queue's consumer).
  */
-import crypto, { randomUUID } from 'node:crypto';
+import crypto from 'node:crypto';
 import { logger } from '../logger.ts';
 import { WEBHOOK_EVENTS, type JobChanges, type JobRecord, type WebhookEvent } from './ports.ts';
 import type { Services } from './services.ts';
@@ -66,7 +66,7 @@ export async function announceJobEnd(svc: Pick<Services, 'store' | 'queue' | 'cl
     for (const w of webhooks) {
       for (const event of events.filter((e) => w.events.includes(e))) {
         const m: WebhookMessage = {
-          webhook_id: w.id, account_id: w.account_id, message_id: `msg_${randomUUID()}`, event, job_id: job.id,
+          webhook_id: w.id, account_id: w.account_id, message_id: messageId(job.id, w.id, event), event, job_id: job.id,
           payload: webhookPayload(event, job, svc.publicUrl ?? null), created_at: created, attempt: 1,
         };
         await svc.queue.send('webhook', JSON.stringify(m));
@@ -75,6 +75,15 @@ export async function announceJobEnd(svc: Pick<Services, 'store' | 'queue' | 'cl
   } catch (err) {
     logger.error('webhook deliveries of a finished job not queued', { jobId: job.id, error: err });
   }
+}
+
+/**
+ * The `webhook-id` of one event of one job to one webhook: `msg_` and 32 hex digits of SHA-256 of the three, so that
+ * the same event announced again (a redelivered job message that finishes the job again cannot, but an operator's
+ * replay could) carries the same id and receivers' deduplication holds.
+ */
+export function messageId(jobId: string, webhookId: string, event: WebhookEvent): string {
+  return `msg_${crypto.createHash('sha256').update(`${jobId}/${webhookId}/${event}`).digest('hex').slice(0, 32)}`;
 }
 
 /** Whether a queue body is a {@link WebhookMessage}. */

@@ -35,6 +35,7 @@ import { createWebhook } from '../../lambdas/core/webhooks.ts';
 import type { WebhookMessage } from '../../lambdas/core/webhook-events.ts';
 import { handler as runHandler } from '../../lambdas/workers/run-queue-consumer.ts';
 import { handler as webhookHandler } from '../../lambdas/workers/webhook-queue-consumer.ts';
+import { handler as sweepHandler } from '../../lambdas/workers/schedule-sweeper.ts';
 import { startDynamoLocal, type DynamoLocal } from '../helpers/dynamodb-local.ts';
 import { sqsEvent, sqsRecord } from '../helpers/aws-events.ts';
 
@@ -133,9 +134,12 @@ describe('EventBridgeScheduleTriggers (EventBridge Scheduler mocked)', () => {
     await triggers.put(never);
     const [a, b] = scheduler.commandCalls(UpdateScheduleCommand).map((c) => c.args[0].input);
     assert.equal(a!.State, 'DISABLED');
-    assert.equal(a!.ScheduleExpression, 'at(2026-11-22T15:00:00)', 'the last slot it fired for');
     assert.equal(b!.State, 'DISABLED');
-    assert.equal(b!.ScheduleExpression, 'at(2026-11-22T14:00:10)', 'its creation');
+    // A year ahead: never an at() in the past, which EventBridge Scheduler might refuse.
+    for (const i of [a!, b!]) {
+      const at = Date.parse(`${/^at\((.*)\)$/.exec(i.ScheduleExpression!)![1]}Z`);
+      assert.ok(at > Date.now() + 300 * 86_400_000 && at < Date.now() + 400 * 86_400_000, i.ScheduleExpression);
+    }
     for (const i of [a!, b!]) assert.match(i.ScheduleExpression!, /^at\(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\)$/);
     // Enabled but with no slot left (a rule that never fires again): DISABLED too.
     scheduler.reset();
@@ -249,6 +253,27 @@ describe('the run and webhook workers on DynamoDB Local (SQS, EventBridge Schedu
     assert.deepEqual(await svc.store.getSchedule(a.id, s.id), s, 'stored as created (null fields read back as null)');
   });
 
+  it('the sweeper: a schedule whose slot passed unfired (its trigger lost) gets a firing message on the run queue, which fires it', async () => {
+    const { account: a, schedule: s } = await scheduled();
+    fixedNow = '2026-11-22T15:10:00.000Z';
+    const r = await sweepHandler();
+    const bodies = sent().filter((m) => m.QueueUrl === RUN_QUEUE_URL).map((m) => JSON.parse(m.MessageBody!));
+    assert.equal(r.requeued, bodies.length);
+    assert.ok(bodies.every((b) => isScheduleFiring(b)), 'firing messages only');
+    assert.ok(bodies.some((b) => b.schedule_id === s.id && b.account_id === a.id), 'this schedule among the late ones');
+    sqs.resetHistory();
+    scheduler.resetHistory();
+    assert.deepEqual(await runHandler(sqsEvent(sqsRecord(JSON.stringify({ schedule_id: s.id, account_id: a.id }), 1))), { batchItemFailures: [] });
+    const after = (await svc.store.getSchedule(a.id, s.id))!;
+    assert.equal(after.fired_count, 1);
+    assert.equal(after.last_fired_at, '2026-11-22T15:00:00.000Z');
+    assert.deepEqual(armed().map((i) => i.ScheduleExpression), ['at(2026-11-22T16:00:00)'], 'and its trigger is armed again');
+    // Not late any more: the next sweep leaves it alone.
+    sqs.resetHistory();
+    await sweepHandler();
+    assert.ok(!sent().some((m) => JSON.parse(m.MessageBody!).schedule_id === s.id));
+  });
+
   it('a firing message on the run queue creates one run job, queues it, claims the slot and re-arms the trigger; the same message again fires nothing', async () => {
     const { account: a, config, schedule: s } = await scheduled();
     scheduler.resetHistory();
@@ -284,7 +309,9 @@ describe('the run and webhook workers on DynamoDB Local (SQS, EventBridge Schedu
     assert.deepEqual(await runHandler(sqsEvent(sqsRecord(record.body, 2))), { batchItemFailures: [] });
     assert.equal((await svc.store.listJobs(a.id, 10)).items.length, 1, 'no second job for the slot');
     assert.equal(sent().length, 0);
-    assert.equal(armed().length, 0, 'nothing to re-arm');
+    // The trigger is armed again for the same next slot (a delivery that finds its slot claimed cannot tell a duplicate
+    // from a trigger that fired early), and only updated, never created.
+    assert.deepEqual(armed().map((i) => i.ScheduleExpression), ['at(2026-11-22T16:00:00)']);
     assert.equal((await svc.store.getSchedule(a.id, s.id))!.fired_count, 1);
     assert.equal(await svc.store.getCounter(a.id, 'credits:2026-11'), 1000, 'charged once');
   });

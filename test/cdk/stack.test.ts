@@ -284,6 +284,13 @@ describe('CDK stack', () => {
     const mapping = byType(resources, 'AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.FunctionName.Ref === hooksId)!;
     assert.match(JSON.stringify(mapping[1].Properties.EventSourceArn), /QueuesWebhook[0-9A-F]{8}"/);
     assert.deepEqual(mapping[1].Properties.FunctionResponseTypes, ['ReportBatchItemFailures']);
+    // The sweeper of lost triggers: every 5 minutes, reads the table, sends to the run queue only.
+    const sweeperId = functionLogicalId(resources, 'scrape-ai-dev-worker-schedule-sweeper');
+    const rule = byType(resources, 'AWS::Events::Rule').find(([, r]) => JSON.stringify(r.Properties.Targets).includes(sweeperId))!;
+    assert.equal(rule[1].Properties.ScheduleExpression, 'rate(5 minutes)');
+    const sweeper = policyOf(resources, sweeperId);
+    assert.ok(!sweeper.some((x) => x.actions.some((a) => WRITE_ACTIONS.includes(a) || a.startsWith('scheduler:') || a.startsWith('s3:') || a.startsWith('secretsmanager:'))), 'the sweeper only reads the table and sends');
+    for (const x of sweeper.filter((y) => y.actions.includes('sqs:SendMessage'))) assert.match(x.resources, /QueuesRun[0-9A-F]{8}"/);
     const queue = byType(resources, 'AWS::SQS::Queue').find(([, q]) => q.Properties.QueueName === 'scrape-ai-dev-webhook')!;
     assert.ok(queue[1].Properties.RedrivePolicy, 'the webhook queue has a dead-letter queue');
   });

@@ -28,10 +28,10 @@ describe('cdk synth', () => {
       assert.doesNotMatch(stderr, /Synthesis finished with errors|AwsSolutions-\w+\]?:? .*ERROR/);
       const template = JSON.parse(fs.readFileSync(path.join(out, `ScrapeAi-${stage}.template.json`), 'utf8')) as { Resources: Record<string, { Type: string; Properties: { Code?: { S3Key?: string }; FunctionName?: string } }> };
       const functions = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.FunctionName?.startsWith(`scrape-ai-${stage}-`));
-      assert.equal(functions.length, routes.length + 5, 'a function per route, the authorizer, the run and generate workers, the dead-letter consumer and the webhook worker');
+      assert.equal(functions.length, routes.length + 6, 'a function per route, the authorizer, the run and generate workers, the dead-letter consumer, the webhook worker and the schedule sweeper');
       const assets = fs.readdirSync(out).filter((f) => f.startsWith('asset.'));
       const bundles = assets.filter((a) => fs.existsSync(path.join(out, a, 'index.mjs')));
-      assert.ok(bundles.length >= routes.length + 5, `${bundles.length} bundled functions`);
+      assert.ok(bundles.length >= routes.length + 6, `${bundles.length} bundled functions`);
       assert.ok(assets.some((a) => fs.existsSync(path.join(out, a, 'nodejs', 'node_modules', '@sparticuz', 'chromium', 'bin', 'chromium.br'))), 'the Chromium layer asset');
       fs.rmSync(out, { recursive: true, force: true });
     });

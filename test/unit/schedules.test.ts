@@ -152,6 +152,39 @@ describe('schedules: firing (core/schedules.ts)', () => {
     await assert.rejects(createSchedule(growth.svc, growth.account, { config_id: growth.config.id, cron: '0 * * * *', timezone: 'Mars/Olympus' }), (e: any) => e.code === 'invalid_request' && e.details[0].path === 'timezone');
   });
 
+  it('a rule changed (PUT) between a firer\'s read and its claim: the next slot is the new rule\'s', async () => {
+    const t = await setup();
+    const s = await createSchedule(t.svc, t.account, { config_id: t.config.id, cron: '0 * * * *' });
+    t.setNow('2026-11-22T15:00:02.000Z');
+    const stale = (await t.svc.store.getSchedule(t.account.id, s.id))!;
+    await updateSchedule(t.svc, t.account, s.id, { cron: '*/5 * * * *' });
+    assert.equal((await fireSchedule(t.svc, stale)).kind, 'fired');
+    assert.equal((await t.svc.store.getSchedule(t.account.id, s.id))!.next_run_at, '2026-11-22T15:05:00.000Z', 'not 16:00, the old rule\'s');
+  });
+
+  it('two firers of one slot on an account one run from its quota: one job, and the loser does not pause the schedule', async () => {
+    const t = await setup();
+    await t.svc.store.consume(t.account.id, 'credits:2026-11', 199_000, 200_000);
+    const s = await createSchedule(t.svc, t.account, { config_id: t.config.id, cron: '0 * * * *' });
+    t.setNow('2026-11-22T15:00:02.000Z');
+    const outcomes = await Promise.all([fireSchedule(t.svc, s), fireSchedule(t.svc, s)]);
+    assert.equal(outcomes.filter((o) => o.kind === 'fired').length, 1, JSON.stringify(outcomes));
+    const after = (await t.svc.store.getSchedule(t.account.id, s.id))!;
+    assert.equal(after.paused, null);
+    assert.equal(after.enabled, true);
+    assert.equal(after.recent_jobs.length, 1);
+  });
+
+  it('a plan changed since the rule was written: a rule more frequent than the new plan allows pauses at its next firing', async () => {
+    const t = await setup();
+    const s = await createSchedule(t.svc, t.account, { config_id: t.config.id, cron: '*/5 * * * *' });
+    await t.svc.store.updateAccount(t.account.id, { plan: 'growth' });
+    t.setNow('2026-11-22T14:05:01.000Z');
+    assert.deepEqual(await fireSchedule(t.svc, s), { kind: 'paused', slot: '2026-11-22T14:05:00.000Z', code: 'plan_required' });
+    assert.match((await t.svc.store.getSchedule(t.account.id, s.id))!.paused!.message, /Growth plan allows \(every 15 min at most\)/);
+    assert.equal((await t.svc.store.listJobs(t.account.id, 100)).items.length, 0);
+  });
+
   it('firingJobId is a stable UUID per schedule and slot', () => {
     const a = firingJobId('s1', new Date('2026-11-22T15:00:00Z'));
     assert.match(a, /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

@@ -55,8 +55,8 @@ export class EventBridgeScheduleTriggers implements ScheduleTriggers {
     return {
       Name: triggerName(s.id),
       GroupName: this.o.groupName,
-      // A trigger that will not fire still needs a valid expression: the last slot it fired for, or its creation.
-      ScheduleExpression: atExpression(s.next_run_at ?? s.last_fired_at ?? s.created_at),
+      // A trigger that will not fire still needs a valid expression: a year from now (never in the past).
+      ScheduleExpression: atExpression(active ? s.next_run_at! : new Date(Date.now() + 365 * 86_400_000).toISOString()),
       ScheduleExpressionTimezone: 'UTC',
       State: active ? 'ENABLED' : 'DISABLED',
       FlexibleTimeWindow: { Mode: 'OFF' },
@@ -71,12 +71,13 @@ export class EventBridgeScheduleTriggers implements ScheduleTriggers {
     };
   }
 
-  async put(s: ScheduleRecord): Promise<void> {
+  async put(s: ScheduleRecord, options: { onlyIfExists?: boolean } = {}): Promise<void> {
     const input = this.input(s);
     try {
       await this.client.send(new UpdateScheduleCommand(input));
     } catch (err) {
       if (!(err instanceof ResourceNotFoundException)) throw err;
+      if (options.onlyIfExists) return;
       try {
         await this.client.send(new CreateScheduleCommand(input));
       } catch (e) {

@@ -57,7 +57,7 @@ export interface LocalSettings {
   anthropic: AnthropicSettings | null;
   /** SAI_CLOCK_FILE: tests only, a file with a millisecond offset the service's clock runs ahead by (./offset-clock.ts). */
   clockFile?: string;
-  /** SAI_PUBLIC_URL: the service's public base URL for absolute links in webhook payloads; else the listening URL. */
+  /** SAI_PUBLIC_URL: the service's public base URL for absolute links in webhook payloads; without it the links are paths. */
   publicUrl?: string;
 }
 

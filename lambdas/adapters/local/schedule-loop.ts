@@ -23,16 +23,21 @@ export function startScheduleLoop(local: LocalServices): { stop(): Promise<void>
   async function tick(): Promise<void> {
     for (;;) {
       const due = await svc.store.listDueSchedules(svc.clock.now().toISOString(), BATCH);
+      let failed = 0;
       for (const s of due) {
         if (stopped) return;
         try {
           const outcome = await fireSchedule(svc, s);
           if (outcome.kind !== 'not_due') logger.info(`schedule ${s.id}: ${outcome.kind}`, { scheduleId: s.id, accountId: s.account_id, outcome });
         } catch (err) {
+          failed++;
           logger.error('schedule firing failed; it is tried again next tick', { scheduleId: s.id, error: err });
         }
+        // The store and the queue answer synchronously here: let waiting requests in between two firings.
+        await new Promise((r) => setImmediate(r));
       }
-      if (due.length < BATCH || stopped) return;
+      // A full batch goes on at once, unless it all failed (a store that refuses writes): the next tick tries again.
+      if (due.length < BATCH || stopped || failed === due.length) return;
     }
   }
 
