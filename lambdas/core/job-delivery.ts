@@ -13,6 +13,7 @@ import { Fetcher } from '../net/fetch.ts';
 import { logger } from '../logger.ts';
 import { FINISHED, transitionJob, type JobPatch, type JobActor, type TransitionActor } from './job-states.ts';
 import { previewKey, resultsKey, STATUS_ROWS_PREVIEW } from './jobs.ts';
+import { announceJobEnd } from './webhook-events.ts';
 import type { Delivery, DeliveryOutcome, JobRecord, JobType } from './ports.ts';
 import type { Services } from './services.ts';
 
@@ -72,7 +73,13 @@ export interface JobExecutor {
  */
 export async function executeJobDelivery(svc: Services, jobId: string, delivery: Delivery, executor: JobExecutor): Promise<DeliveryOutcome> {
   const job = await svc.store.getJobById(jobId);
-  if (!job || FINISHED.includes(job.status) || job.job_type !== executor.jobType) return 'done';
+  if (!job || job.job_type !== executor.jobType) return 'done';
+  if (FINISHED.includes(job.status)) {
+    // A delivery of a finished job: the worker that finished it may have stopped before it told the webhooks (a crash
+    // between the job's write and the queue). Told again; the messages' ids are the same, so receivers dedupe.
+    await announceJobEnd(svc, job);
+    return 'done';
+  }
   const started = await transitionJob(svc, job, 'start', { status_message: executor.startMessage(job) }, { by: executor.actor });
   if (!started) return 'done';
   const attempt = started.attempts;

@@ -69,7 +69,7 @@ export async function announceJobEnd(svc: Pick<Services, 'store' | 'queue' | 'cl
           webhook_id: w.id, account_id: w.account_id, message_id: messageId(job.id, w.id, event), event, job_id: job.id,
           payload: webhookPayload(event, job, svc.publicUrl ?? null), created_at: created, attempt: 1,
         };
-        await svc.queue.send('webhook', JSON.stringify(m));
+        await svc.queue.send('webhook', JSON.stringify(m), { group: webhookGroup(w.id) });
       }
     }
   } catch (err) {
@@ -84,6 +84,15 @@ export async function announceJobEnd(svc: Pick<Services, 'store' | 'queue' | 'cl
  */
 export function messageId(jobId: string, webhookId: string, event: WebhookEvent): string {
   return `msg_${crypto.createHash('sha256').update(`${jobId}/${webhookId}/${event}`).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * The queue group of a webhook's messages (SendOptions.group): the local queue hands out at most a few of one group at
+ * once and serves the groups in turn, and SQS fair queues take it as the MessageGroupId, so one webhook's slow or
+ * failing receiver holds a few delivery slots, never all of them. Prefixed so it never meets an account's job group.
+ */
+export function webhookGroup(webhookId: string): string {
+  return `webhook:${webhookId}`;
 }
 
 /** Whether a queue body is a {@link WebhookMessage}. */

@@ -293,6 +293,31 @@ describe('monitoring: schedules and webhooks over HTTP (issue 26)', () => {
     await svc.stop();
   });
 
+  it('one webhook\'s slow receiver holds at most two delivery slots: another webhook\'s deliveries go on meanwhile', async () => {
+    fs.writeFileSync(clockFile, '0');
+    const dataDir = tempDataDir();
+    const svc = await start({ DATA_DIR: dataDir });
+    const api = client(svc.url, (await createAccount(dataDir, { plan: 'pro' })).api_key);
+    // The slow receiver answers after 8 s (under the 10 s attempt time-out); the fast one at once.
+    let slowSeen = 0;
+    const slow = http.createServer((req, res) => { req.resume(); slowSeen++; setTimeout(() => res.writeHead(204).end(), 8000); });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    receivers.push(slow);
+    const fast = await startReceiver();
+    const fastAt: number[] = [];
+    fast.server.on('request', () => fastAt.push(Date.now()));
+    assert.equal((await api.post('/api/v1/webhooks/', { url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/`, events: ['job.completed'] })).status, 201);
+    assert.equal((await api.post('/api/v1/webhooks/', { url: fast.url, events: ['job.completed'] })).status, 201);
+    const runs = await Promise.all(Array.from({ length: 10 }, () => api.post('/api/v1/run/', { yaml_content: yaml(site.base) })));
+    for (const r of runs) assert.equal((await api.waitForJob(r.body.id)).job.status, 'completed');
+    const done = Date.now();
+    await waitFor('the fast receiver\'s ten deliveries', () => fast.received.length >= 10 ? true : null, 30_000);
+    // Without the per-webhook limit the slow receiver's messages fill all 8 slots for 8 s at a time.
+    assert.ok(Math.max(...fastAt) - done < 6000, `the last fast delivery ${Math.max(...fastAt) - done} ms after the last job`);
+    assert.ok(slowSeen <= 2 + 2, `the slow receiver had ${slowSeen} requests at once or in turn, not all its 10`);
+    await svc.stop();
+  });
+
   it('a private webhook URL is refused at creation (400 target_forbidden) and again at delivery when the guard no longer allows it', async () => {
     const dataDir = tempDataDir();
     let svc = await start({ DATA_DIR: dataDir });

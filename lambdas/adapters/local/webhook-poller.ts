@@ -1,7 +1,8 @@
 /**
  * The local stand-in for the webhook worker's event source mapping (issue 26): the webhook queue's messages are
  * handed to the same consumer the cloud runs (workers/webhook-queue-consumer.ts), one message per call, at most
- * {@link MAX_IN_FLIGHT} at once, on the HTTP thread (an attempt is one POST through the guarded agent whose answer
+ * {@link MAX_IN_FLIGHT} at once and {@link PER_WEBHOOK_IN_FLIGHT} of one webhook (the webhooks served in turn: one
+ * account's slow receiver holds two slots, not all), on the HTTP thread (an attempt is one POST through the guarded agent whose answer
  * body is never parsed; its time-out bounds it). A message is deleted once its attempt is recorded; one whose
  * attempt could not be recorded becomes visible again after {@link VISIBILITY_MS}. A slow receiver holds one of the
  * slots, never a job worker or a request.
@@ -12,6 +13,8 @@ import { toSqsEvent, type LocalServices } from './runtime.ts';
 
 /** Deliveries attempted at once. */
 export const MAX_IN_FLIGHT = 8;
+/** Deliveries of one webhook attempted at once (its queue group, core/webhook-events.ts `webhookGroup`). */
+export const PER_WEBHOOK_IN_FLIGHT = 2;
 /** How long a received message is hidden while its attempt runs (above the attempt's 10 s time-out), ms. */
 const VISIBILITY_MS = 60_000;
 const POLL_MS = 200;
@@ -22,7 +25,7 @@ export function startWebhookPoller(local: LocalServices): { stop(): Promise<void
   let stopped = false;
   const timer = setInterval(() => {
     if (stopped || inFlight.size >= MAX_IN_FLIGHT) return;
-    const messages = local.queue.receive('webhook', MAX_IN_FLIGHT - inFlight.size, VISIBILITY_MS);
+    const messages = local.queue.receive('webhook', MAX_IN_FLIGHT - inFlight.size, VISIBILITY_MS, () => PER_WEBHOOK_IN_FLIGHT);
     for (const m of messages) {
       const p = webhookConsumer(toSqsEvent('webhook', [m])).then(
         (r) => { if (!r.batchItemFailures.length) local.queue.delete(m.receipt); },
