@@ -60,15 +60,20 @@ export function isScheduleFiring(body: unknown): body is ScheduleFiringMessage {
   return typeof body === 'object' && body !== null && typeof (body as ScheduleFiringMessage).schedule_id === 'string' && typeof (body as ScheduleFiringMessage).account_id === 'number';
 }
 
-/** The API's view of a schedule (docs/api.md, "Schedules"). */
+/**
+ * The API's view of a schedule (docs/monitoring.md). `next_run_at` is the stored next slot while it is still ahead;
+ * croner computes it only for a stored one that has passed (a firing under way, a trigger late on AWS).
+ */
 export function scheduleView(svc: Pick<Services, 'clock'>, s: ScheduleRecord): Record<string, unknown> {
+  const now = svc.clock.now();
+  const next = !s.enabled ? null : s.next_run_at && Date.parse(s.next_run_at) > now.getTime() ? s.next_run_at : nextRunAt(s, now)?.toISOString() ?? null;
   return {
     id: s.id,
     config_id: s.config_id,
     cron: s.cron,
     timezone: s.timezone,
     enabled: s.enabled,
-    next_run_at: s.enabled ? nextRunAt(s, svc.clock.now())?.toISOString() ?? null : null,
+    next_run_at: next,
     last_fired_at: s.last_fired_at,
     paused: s.paused,
     fired_count: s.fired_count,
