@@ -102,7 +102,9 @@ export const toolBodies = {
   'tech-detector': toolBody({ render: { type: 'boolean' } }),
   'lead-generation': toolBody({ follow_contact_pages: { type: 'boolean' } }),
   screenshot: screenshotBodySchema as JSONSchema,
-  'content-extractor': toolBody(),
+  'content-extractor': toolBody({
+    format: { type: 'string', enum: ['text', 'markdown'], default: 'text', description: '`markdown`: the answer also carries the article as GitHub Flavored Markdown (`markdown`)' },
+  }),
   'broken-link-checker': toolBody({
     depth: { type: 'integer', minimum: 0, maximum: LINK_CHECK_BOUNDS.maxDepth },
     max_links: { type: 'integer', minimum: 1, maximum: LINK_CHECK_BOUNDS.maxMaxLinks },

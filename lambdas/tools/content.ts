@@ -79,6 +79,8 @@ export interface ContentReport {
   images: ContentImage[];
   /** Whether the page looks like an article (Readability's `isProbablyReaderable`). */
   readerable: boolean;
+  /** With `format: "markdown"` only: `html` as GitHub Flavored Markdown (lambdas/tools/markdown.ts). */
+  markdown?: string;
 }
 
 /** JSON Schema (draft 7, ajv strict mode) of a {@link ContentReport}: the tool's response body. */
@@ -110,6 +112,7 @@ export const contentReportSchema = {
       },
     },
     readerable: { type: 'boolean' },
+    markdown: { type: 'string', description: 'With `format: "markdown"`: the article as GitHub Flavored Markdown' },
   },
 } as const;
 

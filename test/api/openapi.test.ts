@@ -177,7 +177,7 @@ describe('the service answers as docs/openapi.json says', () => {
     const api = client(svc.url, account.api_key);
     const url = `${site.url}/quotes/`;
     for (const [tool, body] of [
-      ['seo-analyzer', { url }], ['tech-detector', { url }], ['lead-generation', { url }], ['content-extractor', { url }],
+      ['seo-analyzer', { url }], ['tech-detector', { url }], ['lead-generation', { url }], ['content-extractor', { url }], ['content-extractor', { url, format: 'markdown' }],
       ['broken-link-checker', { url, max_links: 5 }],
     ] as const) {
       const r = await api.post(`/api/v1/tools/${tool}/`, body);

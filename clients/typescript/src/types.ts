@@ -213,7 +213,7 @@ export interface ToolRequests {
   'tech-detector': { url: string; render?: boolean };
   'lead-generation': { url: string; follow_contact_pages?: boolean };
   screenshot: { url: string; format?: 'png' | 'jpeg' | 'webp'; full_page?: boolean; width?: number; height?: number; device_scale_factor?: number; delay?: number };
-  'content-extractor': { url: string };
+  'content-extractor': { url: string; format?: 'text' | 'markdown' };
   'broken-link-checker': { url: string; depth?: number; max_links?: number };
   'dns-whois': { url: string; servers?: string[] };
   'ssl-checker': { url: string; port?: number };
@@ -236,6 +236,8 @@ export interface LeadsReport { url: string; emails: Obj[]; phones: Obj[]; social
 export interface ContentReport {
   title: string | null; byline: string | null; published_time: string | null; site_name: string | null; lang: string | null;
   excerpt: string | null; text: string; html: string; word_count: number; reading_time_minutes: number; images: Obj[]; readerable: boolean;
+  /** With `format: "markdown"`: the article as GitHub Flavored Markdown. */
+  markdown?: string;
 }
 /** `broken-link-checker` 200 (`LinksReport`). */
 export interface LinksReport { url: string; links: Obj[]; summary: Obj; limits: Obj }
