@@ -1,7 +1,7 @@
 /**
  * `npm run accounts -- <command>`: manage accounts of the local service's DATA_DIR (it may run meanwhile).
  *
- *   create --email E --password P --plan PLAN [--first-name F] [--last-name L] [--json]
+ *   create --email E (--password-stdin | --password P) --plan PLAN [--first-name F] [--last-name L] [--json]
  *   list [--json]
  *   set-plan --email E --plan PLAN [--json]
  *   rotate-key --email E [--json]        a new API key; the old one stops working at once
@@ -30,6 +30,11 @@ const USAGE_ERROR = 2;
 /** A plan the variant has no plan of that name: the message lists the variant's plans. */
 class UnknownPlanError extends Error {
   override name = 'UnknownPlanError';
+}
+
+/** Arguments that cannot be used together or are missing (exit 2, like commander's own). */
+class UsageError extends Error {
+  override name = 'UsageError';
 }
 
 /** The services of DATA_DIR, or of a deployed stage with --stage. */
@@ -70,6 +75,30 @@ function requireKnownPlan(services: Services, plan: string): void {
   throw new UnknownPlanError(`the ${catalog.billing} variant has no plan "${plan}"; its plans: ${Object.keys(catalog.plans).join(', ')}`);
 }
 
+/** Longest password read from standard input, characters (a password, not a file). */
+const MAX_STDIN_PASSWORD = 1024;
+
+/**
+ * The password of `create`: from standard input with `--password-stdin` (everything read, one trailing line break
+ * dropped), else `--password` (a warning on stderr: argv is visible to other users).
+ * @throws UsageError (exit 2) when neither or both are given, or standard input is a terminal or too long.
+ */
+async function passwordOf(o: { password?: string; passwordStdin?: boolean }): Promise<string> {
+  if (o.passwordStdin && o.password !== undefined) throw new UsageError('give --password-stdin or --password, not both');
+  if (o.password !== undefined) {
+    process.stderr.write('warning: --password shows the password to other users of this machine (ps) and keeps it in shell history; pipe it to --password-stdin instead\n');
+    return o.password;
+  }
+  if (!o.passwordStdin) throw new UsageError("give the password: printf '%s' 'the password' | npm run -s accounts -- create … --password-stdin");
+  if (process.stdin.isTTY) throw new UsageError('--password-stdin reads a pipe, not a terminal: printf \'%s\' \'the password\' | npm run -s accounts -- create … --password-stdin');
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.length > MAX_STDIN_PASSWORD) throw new UsageError(`--password-stdin: more than ${MAX_STDIN_PASSWORD} characters on standard input`);
+  }
+  return text.replace(/\r?\n$/, '');
+}
+
 const program = new Command('accounts')
   .description('Manage scrape-ai accounts in DATA_DIR (default ./data)')
   .exitOverride()
@@ -78,17 +107,19 @@ const program = new Command('accounts')
 program.command('create')
   .description('create an account and print its API key')
   .requiredOption('--email <email>', 'email address (the login)')
-  .requiredOption('--password <password>', 'password, at least 8 characters')
+  .option('--password-stdin', 'read the password from standard input (as `docker login` does): it stays out of the process list and the shell history')
+  .option('--password <password>', 'the password in the command line (visible to other users\' `ps` and kept in shell history: prefer --password-stdin)')
   .requiredOption('--plan <plan>', 'a plan of the billing variant of DATA_DIR (lambdas/core/plans.json)')
   .option('--first-name <name>', 'first name', '')
   .option('--last-name <name>', 'last name', '')
   .option('--json', 'print {"id","email","plan","api_key"} as JSON only')
   .option('--stage <stage>', 'act on a deployed stage (dev, prod) instead of DATA_DIR')
-  .action(async (o: { email: string; password: string; plan: string; firstName: string; lastName: string; json?: boolean; stage?: string }) => {
+  .action(async (o: { email: string; password?: string; passwordStdin?: boolean; plan: string; firstName: string; lastName: string; json?: boolean; stage?: string }) => {
+    const password = await passwordOf(o);
     const local = await open(o.stage);
     try {
       requireKnownPlan(local.services, o.plan);
-      const { account, apiKey } = await createAccount(local.services, { email: o.email, password: o.password, plan: o.plan, first_name: o.firstName, last_name: o.lastName });
+      const { account, apiKey } = await createAccount(local.services, { email: o.email, password, plan: o.plan, first_name: o.firstName, last_name: o.lastName });
       if (o.json) process.stdout.write(JSON.stringify({ id: account.id, email: account.email, plan: account.plan, api_key: apiKey }) + '\n');
       else console.log(`created account ${account.id} ${account.email} on plan ${account.plan}\napi key: ${apiKey}`);
     } finally {
@@ -168,7 +199,7 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) process.exit(err.exitCode);
-  if (err instanceof UnknownPlanError) {
+  if (err instanceof UnknownPlanError || err instanceof UsageError) {
     console.error(`accounts: ${err.message}`);
     process.exit(USAGE_ERROR);
   }
