@@ -480,6 +480,33 @@ describe('web dashboard in Chromium', { timeout: 240_000 }, () => {
     await capture('tool-screenshot');
   });
 
+  it('shows the errors a tool result carries above the result: the DNS/WHOIS tool on a name outside the public DNS', async () => {
+    // `.invalid` is under no top-level domain of the public DNS: the tool answers 200 with `error` (NOT_PUBLIC)
+    // and `whois.error`, without a query, and the records part alone would only say "No records.".
+    const url = 'https://does-not-exist.invalid/';
+    const answer = await api.post('/api/v1/tools/dns-whois/', { url });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const { error, whois } = answer.body as { error: { code: string; message: string } | null; whois: { error: { code: string; message: string } | null } };
+    assert.ok(error, 'the answer carries an error');
+    await go('#/tools/dns-whois', 'DNS and WHOIS');
+    await fill('#tool-url', url);
+    await clickText('Run');
+    await page.waitForSelector('[data-testid=tool-result] [data-testid=result-errors]');
+    const alert = await page.$eval('[data-testid=result-errors]', (el) => ({ role: el.getAttribute('role'), text: (el as HTMLElement).innerText }));
+    assert.equal(alert.role, 'alert');
+    assert.ok(alert.text.includes(error.code) && alert.text.includes(error.message), alert.text);
+    if (whois.error) assert.ok(alert.text.includes(whois.error.message), `whois.error not shown: ${alert.text}`);
+    // Above the records part, which still renders.
+    const order = await page.$eval('[data-testid=tool-result]', (el) => {
+      const t = (el as HTMLElement).innerText;
+      return [t.indexOf('The answer carries'), t.indexOf('No records.'), t.indexOf('Registration')];
+    });
+    assert.ok(order[0]! >= 0 && order[0]! < order[1]! && order[1]! < order[2]!, `order ${order}`);
+    // The page's own error region stays empty: the request succeeded.
+    assert.equal(await page.$eval('form [data-testid=error]', (el) => el.textContent), '');
+    await capture('tool-dns-whois-error');
+  });
+
   it('signs out: the key leaves sessionStorage, the sign-in form shows, Back shows no data; a revoked key returns to sign in', async () => {
     await go(`#/jobs/${jobId}`, `Job ${jobId.slice(0, 8)}`);
     await page.waitForSelector('[data-testid=rows] tbody tr');

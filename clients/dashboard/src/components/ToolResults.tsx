@@ -1,7 +1,8 @@
 /**
  * Each tool's result shown for people (field names from docs/tools.md and docs/openapi.json's report
  * schemas): the SEO score and failed audits, technologies by category, leads, the article, links with a state
- * filter, DNS records and WHOIS, the certificate and grade.
+ * filter, DNS records and WHOIS, the certificate and grade. Above each, {@link ResultErrors} lists every error the
+ * answer carries (a 200 answer can: NXDOMAIN, WHOIS unreachable, a JSON-LD script that does not parse).
  */
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
@@ -186,7 +187,6 @@ function Dns({ r }: { r: DnsReport }) {
           </table>
         </TableBox>
       )}
-      {(r.dns_errors ?? []).length > 0 && <p class="muted">Not answered: {r.dns_errors!.map((e) => `${e.type} (${e.message})`).join('; ')}</p>}
       <h3>Addresses</h3>
       <ul>{r.ips.map((ip) => <li key={ip.address}>{ip.address} {ip.reverse?.length ? <span class="muted">→ {ip.reverse.join(', ')}</span> : null}</li>)}</ul>
       <h3>Registration{r.domain ? ` of ${r.domain}` : ''}</h3>
@@ -238,8 +238,95 @@ function Ssl({ r }: { r: SslReport }) {
   );
 }
 
-/** The human view of `tool`'s JSON answer `value`. */
+/** One error or warning a tool's answer carries: where in the answer, its code when it has one, its message. */
+export interface CarriedError {
+  where: string;
+  code: string | null;
+  message: string;
+  /** An entry of a `warnings` array (the page was read, with a caveat), else an error. */
+  warning: boolean;
+}
+
+const ERROR_LISTS = /^(errors|warnings|.+_errors)$/;
+
+function carried(where: string, v: unknown, warning = false): CarriedError {
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    const o = v as Record<string, unknown>;
+    const code = typeof o.code === 'string' && o.code ? o.code : null;
+    const message = typeof o.message === 'string' ? o.message : JSON.stringify(o);
+    // The other facts of the entry (a DNS query's `type`, a JSON-LD script's `index`) say which one failed.
+    const facts = Object.entries(o).filter(([k, x]) => k !== 'code' && k !== 'message' && (typeof x === 'string' || typeof x === 'number'));
+    return { where: facts.length ? `${where} (${facts.map(([k, x]) => `${k} ${x}`).join(', ')})` : where, code, message, warning };
+  }
+  return { where, code: null, message: typeof v === 'string' ? v : JSON.stringify(v), warning };
+}
+
+/**
+ * Every error a tool's answer carries, in the order of the answer: each non-null `error` (a string or
+ * `{code, message}`) at any depth, and each entry of the arrays named `errors`, `*_errors` or `warnings`.
+ * The broken-link checker's per-link `error`s are its findings, shown in its table, so not listed here.
+ */
+export function carriedErrors(tool: string, value: unknown): CarriedError[] {
+  const out: CarriedError[] = [];
+  const walk = (node: unknown, path: string, depth: number): void => {
+    if (!node || typeof node !== 'object' || depth > 8) return;
+    if (Array.isArray(node)) {
+      node.forEach((x, i) => walk(x, `${path}[${i}]`, depth + 1));
+      return;
+    }
+    const o = node as Record<string, unknown>;
+    const label = typeof o.address === 'string' ? `${path} ${o.address}` : path;
+    for (const [k, v] of Object.entries(o)) {
+      if (k === 'raw' || (tool === 'broken-link-checker' && path === '' && k === 'links')) continue;
+      const at = path ? `${path}.${k}` : k;
+      if (k === 'error') {
+        if (v !== null && v !== undefined && v !== '') out.push(carried(label || 'answer', v));
+      } else if (ERROR_LISTS.test(k) && Array.isArray(v)) {
+        for (const x of v) out.push(carried(at, x, k === 'warnings'));
+      } else walk(v, at, depth + 1);
+    }
+  };
+  walk(value, '', 0);
+  return out;
+}
+
+function carriedTitle(errors: CarriedError[]): string {
+  const w = errors.filter((e) => e.warning).length;
+  const e = errors.length - w;
+  const parts = [e && (e === 1 ? 'an error' : `${e} errors`), w && (w === 1 ? 'a warning' : `${w} warnings`)].filter(Boolean);
+  return `The answer carries ${parts.join(' and ')}:`;
+}
+
+/** The errors {@link carriedErrors} finds, as an alert above the result; nothing when there are none. */
+function ResultErrors({ tool, value }: { tool: string; value: unknown }) {
+  const errors = carriedErrors(tool, value);
+  if (errors.length === 0) return null;
+  return (
+    <div class="alert" role="alert" data-testid="result-errors">
+      <strong>{carriedTitle(errors)}</strong>
+      <ul class="alert-details">
+        {errors.map((e, i) => (
+          <li key={i}>
+            {e.code && <><code>{e.code}</code> </>}
+            {e.message} <span class="muted">({e.where})</span>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** The human view of `tool`'s JSON answer `value`: the errors it carries, then the tool's own view. */
 export function ToolResult({ tool, value }: { tool: string; value: unknown }) {
+  return (
+    <>
+      <ResultErrors tool={tool} value={value} />
+      <ToolView tool={tool} value={value} />
+    </>
+  );
+}
+
+function ToolView({ tool, value }: { tool: string; value: unknown }) {
   switch (tool) {
     case 'seo-analyzer':
       return <Seo r={value as SeoReport} />;
