@@ -124,7 +124,7 @@ export async function main(argv: string[]): Promise<number> {
       const c = o.kinds[k];
       return `${c.labelled.length - c.missed.length}/${c.labelled.length}${c.extra.length ? `+${c.extra.length}` : ''}`.padEnd(6);
     };
-    const dc = o.report.defaultCountry;
+    const dc = o.report.default_country;
     console.log(`${o.page.name.padEnd(width)}  ${o.page.origin.padEnd(7)}  ${cell('emails')}  ${cell('phones')}  ${cell('social')}  ${`${dc.country ?? '-'} ${dc.from ?? ''}`.padEnd(11)} ${o.ms.toFixed(0).padStart(4)}`);
     for (const k of KINDS) {
       const c = o.kinds[k];

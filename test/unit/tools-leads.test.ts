@@ -155,22 +155,22 @@ describe('leads: phones', () => {
     // <html lang="en-GB"> on a .com site.
     let r = leads(uk, 'https://www.hartley.com/', '', 'en-GB');
     assert.deepEqual(phones(r), ['+442079460321']);
-    assert.deepEqual(r.defaultCountry, { country: 'GB', from: 'html-lang' });
+    assert.deepEqual(r.default_country, { country: 'GB', from: 'html-lang' });
     // The ccTLD wins over the language region (en-US is many templates' default).
     r = leads(uk, 'https://www.hartley.co.uk/', '', 'en-US');
-    assert.deepEqual(r.defaultCountry, { country: 'GB', from: 'tld' });
+    assert.deepEqual(r.default_country, { country: 'GB', from: 'tld' });
     assert.deepEqual(phones(r), ['+442079460321']);
     // JSON-LD addressCountry wins over everything.
     r = leads('<p>Tel. 030 2847 1560</p>', 'https://www.firma.com/', '<script type="application/ld+json">{"address":{"addressCountry":"DE"}}</script>', 'en-US');
-    assert.deepEqual(r.defaultCountry, { country: 'DE', from: 'json-ld' });
+    assert.deepEqual(r.default_country, { country: 'DE', from: 'json-ld' });
     assert.deepEqual(phones(r), ['+493028471560']);
     // og:locale when the page has no better clue.
     r = leads('<p>Tél. 04 78 42 19 63</p>', 'https://www.traiteur.com/', '<meta property="og:locale" content="fr_FR">', 'fr');
-    assert.deepEqual(r.defaultCountry, { country: 'FR', from: 'og-locale' });
+    assert.deepEqual(r.default_country, { country: 'FR', from: 'og-locale' });
     assert.deepEqual(phones(r), ['+33478421963']);
     // .edu is US; English with no region falls back to US.
-    assert.deepEqual(leads('<p>(650) 723-4344</p>', 'https://physics.stanwood.edu/').defaultCountry, { country: 'US', from: 'tld' });
-    assert.deepEqual(leads('<p>(650) 723-4344</p>', 'https://www.example-company.com/').defaultCountry, { country: 'US', from: 'english' });
+    assert.deepEqual(leads('<p>(650) 723-4344</p>', 'https://physics.stanwood.edu/').default_country, { country: 'US', from: 'tld' });
+    assert.deepEqual(leads('<p>(650) 723-4344</p>', 'https://www.example-company.com/').default_country, { country: 'US', from: 'english' });
     // A country named in the text is the second guess: used where the first finds nothing.
     r = leads('<p>We are in Amsterdam, the Netherlands. Call 020 794 2213.</p>', 'https://pixelforge.io/');
     assert.deepEqual(phones(r), ['+31207942213']);

@@ -231,7 +231,7 @@ export interface SeoReport {
 /** `tech-detector` 200 (`TechReport`). */
 export interface TechReport { url: string; rendered: boolean; partial: boolean; technologies: Obj[] }
 /** `lead-generation` 200 (`LeadsReport`). */
-export interface LeadsReport { url: string; emails: Obj[]; phones: Obj[]; social: Obj[]; defaultCountry: unknown; pages: Obj[] }
+export interface LeadsReport { url: string; emails: Obj[]; phones: Obj[]; social: Obj[]; default_country: unknown; pages: Obj[] }
 /** `content-extractor` 200 (`ContentReport`). */
 export interface ContentReport {
   title: string | null; byline: string | null; published_time: string | null; site_name: string | null; lang: string | null;

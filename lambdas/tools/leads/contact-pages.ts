@@ -153,7 +153,7 @@ export async function findLeads(page: ToolPage, options: FindLeadsOptions): Prom
     emails: first.emails.list(),
     phones: first.phones.list(),
     social: first.social.list(),
-    defaultCountry: { country: first.country.countries[0] ?? null, from: first.country.from },
+    default_country: { country: first.country.countries[0] ?? null, from: first.country.from },
     pages,
   };
 }

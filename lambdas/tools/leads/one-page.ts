@@ -130,7 +130,7 @@ export function extractLeads(page: ToolPage): LeadsReport {
     emails: f.emails.list(),
     phones: f.phones.list(),
     social: f.social.list(),
-    defaultCountry: { country: f.country.countries[0] ?? null, from: f.country.from },
+    default_country: { country: f.country.countries[0] ?? null, from: f.country.from },
     pages: [{ url, status: page.status }],
   };
 }

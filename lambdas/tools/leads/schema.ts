@@ -22,7 +22,7 @@ export const leadsReportSchema = {
   title: 'LeadsReport',
   type: 'object',
   additionalProperties: false,
-  required: ['url', 'emails', 'phones', 'social', 'defaultCountry', 'pages'],
+  required: ['url', 'emails', 'phones', 'social', 'default_country', 'pages'],
   properties: {
     url: { type: 'string' },
     emails: {
@@ -62,7 +62,7 @@ export const leadsReportSchema = {
         },
       },
     },
-    defaultCountry: {
+    default_country: {
       type: 'object',
       additionalProperties: false,
       required: ['country', 'from'],

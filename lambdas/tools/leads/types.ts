@@ -70,7 +70,7 @@ export interface LeadsReport {
   phones: PhoneLead[];
   social: SocialLead[];
   /** The country national numbers were read in (of the page analysed), and which clue gave it. */
-  defaultCountry: { country: string | null; from: CountryHint | null };
+  default_country: { country: string | null; from: CountryHint | null };
   /** The page itself, then the contact pages followed (with `followContactPages`). */
   pages: LeadsPage[];
 }
