@@ -45,7 +45,7 @@ import { MAX_CONFIG_BYTES } from '../lambdas/engine/config.ts';
 import { ensureSystemPackages, ensureWrk, nginxVersion, wrkVersion } from './deps.ts';
 import { type Nginx, startNginx } from './nginx.ts';
 import { BENCH_DIR, OUT_DIR, ROOT, SITE_DIR } from './paths.ts';
-import { gitHead, short, table } from './report.ts';
+import { gitHead, latencyStats, short, table, type LatencyStats } from './report.ts';
 import { ensureSite } from './site.ts';
 
 const execFileAsync = promisify(execFile);
@@ -132,14 +132,6 @@ async function withStarted<R extends { stop(): Promise<void> }, T>(resource: R, 
 
 // ---- stats ----
 
-interface Stats { n: number; p50: number; p95: number; p99: number; max: number }
-
-/** Percentiles as polls.ts takes them (the value at floor(p·n) of the sorted sample). NaN when empty. */
-function stats(ms: number[]): Stats {
-  const s = [...ms].sort((a, b) => a - b);
-  const q = (p: number) => (s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))]! : NaN);
-  return { n: s.length, p50: q(0.5), p95: q(0.95), p99: q(0.99), max: s.length ? s[s.length - 1]! : NaN };
-}
 
 const ms = (x: number): string => (Number.isFinite(x) ? x.toFixed(x < 10 ? 2 : 1) : '-');
 const verdict = (pass: boolean): string => (pass ? 'PASS' : 'MISSED');
@@ -625,7 +617,7 @@ function writeApiSite(): void {
 // ---- part run ----
 
 interface RunSample { ms: number; serverMs: number; polls: number }
-interface RunResult { runs: number; warmUp: number; totalMs: Stats; serverMs: Stats; polls: Stats; samples: RunSample[] }
+interface RunResult { runs: number; warmUp: number; totalMs: LatencyStats; serverMs: LatencyStats; polls: LatencyStats; samples: RunSample[] }
 
 /** One job: POST /run/, then GET status every POLL_MS over the same connection until completed. */
 async function timeRun(client: Client, key: string, configId: string): Promise<RunSample> {
@@ -657,9 +649,9 @@ async function partRun(o: Options, svc: Service, nginx: Nginx, targets: Target[]
     for (let i = 0; i < warmUp; i++) await timeRun(client, key, config.id);
     const samples: RunSample[] = [];
     for (let i = 0; i < o.runs; i++) samples.push(await timeRun(client, key, config.id));
-    const total = stats(samples.map((s) => s.ms));
-    const server = stats(samples.map((s) => s.serverMs));
-    const polls = stats(samples.map((s) => s.polls));
+    const total = latencyStats(samples.map((s) => s.ms));
+    const server = latencyStats(samples.map((s) => s.serverMs));
+    const polls = latencyStats(samples.map((s) => s.polls));
     console.log(table([
       ['', 'n', 'p50', 'p95', 'max'],
       ['POST /run/ to completed seen, ms', String(total.n), ms(total.p50), ms(total.p95), ms(total.max)],
@@ -758,7 +750,7 @@ interface VariantResult {
   answers: Record<string, number>;
   /** The first answer's error message (or the created id), shortened. */
   first: string;
-  times: Stats;
+  times: LatencyStats;
   pass: boolean;
   samplesMs: number[];
   /** The body sent once with nothing else going on (before the loop): answer time in ms and answer. */
@@ -771,8 +763,8 @@ interface BodiesResult {
   notSent: string[];
   serviceAlive: boolean;
   variants: VariantResult[];
-  meIdle: Stats;
-  meBusy: Stats;
+  meIdle: LatencyStats;
+  meBusy: LatencyStats;
   meFailures: Record<string, number>;
   serviceTail?: string;
 }
@@ -828,7 +820,7 @@ async function partBodies(o: Options, svc: Service, nginx: Nginx, targets: Targe
     await meLoop(meClient, keyB, svc, () => ++count > 200, warm, idleFailures);
     count = 0;
     await meLoop(meClient, keyB, svc, () => ++count > 500, idleTimes, idleFailures);
-    const meIdle = stats(idleTimes);
+    const meIdle = latencyStats(idleTimes);
     console.log(`   B's GET /me/ alone: p50 ${ms(meIdle.p50)} p99 ${ms(meIdle.p99)} max ${ms(meIdle.max)} ms (n=${meIdle.n})`);
     await sendAlone(variants, clients[0]!, keyA, svc); // warm-up (the parser's JIT), not counted
     const alone = await sendAlone(variants, clients[0]!, keyA, svc);
@@ -869,7 +861,7 @@ async function partBodies(o: Options, svc: Service, nginx: Nginx, targets: Targe
 
     const out: VariantResult[] = variants.map((v, i) => {
       const r = results[i]!;
-      const t = stats(r.times);
+      const t = latencyStats(r.times);
       return {
         kind: v.kind.kind, what: v.kind.what, endpoint: `POST /${v.endpoint}/`, yamlBytes: Buffer.byteLength(v.kind.yaml), n: t.n,
         answers: r.answers, first: r.first.length > 160 ? `${r.first.slice(0, 157)}...` : r.first, times: t,
@@ -885,7 +877,7 @@ async function partBodies(o: Options, svc: Service, nginx: Nginx, targets: Targe
     console.log(`\n${table(rows)}`);
     console.log('   first answer per body:');
     for (const r of out) console.log(`     ${r.kind} ${r.endpoint.padEnd(14)} ${r.first || '-'}`);
-    const meBusy = stats(meTimes);
+    const meBusy = latencyStats(meTimes);
     const requests = out.reduce((s, r) => s + r.n, 0);
     const notSent = out.filter((r) => r.n === 0).map((r) => `${r.kind} ${r.endpoint}`);
     console.log(`\n   A: ${requests} requests in ${seconds.toFixed(1)} s${notSent.length ? `; never sent (hard cap or service down): ${notSent.join(', ')}` : ''}; service ${serviceAlive ? 'still up' : 'DIED'}`);

@@ -18,15 +18,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT } from './paths.ts';
+import { latencyStats, type LatencyStats } from './report.ts';
 
-interface Stats { n: number; p50: number; p95: number; p99: number; max: number }
-
-function stats(ms: number[]): Stats {
-  const s = [...ms].sort((a, b) => a - b);
-  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
-  return { n: s.length, p50: q(0.5), p95: q(0.95), p99: q(0.99), max: s[s.length - 1]! };
-}
-const fmt = (x: Stats) => `n=${String(x.n).padStart(6)}  p50 ${x.p50.toFixed(2).padStart(6)}  p95 ${x.p95.toFixed(2).padStart(6)}  p99 ${x.p99.toFixed(2).padStart(6)}  max ${x.max.toFixed(2).padStart(7)} ms`;
+const fmt = (x: LatencyStats) => `n=${String(x.n).padStart(6)}  p50 ${x.p50.toFixed(2).padStart(6)}  p95 ${x.p95.toFixed(2).padStart(6)}  p99 ${x.p99.toFixed(2).padStart(6)}  max ${x.max.toFixed(2).padStart(7)} ms`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A plans file whose Pro plan spends nothing a bench could run out of. */
@@ -196,7 +190,7 @@ async function benchSchedules(count: number): Promise<boolean> {
     site.close();
   }
   const ok = firingMs < 60_000 && apiVisibleMs < 60_000;
-  console.log(`another account's GET /me/ while nothing fires: ${fmt(stats(meIdle))}\n                     while the ${count} fire: ${fmt(stats(meFiring))}`);
+  console.log(`another account's GET /me/ while nothing fires: ${fmt(latencyStats(meIdle))}\n                     while the ${count} fire: ${fmt(latencyStats(meFiring))}`);
   console.log(`schedules: ${count} firings in ${(firingMs / 1000).toFixed(2)} s vs ${(apiMs / 1000).toFixed(2)} s for the same jobs over the API: ratio ${(firingMs / apiMs).toFixed(2)}; target within the minute: ${ok ? 'met' : 'NOT met'}`);
   return ok;
 }
@@ -248,20 +242,20 @@ async function benchWebhooks(pollSeconds: number, rounds: number): Promise<boole
       const busyRound = await poll(pollSeconds);
       for (const x of busyRound) busy.push(x);
       const deliveredMeanwhile = received - before;
-      console.log(`round ${r}: idle ${fmt(stats(idleRound))}\n         busy ${fmt(stats(busyRound))}   (${deliveredMeanwhile} deliveries of 2 s answered by its end, ${BACKLOG - deliveredMeanwhile} still queued)`);
+      console.log(`round ${r}: idle ${fmt(latencyStats(idleRound))}\n         busy ${fmt(latencyStats(busyRound))}   (${deliveredMeanwhile} deliveries of 2 s answered by its end, ${BACKLOG - deliveredMeanwhile} still queued)`);
       if (deliveredMeanwhile >= BACKLOG) console.log('  (the backlog ran out before the busy window ended: lengthen it with fewer --poll-seconds)');
       while (received < before + BACKLOG) await sleep(250);
     }
     const attempts = (await call('GET', `${svc.url}/api/v1/webhooks/${hooks[0]}/deliveries/?limit=100`, key)).body.deliveries as Array<{ outcome: string; duration_ms: number }>;
-    console.log(`webhook 1: ${attempts.length} attempts recorded, outcomes ${[...new Set(attempts.map((a) => a.outcome))].join(', ')}, median duration ${stats(attempts.map((a) => a.duration_ms)).p50} ms`);
+    console.log(`webhook 1: ${attempts.length} attempts recorded, outcomes ${[...new Set(attempts.map((a) => a.outcome))].join(', ')}, median duration ${latencyStats(attempts.map((a) => a.duration_ms)).p50} ms`);
   } finally {
     await svc.stop();
     receiver.closeAllConnections();
     receiver.close();
     site.close();
   }
-  const i = stats(idle);
-  const b = stats(busy);
+  const i = latencyStats(idle);
+  const b = latencyStats(busy);
   const ratio = b.p99 / i.p99;
   console.log(`webhooks: status polls idle ${fmt(i)}\n          during deliveries ${fmt(b)}\n          p99 ratio ${ratio.toFixed(2)} (target <= 1.20): ${ratio <= 1.2 ? 'met' : 'NOT met'}`);
   return ratio <= 1.2;

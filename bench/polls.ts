@@ -18,17 +18,11 @@ import { runLightweight } from '../lambdas/engine/engines.ts';
 import { findNginx } from './deps.ts';
 import { startNginx } from './nginx.ts';
 import { BENCH_DIR, ROOT, SITE_DIR } from './paths.ts';
+import { latencyStats, type LatencyStats } from './report.ts';
 import { ensureSite, listingPath } from './site.ts';
 
-interface Stats { n: number; p50: number; p95: number; p99: number; max: number }
 
-function stats(ms: number[]): Stats {
-  const s = [...ms].sort((a, b) => a - b);
-  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
-  return { n: s.length, p50: q(0.5), p95: q(0.95), p99: q(0.99), max: s[s.length - 1]! };
-}
-
-const fmt = (x: Stats) => `n=${String(x.n).padStart(4)}  p50 ${x.p50.toFixed(2).padStart(7)}  p95 ${x.p95.toFixed(2).padStart(7)}  p99 ${x.p99.toFixed(2).padStart(7)}  max ${x.max.toFixed(2).padStart(7)} ms`;
+const fmt = (x: LatencyStats) => `n=${String(x.n).padStart(4)}  p50 ${x.p50.toFixed(2).padStart(7)}  p95 ${x.p95.toFixed(2).padStart(7)}  p99 ${x.p99.toFixed(2).padStart(7)}  max ${x.max.toFixed(2).padStart(7)} ms`;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -56,7 +50,7 @@ async function pollIdle(url: string, n: number, headers: Record<string, string> 
 }
 
 /** Our service: jobs in worker threads. */
-async function measureOurs(yaml: string, idlePolls: number, concurrency: number): Promise<{ idle: Stats; busy: Stats; seconds: number }> {
+async function measureOurs(yaml: string, idlePolls: number, concurrency: number): Promise<{ idle: LatencyStats; busy: LatencyStats; seconds: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sai-bench-polls-'));
   const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', SAI_OUTBOUND_ALLOW: '127.0.0.0/8', SAI_ACCESS_LOG: '0', SAI_WORKERS: '1', SAI_MAX_PAGES: '2000', SAI_JOB_CONCURRENCY: String(concurrency) };
   const account = JSON.parse(execFileSync(process.execPath, [join(ROOT, 'bin/accounts.ts'), 'create', '--email', 'bench@example.com', '--password', 'bench-password', '--plan', 'pro', '--json'], { env, cwd: ROOT, encoding: 'utf8' })) as { api_key: string };
@@ -92,14 +86,14 @@ async function measureOurs(yaml: string, idlePolls: number, concurrency: number)
       }
     }
     const seconds = (performance.now() - t0) / 1000;
-    return { idle: stats(idle), busy: stats(busy), seconds };
+    return { idle: latencyStats(idle), busy: latencyStats(busy), seconds };
   } finally {
     proc.kill('SIGTERM');
   }
 }
 
 /** The peer: the crawl runs on the event loop of the process that answers the polls. */
-async function measureInThread(yaml: string, idlePolls: number, concurrency: number): Promise<{ idle: Stats; busy: Stats; seconds: number }> {
+async function measureInThread(yaml: string, idlePolls: number, concurrency: number): Promise<{ idle: LatencyStats; busy: LatencyStats; seconds: number }> {
   let state = { status: 'pending', progress: 0, items_found: 0, pages_scraped: 0 };
   const server = http.createServer((_req, res) => {
     res.setHeader('content-type', 'application/json');
@@ -122,7 +116,7 @@ async function measureInThread(yaml: string, idlePolls: number, concurrency: num
     while (!done) busy.push((await get(url)).ms);
     const result = await run;
     if (result.rows.length !== 1000) throw new Error(`in-thread run gave ${result.rows.length} rows`);
-    return { idle: stats(idle), busy: stats(busy), seconds: (performance.now() - t0) / 1000 };
+    return { idle: latencyStats(idle), busy: latencyStats(busy), seconds: (performance.now() - t0) / 1000 };
   } finally {
     server.close();
   }

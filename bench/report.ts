@@ -1,5 +1,5 @@
 // What the bench runners (engine.ts, browser.ts) print and record alike: text tables, short values, the
-// median run, the commit measured.
+// median run, the commit measured, latency percentiles.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './paths.ts';
@@ -33,4 +33,14 @@ export function gitHead(): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Latency percentiles of a sample, ms: n, p50, p95, p99 and max. */
+export interface LatencyStats { n: number; p50: number; p95: number; p99: number; max: number }
+
+/** Percentiles as the value at floor(p·n) of the sorted sample (polls, api, monitoring benches). NaN when empty. */
+export function latencyStats(ms: readonly number[]): LatencyStats {
+  const s = [...ms].sort((a, b) => a - b);
+  const q = (p: number) => (s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))]! : NaN);
+  return { n: s.length, p50: q(0.5), p95: q(0.95), p99: q(0.99), max: s.length ? s[s.length - 1]! : NaN };
 }
