@@ -9,7 +9,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { createSchedule, deleteSchedule, listSchedules, updateSchedule, type Schedule } from '../api.ts';
-import { DateTime, ErrorAlert, namesField, shownError, Status, TableBox, type ShownError } from './ui.tsx';
+import { DateTime, DeleteWithConfirm, ErrorAlert, namesField, shownError, Status, TableBox, type ShownError } from './ui.tsx';
 
 /** The browser's IANA time zone (`Europe/Paris`), or UTC where it has none. */
 export function browserTimeZone(): string {
@@ -170,25 +170,11 @@ export function ConfigSchedules({ configId, configName }: { configId: string; co
                       )}
                     </td>
                     <td class="actions">
-                      {confirming === s.id ? (
-                        <>
-                          <button type="button" class="danger" disabled={busy} onClick={() => remove(s)} aria-label={`Confirm: delete the schedule ${s.cron}`}>
-                            Confirm delete
-                          </button>
-                          <button type="button" class="secondary" onClick={() => setConfirming(null)}>
-                            Cancel
-                          </button>
-                        </>
-                      ) : (
-                        <>
-                          <button type="button" class="secondary" disabled={busy} onClick={() => setOn(s, !s.enabled)} aria-label={`${s.enabled ? 'Disable' : s.paused ? 'Resume' : 'Enable'} the schedule ${s.cron}`}>
-                            {s.enabled ? 'Disable' : s.paused ? 'Resume' : 'Enable'}
-                          </button>
-                          <button type="button" class="secondary" onClick={() => setConfirming(s.id)} aria-label={`Delete the schedule ${s.cron}`}>
-                            Delete
-                          </button>
-                        </>
-                      )}
+                      <DeleteWithConfirm label={`the schedule ${s.cron}`} asking={confirming === s.id} busy={busy} onAsk={() => setConfirming(s.id)} onConfirm={() => remove(s)} onCancel={() => setConfirming(null)}>
+                        <button type="button" class="secondary" disabled={busy} onClick={() => setOn(s, !s.enabled)} aria-label={`${s.enabled ? 'Disable' : s.paused ? 'Resume' : 'Enable'} the schedule ${s.cron}`}>
+                          {s.enabled ? 'Disable' : s.paused ? 'Resume' : 'Enable'}
+                        </button>
+                      </DeleteWithConfirm>
                     </td>
                   </tr>
                 );

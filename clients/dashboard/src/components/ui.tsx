@@ -104,6 +104,42 @@ export function RawJson({ value }: { value: unknown }) {
   );
 }
 
+/**
+ * Delete in two steps: the row's other actions (`children`) and a Delete button; once asked, "Confirm delete" and
+ * Cancel in their place. `label` names the thing in the buttons' accessible names (`Delete <label>`,
+ * `Confirm: delete <label>`).
+ */
+export function DeleteWithConfirm({ label, asking, busy, onAsk, onConfirm, onCancel, children }: {
+  label: string;
+  asking: boolean;
+  busy: boolean;
+  onAsk(): void;
+  onConfirm(): void;
+  onCancel(): void;
+  children?: ComponentChildren;
+}) {
+  if (asking) {
+    return (
+      <>
+        <button type="button" class="danger" disabled={busy} onClick={onConfirm} aria-label={`Confirm: delete ${label}`}>
+          Confirm delete
+        </button>
+        <button type="button" class="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </>
+    );
+  }
+  return (
+    <>
+      {children}
+      <button type="button" class="secondary" onClick={onAsk} aria-label={`Delete ${label}`}>
+        Delete
+      </button>
+    </>
+  );
+}
+
 /** A table in its own horizontally scrolling box, so that a wide table never widens the page. */
 export function TableBox({ children, label }: { children: ComponentChildren; label: string }) {
   return (

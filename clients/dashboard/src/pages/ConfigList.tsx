@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { errorText, request, type ConfigSummary, type JobSummary } from '../api.ts';
-import { DateTime, ErrorAlert, Status, TableBox } from '../components/ui.tsx';
+import { DateTime, DeleteWithConfirm, ErrorAlert, Status, TableBox } from '../components/ui.tsx';
 
 /** Starts a run of a saved config and opens its job page. @throws ApiError (plan, quota, invalid config). */
 export async function runConfig(configId: string): Promise<void> {
@@ -85,28 +85,14 @@ export function ConfigList() {
                     <DateTime iso={c.created_at} />
                   </td>
                   <td class="actions">
-                    {confirming === c.id ? (
-                      <>
-                        <button type="button" class="danger" disabled={busy} onClick={() => remove(c)} aria-label={`Confirm: delete ${c.name}`}>
-                          Confirm delete
-                        </button>
-                        <button type="button" class="secondary" onClick={() => setConfirming(null)}>
-                          Cancel
-                        </button>
-                      </>
-                    ) : (
-                      <>
-                        <button type="button" disabled={busy} onClick={() => run(c)} aria-label={`Run ${c.name}`}>
-                          Run
-                        </button>
-                        <a class="button secondary" href={`#/configs/${c.id}`} aria-label={`Edit ${c.name}`}>
-                          Edit
-                        </a>
-                        <button type="button" class="secondary" onClick={() => setConfirming(c.id)} aria-label={`Delete ${c.name}`}>
-                          Delete
-                        </button>
-                      </>
-                    )}
+                    <DeleteWithConfirm label={c.name} asking={confirming === c.id} busy={busy} onAsk={() => setConfirming(c.id)} onConfirm={() => remove(c)} onCancel={() => setConfirming(null)}>
+                      <button type="button" disabled={busy} onClick={() => run(c)} aria-label={`Run ${c.name}`}>
+                        Run
+                      </button>
+                      <a class="button secondary" href={`#/configs/${c.id}`} aria-label={`Edit ${c.name}`}>
+                        Edit
+                      </a>
+                    </DeleteWithConfirm>
                   </td>
                 </tr>
               ))}

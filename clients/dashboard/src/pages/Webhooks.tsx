@@ -17,7 +17,7 @@ import {
   type WebhookDelivery,
   type WebhookEvent,
 } from '../api.ts';
-import { DateTime, ErrorAlert, namesField, shownError, Status, TableBox, type ShownError } from '../components/ui.tsx';
+import { DateTime, DeleteWithConfirm, ErrorAlert, namesField, shownError, Status, TableBox, type ShownError } from '../components/ui.tsx';
 
 /** What each event means, for the form. */
 const EVENT_HINTS: Record<WebhookEvent, string> = {
@@ -280,20 +280,7 @@ export function Webhooks() {
                 </dd>
               </dl>
               <div class="button-row">
-                {confirming === w.id ? (
-                  <>
-                    <button type="button" class="danger" disabled={busy} onClick={() => remove(w)} aria-label={`Confirm: delete the webhook ${w.url}`}>
-                      Confirm delete
-                    </button>
-                    <button type="button" class="secondary" onClick={() => setConfirming(null)}>
-                      Cancel
-                    </button>
-                  </>
-                ) : (
-                  <button type="button" class="secondary" onClick={() => setConfirming(w.id)} aria-label={`Delete the webhook ${w.url}`}>
-                    Delete
-                  </button>
-                )}
+                <DeleteWithConfirm label={`the webhook ${w.url}`} asking={confirming === w.id} busy={busy} onAsk={() => setConfirming(w.id)} onConfirm={() => remove(w)} onCancel={() => setConfirming(null)} />
               </div>
               <Deliveries webhook={w} refresh={refresh} />
             </li>
