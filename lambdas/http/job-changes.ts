@@ -5,20 +5,10 @@
  */
 import { CodedError } from '../errors.ts';
 import { CHANGE_KINDS, jobChangesPage, type ChangeKind } from '../core/run-changes.ts';
-import { apiHandler, json, uuidParam } from './middleware.ts';
+import { apiHandler, intQueryParam, json, uuidParam } from './middleware.ts';
 import { route } from '../routes.ts';
 
 const MAX_LIMIT = 1000;
-
-/** A non-negative integer query parameter, `fallback` when absent. @throws CodedError `invalid_request`. */
-function intParam(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < min || n > max) {
-    throw new CodedError('invalid_request', `${name} must be an integer from ${min} to ${max}; got "${value.slice(0, 20)}"`, [{ path: name, message: 'out of range' }]);
-  }
-  return n;
-}
 
 export const handler = apiHandler(route('GET', '/api/v1/jobs/{id}/changes/'), async (event, { svc, account }) => {
   const id = uuidParam(event, 'Job');
@@ -26,8 +16,8 @@ export const handler = apiHandler(route('GET', '/api/v1/jobs/{id}/changes/'), as
   if (q.change !== undefined && !(CHANGE_KINDS as readonly string[]).includes(q.change)) {
     throw new CodedError('invalid_request', `change must be one of ${CHANGE_KINDS.join(', ')}; got "${q.change.slice(0, 20)}"`, [{ path: 'change', message: `must be one of ${CHANGE_KINDS.join(', ')}` }]);
   }
-  const offset = intParam(q.offset, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-  const limit = intParam(q.limit, 'limit', 100, 1, MAX_LIMIT);
+  const offset = intQueryParam(event, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+  const limit = intQueryParam(event, 'limit', 100, 1, MAX_LIMIT);
   const job = await svc.store.getJob(account.id, id);
   if (!job) throw new CodedError('not_found', `Job ${id} not found`);
   if (job.status !== 'completed' && job.status !== 'failed') {

@@ -320,6 +320,20 @@ export function uuidParam(event: ApiEvent, what: string): string {
   return id.toLowerCase();
 }
 
+/**
+ * A whole-number query parameter from `min` to `max`, `fallback` when absent.
+ * @throws CodedError `invalid_request` naming the parameter, its range and the value given (first 20 characters).
+ */
+export function intQueryParam(event: ApiEvent, name: string, fallback: number, min: number, max: number): number {
+  const value = event.queryStringParameters?.[name];
+  if (value === undefined || value === null) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) {
+    throw new CodedError('invalid_request', `${name} must be an integer from ${min} to ${max}; got "${value.slice(0, 20)}"`, [{ path: name, message: 'out of range' }]);
+  }
+  return n;
+}
+
 /** A request header by name, whatever its case (API Gateway keeps the client's; node:http lower-cases). */
 export function requestHeader(event: ApiEvent, name: string): string | undefined {
   const lower = name.toLowerCase();
