@@ -16,6 +16,7 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes } from '../fixtures/site/quotes.ts';
 import { createAccount, startService, tempDataDir, type TestService } from '../helpers/service.ts';
 import { quotesConfigYaml } from '../fixtures/site/quotes-config.ts';
+import { formatDuration, withRetryAfter } from '../../clients/typescript/src/cli.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const CLI = path.join(ROOT, 'clients/typescript/src/cli.ts');
@@ -48,6 +49,8 @@ describe('sai CLI against the local service', () => {
   let free: Awaited<ReturnType<typeof createAccount>>;
   /** A Pro account whose month holds 0.1 credit: a scheduled run is refused (`quota_exceeded`) and pauses its schedule. */
   let broke: Awaited<ReturnType<typeof createAccount>>;
+  /** An account whose plan allows no tool call a day: every tool call is `rate_limited` until 00:00 UTC. */
+  let limited: Awaited<ReturnType<typeof createAccount>>;
   let yamlFile: string;
   /** The service's clock offset in ms (SAI_CLOCK_FILE); 0 except inside the paused-schedule test. */
   const clockFile = path.join(work, 'clock-offset');
@@ -56,14 +59,16 @@ describe('sai CLI against the local service', () => {
     const plansFile = path.join(dataDir, 'plans.json');
     const plans = JSON.parse(fs.readFileSync(path.join(ROOT, 'lambdas/core/plans.json'), 'utf8'));
     plans.credits.plans.broke = { ...plans.credits.plans.pro, label: 'Broke', credits_per_month: 0.1 };
+    plans.credits.plans.limited = { ...plans.credits.plans.free, label: 'Limited', tool_calls_per_day: { '*': 0 } };
     fs.writeFileSync(plansFile, JSON.stringify(plans));
     fs.writeFileSync(clockFile, '0');
     site = await startFixtureSite();
     svc = await startService({ DATA_DIR: dataDir, SAI_PLANS_FILE: plansFile, SAI_CLOCK_FILE: clockFile });
-    [pro, free, broke] = await Promise.all([
+    [pro, free, broke, limited] = await Promise.all([
       createAccount(dataDir, { plan: 'pro' }, { SAI_PLANS_FILE: plansFile }),
       createAccount(dataDir, { plan: 'free' }, { SAI_PLANS_FILE: plansFile }),
       createAccount(dataDir, { plan: 'broke' }, { SAI_PLANS_FILE: plansFile }),
+      createAccount(dataDir, { plan: 'limited' }, { SAI_PLANS_FILE: plansFile }),
     ]);
     yamlFile = path.join(work, 'quotes.yaml');
     fs.writeFileSync(yamlFile, quotesConfigYaml(`${site.url}/quotes/`, 2));
@@ -88,9 +93,12 @@ describe('sai CLI against the local service', () => {
     const body = JSON.parse(me.stdout);
     assert.equal(body.user.email, pro.email);
     assert.equal(body.subscription.plan, 'pro');
-    // A wrong password: authentication exit code, nothing overwritten.
+    // A wrong password: authentication exit code, nothing overwritten; the message does not send the user to the
+    // `sai login` they just ran (issue 28).
     const bad = await sai(['login', '--email', pro.email, '--password', 'wrong password'], env);
     assert.equal(bad.code, 3, bad.stderr);
+    assert.match(bad.stderr, /^sai: login failed: Invalid email or password\. Check the email and the password\.\n$/);
+    assert.doesNotMatch(bad.stderr, /sai login|SAI_API_KEY/);
     assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).api_key, pro.api_key);
     // Email and password asked for on piped stdin (not a terminal): both lines are read; an existing
     // file with a wider mode is narrowed to 0600 again.
@@ -164,6 +172,17 @@ describe('sai CLI against the local service', () => {
     const summary = JSON.parse(r.stdout);
     assert.equal(summary.rows, 20);
     assert.equal(summary.engine, 'lightweight');
+    // Progress on stderr (not a terminal): the engine said once, then each line says the run's counts once
+    // ("2 pages, 20 items (page 2)", not "page 2: 10 items (2 pages, 20 items; …)"), no line twice.
+    const progress = r.stderr.split('\n').filter((l) => /^\d+% /.test(l));
+    assert.deepEqual(progress, [
+      '0% choosing the engine',
+      '0% the lightweight engine: target.engine is lightweight',
+      '49% 1 page, 10 items (page 1)',
+      '99% 2 pages, 20 items (page 2)',
+      '100% Completed: 20 rows from 2 pages (lightweight engine)',
+    ], r.stderr);
+    assert.equal(new Set(progress).size, progress.length);
     const bytes = fs.readFileSync(out);
     assert.equal(bytes.subarray(0, 2).toString('latin1'), 'PK');
     const sheets = await readXlsxFile(bytes, { trim: false });
@@ -320,6 +339,38 @@ describe('sai CLI against the local service', () => {
     assert.equal((await sai(['webhooks', 'create', '--url', url, '--event', 'job.started'], env)).code, 2);
     assert.equal((await sai(['webhooks', 'create', '--url', url], env)).code, 2);
     assert.deepEqual(JSON.parse((await sai(['webhooks', 'list', '--json'], env)).stdout), { webhooks: [] });
+  });
+
+  it('a rate limit says its wait once, in hours and minutes ("retry in 13 h 45 min", not "49558 s"); --json keeps retry_after in seconds', async () => {
+    const env = { SAI_BASE_URL: svc.url, SAI_API_KEY: limited.api_key, XDG_CONFIG_HOME: path.join(work, 'empty') };
+    // The service's clock at 10:14:02 UTC today: the tool's day ends in 13 h 45 min 58 s.
+    const day = new Date();
+    day.setUTCHours(10, 14, 2, 0);
+    fs.writeFileSync(clockFile, String(day.getTime() - Date.now()));
+    try {
+      await new Promise((r) => setTimeout(r, 250)); // the service reads the file again every 100 ms
+      const human = await sai(['tools', 'seo-analyzer', `${site.url}/quotes/`], env);
+      assert.equal(human.code, 4, human.stderr);
+      assert.equal(human.stderr, 'sai: Daily limit of the seo-analyzer tool on the Limited plan reached: 0 calls per day (UTC); retry in 13 h 45 min\n');
+      assert.equal(human.stderr.match(/retry/g)!.length, 1);
+      const json = await sai(['tools', 'seo-analyzer', `${site.url}/quotes/`, '--json'], env);
+      assert.equal(json.code, 4, json.stderr);
+      const error = JSON.parse(json.stderr);
+      assert.equal(error.code, 'rate_limited');
+      assert.ok(error.retry_after > 13 * 3600 + 45 * 60 && error.retry_after <= 13 * 3600 + 45 * 60 + 58, String(error.retry_after));
+      assert.match(error.error, /; retry in 13 h 45 min$/);
+    } finally {
+      fs.writeFileSync(clockFile, '0');
+    }
+  });
+
+  it('formatDuration: the two largest units, seconds rounded up; withRetryAfter replaces the service\'s seconds or adds the wait', () => {
+    const cases: Array<[number, string]> = [[0, '0 s'], [0.2, '1 s'], [45, '45 s'], [59.5, '1 min'], [61, '1 min 1 s'], [3600, '1 h'],
+      [3660, '1 h 1 min'], [49558, '13 h 45 min'], [86400, '1 d'], [90061, '1 d 1 h']];
+    for (const [seconds, text] of cases) assert.equal(formatDuration(seconds), text, String(seconds));
+    assert.equal(withRetryAfter('Too many failed logins for this email: 5 in 15 minutes; retry in 120 s', 120),
+      'Too many failed logins for this email: 5 in 15 minutes; retry in 2 min');
+    assert.equal(withRetryAfter('Every tool worker is busy.', 3), 'Every tool worker is busy; retry in 3 s');
   });
 
   it('exit codes: a bad key is 3 with a clear message, an unknown command and a bad option are 2, no key is 3', async () => {

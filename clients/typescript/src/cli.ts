@@ -147,6 +147,52 @@ export class Progress {
   }
 }
 
+/**
+ * A duration for people, in its two largest units: `45 s`, `2 min 5 s`, `13 h 45 min`, `3 d 4 h`. Seconds are
+ * rounded up first (`Retry-After` may be fractional: waiting less is useless); smaller units are dropped, not rounded.
+ */
+export function formatDuration(seconds: number): string {
+  const total = Math.max(0, Math.ceil(seconds));
+  const units: Array<[string, number]> = [['d', 86_400], ['h', 3_600], ['min', 60], ['s', 1]];
+  const first = units.findIndex(([, size]) => total >= size);
+  if (first < 0) return '0 s';
+  const parts: string[] = [];
+  let rest = total;
+  for (const [name, size] of units.slice(first, first + 2)) {
+    const n = Math.floor(rest / size);
+    rest -= n * size;
+    if (n > 0) parts.push(`${n} ${name}`);
+  }
+  return parts.join(' ');
+}
+
+/**
+ * The message of an error answer with its wait said once, for people: the service's own "retry in N s" (its rate
+ * limits say it in seconds) is replaced by the `Retry-After` wait in {@link formatDuration} units, or added.
+ */
+export function withRetryAfter(message: string, retryAfterSeconds: number): string {
+  const wait = `retry in ${formatDuration(retryAfterSeconds)}`;
+  const said = /([;,.]?\s*)retry in \d+(?:\.\d+)? ?s\b\.?/i;
+  return said.test(message) ? message.replace(said, `$1${wait}`) : `${message.replace(/[.\s]+$/, '')}; ${wait}`;
+}
+
+/** `1 page`, `2 pages`: a count with its noun. */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * A line of `run --local` progress: the run's counts once (`3 pages, 30 items`), then what the step was when it says
+ * more than the counts (`page 3`, `found 4 categories`); a step's own item count (`page 3: 10 items`) is left out.
+ * Returns null for the crawl's final `done` (the completion line follows with the totals).
+ */
+export function localProgressMessage(p: { message: string; pagesScraped: number; itemsFound: number }): string | null {
+  if (p.message === 'done') return null;
+  const counts = `${count(p.pagesScraped, 'page')}, ${count(p.itemsFound, 'item')}`;
+  const step = p.message === `${p.pagesScraped} pages, ${p.itemsFound} items` ? '' : p.message.replace(/: \d+ items?$/, '');
+  return step ? `${counts} (${step})` : counts;
+}
+
 /** Polls a job to its end with progress; a failed job throws {@link RunFailedError} after printing it with `--json`. */
 async function waitWithProgress(client: ScrapeAI, id: string, g: GlobalOptions, intervalMs: number): Promise<Job> {
   const bar = new Progress();
@@ -264,15 +310,20 @@ async function runLocal(file: string, o: { format?: string; output?: string; con
   let host = null as InstanceType<typeof BrowserHost> | null;
   try {
     bar.update(0, 'choosing the engine');
+    // The engine is said once, when chosen; each progress line then says the counts once.
     const { choice, result } = await engines.runConfig(config, {
       fetcher, concurrency, signal: controller.signal, ...(maxPages ? { maxPages } : {}),
       browser: () => {
         host ??= new BrowserHost({ guard });
         return host;
       },
-      onProgress: (p, c) => bar.update(p.progress, `${p.message} (${p.pagesScraped} pages, ${p.itemsFound} items; ${c.engine} engine)`),
+      onEngineChosen: (c) => bar.update(0, `the ${c.engine} engine: ${c.reason}`),
+      onProgress: (p) => {
+        const message = localProgressMessage(p);
+        if (message !== null) bar.update(p.progress, message);
+      },
     });
-    bar.update(100, `Completed: ${result.rows.length} rows from ${result.pagesScraped} pages (${choice.engine} engine; ${choice.reason})`);
+    bar.update(100, `Completed: ${count(result.rows.length, 'row')} from ${count(result.pagesScraped, 'page')} (${choice.engine} engine)`);
     bar.done();
     const summary = {
       status: 'completed', engine: choice.engine, rows: result.rows.length, pages_scraped: result.pagesScraped,
@@ -636,10 +687,13 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     }
     const code = exitCodeOf(err);
     let message = err instanceof Error ? err.message : String(err);
-    if (err instanceof AuthenticationError) {
+    if (err instanceof AuthenticationError && err.code === 'invalid_credentials') {
+      // `sai login` itself was refused: telling to run it again would be no help.
+      message = `login failed: ${message}. Check the email and the password.`;
+    } else if (err instanceof AuthenticationError) {
       message = `authentication failed: ${message}. Run "sai login" or set SAI_API_KEY.`;
     } else if (err instanceof ScrapeAIError && err.retryAfterSeconds !== null) {
-      message = `${message} (retry after ${Math.ceil(err.retryAfterSeconds)} s)`;
+      message = withRetryAfter(message, err.retryAfterSeconds);
     }
     if (json) {
       const e = err instanceof ScrapeAIError ? { status: err.status, code: err.code, details: err.details, retry_after: err.retryAfterSeconds } : {};
