@@ -32,7 +32,9 @@ export default defineConfig({
     host_permissions: [hostPermission(serviceUrl)],
     // Asked for at run time only: another service URL, or a site whose detail pages a run opens in a background tab.
     optional_host_permissions: ['http://*/*', 'https://*/*'],
-    action: { default_title: 'scrape-ai' },
+    // The icons (public/icon/<size>.png, drawn by scripts/extension-icons.ts) are listed as `icons` by WXT itself;
+    // the toolbar button names its two sizes too.
+    action: { default_title: 'scrape-ai', default_icon: { 16: 'icon/16.png', 32: 'icon/32.png' } },
   },
   vite: () => ({
     define: { 'import.meta.env.WXT_SAI_SERVICE_URL': JSON.stringify(serviceUrl) },

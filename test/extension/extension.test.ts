@@ -11,7 +11,8 @@
  * page and loads nothing else; a full run with pagination gives the rows the service's run of the same
  * config gives; detail pages in a background tab; stop keeps the rows read; each export downloaded from the
  * popup and read back (JSON, CSV with its BOM, XLSX with read-excel-file); suggest finds the records of the
- * corpus listings; a popup screenshot (docs/screenshots/extension-popup.png with SAI_UPDATE_SCREENSHOTS=1).
+ * corpus listings; a popup screenshot (docs/screenshots/extension-popup.png with SAI_UPDATE_SCREENSHOTS=1); the
+ * icons in the manifest, each PNG of its size.
  *
  * Expected values come from the fixture's data (allQuotes(), the corpus authors), from the pages read here
  * with cheerio, or from the service's answer to the same request; never from the extension itself.
@@ -34,6 +35,7 @@ import { launchDebianChromium } from '../helpers/chromium.ts';
 import { serveInline, corpusText, nameKey, type InlineServer } from '../engine/helpers.ts';
 import { corpusPath } from '../fixtures/corpus.ts';
 import { SEARCH_ACTIONS_YAML, searchActionsExpected } from '../fixtures/site/search-actions.ts';
+import { ICON_SIZES, iconPng } from '../../scripts/extension-icons.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const DIST = path.join(ROOT, 'clients/extension/dist/chrome-mv3');
@@ -224,6 +226,27 @@ describe('browser extension in Chromium', { timeout: 300_000 }, () => {
     assert.ok(!/\bnew Function\(/.test(js), 'no new Function in the bundles (MV3 CSP)');
     const zips = fs.readdirSync(path.dirname(DIST)).filter((f) => f.endsWith('.zip'));
     if (process.env.npm_lifecycle_event === 'test') assert.equal(zips.length, 1, 'npm test built the store zip');
+  });
+
+  it('has its icons in the sizes Chrome and the Chrome Web Store ask for (16, 32, 48, 128 px PNG), listed in the manifest', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(DIST, 'manifest.json'), 'utf8')) as { icons?: Record<string, string>; action?: { default_icon?: Record<string, string> } };
+    const expected = Object.fromEntries(ICON_SIZES.map((size) => [String(size), `icon/${size}.png`]));
+    assert.deepEqual(manifest.icons, expected);
+    assert.deepEqual(manifest.action?.default_icon, { 16: 'icon/16.png', 32: 'icon/32.png' });
+    for (const size of ICON_SIZES) {
+      const png = fs.readFileSync(path.join(DIST, `icon/${size}.png`));
+      assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${size}: a PNG`);
+      // The first chunk is IHDR: width, height, bit depth 8, colour type 6 (RGBA: the corners are transparent).
+      assert.equal(png.subarray(12, 16).toString('latin1'), 'IHDR');
+      assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20), png[24], png[25]], [size, size, 8, 6], `${size}: its IHDR`);
+      // The committed file is what scripts/extension-icons.ts draws.
+      assert.ok(png.equals(iconPng(size)), `clients/extension/public/icon/${size}.png is not the output of scripts/extension-icons.ts: run it again`);
+    }
+    const zip = fs.readdirSync(path.dirname(DIST)).find((f) => f.endsWith('.zip'));
+    if (zip) {
+      const names = fs.readFileSync(path.join(path.dirname(DIST), zip)).toString('latin1');
+      for (const size of ICON_SIZES) assert.ok(names.includes(`icon/${size}.png`), `the store zip has icon/${size}.png`);
+    }
   });
 
   it('signs in with email and password, signs out, and signs in with the API key', async () => {
