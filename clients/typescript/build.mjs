@@ -6,7 +6,8 @@
  * Not a plain `tsc -p tsconfig.build.json`: `sai run --local` (src/cli.ts) imports the service's engine from the
  * repository checkout (../../../lambdas/…), which brings the engine into the program. It is type-checked with the
  * package (any error fails the build) but not emitted: only files under src/ are written, flat in dist/. A declaration
- * that would refer to a file outside src/ fails the build (it could not resolve in the installed package).
+ * or a static import that would refer to a file outside src/ fails the build (it could not resolve in the installed
+ * package); a dynamic import() may (that is how `run --local` loads the engine, from a clone only).
  *
  * Plain JavaScript, so that `npm pack` runs it on any Node the repository's npm runs on.
  */
@@ -66,11 +67,12 @@ for (const file of program.getSourceFiles()) {
   const result = program.emit(file, (fileName, text) => {
     const rel = path.relative(emittedSrcDir, fileName);
     if (rel.startsWith('..')) throw new Error(`build.mjs: unexpected output ${fileName}`);
-    if (fileName.endsWith('.d.ts')) {
-      for (const m of text.matchAll(/(?:from\s+|import\()\s*["'](\.\.?\/[^"']*)["']/g)) {
-        const target = path.resolve(path.dirname(path.join(outDir, rel)), m[1]);
-        if (path.relative(outDir, target).startsWith('..')) problems.push(`${rel} refers to ${m[1]}, outside the package`);
-      }
+    // A declaration, or a static import of the JavaScript, that reaches outside dist/ would not resolve in the installed
+    // package. (A dynamic import() in the JavaScript may: `run --local` loads the engine only when asked, from a clone.)
+    const reference = fileName.endsWith('.d.ts') ? /(?:from\s+|import\()\s*["'](\.\.?\/[^"']*)["']/g : /^\s*(?:import|export)\b[^;]*?\bfrom\s*["'](\.\.?\/[^"']*)["']/gm;
+    for (const m of text.matchAll(reference)) {
+      const target = path.resolve(path.dirname(path.join(outDir, rel)), m[1]);
+      if (path.relative(outDir, target).startsWith('..')) problems.push(`${rel} refers to ${m[1]}, outside the package`);
     }
     outputs.set(path.join(outDir, rel), text);
   }, undefined, false, { afterDeclarations: [rewriteSpecifiers] });
