@@ -32,6 +32,8 @@ import { quotesConfigYaml } from '../fixtures/site/quotes-config.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const STEP_MS = 30_000;
+/** The plans file's display names (credits variant, the service's default), e.g. `pro` → "Pro". */
+const PLAN_LABELS = Object.fromEntries(Object.entries((JSON.parse(fs.readFileSync(path.join(ROOT, 'lambdas/core/plans.json'), 'utf8')) as { credits: { plans: Record<string, { label: string }> } }).credits.plans).map(([id, p]) => [id, p.label]));
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 375, height: 800 };
 const KEY_ITEM = 'sai.api_key';
@@ -42,6 +44,31 @@ function shopPage(): string {
   const items = products.map((p) => `<li class="product"><a href="/p/${p.slug}">${p.name}</a> <span class="price">${p.price}</span></li>`).join('');
   return `<!doctype html><html><head><title>Shop</title></head><body><ul>${items}</ul></body></html>`;
 }
+/** A long value (over 200 characters): shown clamped to three lines until "Show all". */
+const LONG_ABOUT = Array.from({ length: 12 }, (_, i) => `Sentence ${i + 1} of a long description that a row carries whole.`).join(' ');
+/** Rows with an http(s) URL (a link), a `javascript:` URL (never a link), a relative path (no link) and a long text. */
+const LINK_ITEMS = [
+  { title: 'First', web: 'https://example.com/articles/1?ref=sai&x=1', script: 'javascript:alert(document.domain)', path: '/relative/1', about: LONG_ABOUT },
+  { title: 'Second', web: 'http://example.org/', script: 'JavaScript:void(0)', path: 'data:text/html,hi', about: 'Short.' },
+];
+function linksPage(): string {
+  const esc = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  const items = LINK_ITEMS.map((x) => `<li class="item"><h2>${x.title}</h2><a class="web" href="${esc(x.web)}">web</a><a class="js" href="${esc(x.script)}">js</a><a class="rel" href="${esc(x.path)}">path</a><p class="about">${esc(x.about)}</p></li>`).join('');
+  return `<!doctype html><html><head><title>Links</title></head><body><ul>${items}</ul></body></html>`;
+}
+const linksYaml = (base: string) => `version: "2.0"
+name: Links
+target: { url: "${base}/links/", engine: lightweight }
+extract:
+  container: li.item
+  fields:
+    - { name: title, selector: h2 }
+    - { name: web, selector: a.web, type: attribute, attribute: href }
+    - { name: script, selector: a.js, type: attribute, attribute: href }
+    - { name: path, selector: a.rel, type: attribute, attribute: href }
+    - { name: about, selector: p.about }
+`;
+
 /** A config of the shop whose rows are matched on their url between runs (`changed` rows have old and new values). */
 const shopYaml = (base: string) => `version: "2.0"
 name: Shop
@@ -221,7 +248,10 @@ describe('web dashboard in Chromium', { timeout: 240_000 }, () => {
 
     const me = (await api.get('/api/v1/me/')).body;
     assert.equal(await page.$eval('[data-testid=email]', (el) => el.textContent), me.user.email);
-    assert.equal(await page.$eval('[data-testid=plan]', (el) => el.textContent), me.subscription.plan);
+    // The plan as the plans file names it ("Pro"), not its id ("pro").
+    assert.equal(await page.$eval('[data-testid=plan]', (el) => el.textContent), PLAN_LABELS[me.subscription.plan]);
+    assert.notEqual(PLAN_LABELS[me.subscription.plan], me.subscription.plan);
+    assert.equal(await page.$eval('[data-testid=plan]', (el) => el.getAttribute('data-plan')), me.subscription.plan);
     const quota = await page.$eval('[data-testid=quota]', (el) => (el as HTMLElement).innerText);
     if (me.subscription.credits_remaining !== undefined) assert.match(quota, new RegExp(`Credits left\\s+${me.subscription.credits_remaining}\\b`));
     else assert.match(quota, new RegExp(`Scrapes left this month\\s+${me.subscription.monthly_scrapes_remaining}\\b`));
@@ -328,13 +358,24 @@ describe('web dashboard in Chromium', { timeout: 240_000 }, () => {
     const job = (await api.get(`/api/v1/jobs/${jobId}/status/`)).body;
     assert.equal(await page.$eval('[data-testid=status-message]', (el) => el.textContent), job.status_message);
 
+    // A run of a saved config links to that config's page, named by the config's name.
+    await page.waitForFunction((id: string) => {
+      const a = document.querySelector('[data-testid=job-config] a');
+      return a?.getAttribute('href') === `#/configs/${id}` && a.textContent === 'Quotes (dashboard test)';
+    }, {}, configId);
+
     const quotes = allQuotes();
     await page.waitForSelector('[data-testid=rows] tbody tr');
     const header = await page.$$eval('[data-testid=rows] thead th', (ths) => ths.map((th) => th.textContent));
     assert.deepEqual(header, ['#', 'text', 'author']);
-    const readRows = () => page.$$eval('[data-testid=rows] tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent ?? '')));
+    // Each cell's value (a long one is clamped, with a "Show all" button beside it: its whole text is still there).
+    const readRows = () => page.$$eval('[data-testid=rows] tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => (td.querySelector('.cell-value') ?? td).textContent ?? '')));
     const firstPage = await readRows();
     assert.deepEqual(firstPage, quotes.slice(0, 25).map((q, i) => [String(i + 1), q.text, q.author]));
+    // Quotes of 200 characters or more are the clamped ones, each with its button.
+    const clamped = await page.$$eval('[data-testid=rows] tbody tr', (trs) => trs.flatMap((tr, i) => (tr.querySelector('.clamped') ? [i] : [])));
+    assert.deepEqual(clamped, quotes.slice(0, 25).flatMap((q, i) => (q.text.length >= 200 ? [i] : [])));
+    assert.ok(clamped.length > 0, 'no quote of the first page is long');
     assert.equal(await page.$eval('[data-testid=rows-range]', (el) => el.textContent), 'Rows 1–25 of 50');
     await capture('job', true);
     await clickText('Next');
@@ -477,6 +518,17 @@ describe('web dashboard in Chromium', { timeout: 240_000 }, () => {
     const img = await page.$eval('[data-testid=screenshot]', (el) => ({ src: (el as HTMLImageElement).src, w: (el as HTMLImageElement).naturalWidth, h: (el as HTMLImageElement).naturalHeight }));
     assert.match(img.src, /^blob:/);
     assert.deepEqual([img.w, img.h], [800, 600]);
+    // Download saves the image shown: a PNG named after the page's host and today's date.
+    await clickText('Download PNG');
+    const host = new URL(site.url).host.replace(/:/g, '-');
+    const shotName = await until('the screenshot download', () => fs.readdirSync(downloads).find((f) => f.startsWith('screenshot-') && f.endsWith('.png')));
+    assert.match(shotName, new RegExp(`^screenshot-${host.replace(/\./g, '\\.')}-\\d{4}-\\d{2}-\\d{2}\\.png$`));
+    const png = await until('the whole screenshot file', () => {
+      const b = fs.readFileSync(path.join(downloads, shotName));
+      return b.length >= 24 ? b : undefined;
+    });
+    assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG');
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [800, 600], 'the IHDR size of the image shown');
     await capture('tool-screenshot');
   });
 
@@ -535,9 +587,9 @@ describe('web dashboard in Chromium', { timeout: 240_000 }, () => {
     // A pro account of its own, signed in through the form (the previous test ended signed out).
     pro = await createAccount(svc.dataDir, { plan: 'pro' });
     proApi = client(svc.url, pro.api_key);
-    shop = http.createServer((_req, res) => {
+    shop = http.createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(shopPage());
+      res.end(req.url === '/links/' ? linksPage() : shopPage());
     });
     await new Promise<void>((r) => shop!.listen(0, '127.0.0.1', r));
     shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
@@ -546,7 +598,7 @@ describe('web dashboard in Chromium', { timeout: 240_000 }, () => {
     await fill('#signin-email', pro.email);
     await fill('#signin-password', pro.password);
     await page.click('[data-testid=signin-form] button[type=submit]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=plan]')?.textContent === 'pro');
+    await page.waitForFunction(() => document.querySelector('[data-testid=plan]')?.textContent === 'Pro');
 
     const config = await proApi.post('/api/v1/configs/', { name: 'Shop (monitoring)', target_url: `${shopUrl}/shop/`, yaml_content: shopYaml(shopUrl) });
     assert.equal(config.status, 201, JSON.stringify(config.body));
@@ -762,6 +814,65 @@ describe('web dashboard in Chromium', { timeout: 240_000 }, () => {
     await clickText(`Confirm: delete the webhook ${hookUrl}`);
     await page.waitForFunction(() => /No webhooks yet/.test(document.body.innerText));
     assert.deepEqual((await proApi.get('/api/v1/webhooks/')).body, { webhooks: [] });
+  });
+
+  it('rows: http(s) URLs are links opening in a new tab, javascript: and other values are not; a long value is clamped and "Show all" (keyboard) shows it; the job links to its config', async () => {
+    const created = await proApi.post('/api/v1/configs/', { name: 'Links (rows)', target_url: `${shopUrl}/links/`, yaml_content: linksYaml(shopUrl) });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const linksConfigId = created.body.id as string;
+    const run = await proApi.post('/api/v1/run/', { config_id: linksConfigId });
+    assert.equal(run.status, 202, JSON.stringify(run.body));
+    assert.equal((await proApi.waitForJob(run.body.id)).job.status, 'completed');
+    const rows = ((await proApi.get(`/api/v1/jobs/${run.body.id}/results/`)).body as { data: Record<string, string>[] }[])[0]!.data;
+    assert.deepEqual(rows, LINK_ITEMS.map((x) => ({ title: x.title, web: x.web, script: x.script, path: x.path, about: x.about })));
+
+    await go(`#/jobs/${run.body.id}`, `Job ${run.body.id.slice(0, 8)}`);
+    await page.waitForSelector('[data-testid=rows] tbody tr');
+    assert.deepEqual(await page.$$eval('[data-testid=rows] thead th', (ths) => ths.map((th) => th.textContent)), ['#', 'title', 'web', 'script', 'path', 'about']);
+    /** Per row and column: the value's text, and its link's href, target and rel when it is one. */
+    const cells = await page.$$eval('[data-testid=rows] tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).slice(1).map((td) => {
+      const a = td.querySelector('a');
+      return { text: td.querySelector('.cell-value')!.textContent, link: a && { href: a.getAttribute('href'), target: a.getAttribute('target'), rel: a.getAttribute('rel') } };
+    })));
+    const newTab = (href: string) => ({ href, target: '_blank', rel: 'noopener noreferrer' });
+    assert.deepEqual(cells, LINK_ITEMS.map((x) => [
+      { text: x.title, link: null },
+      { text: x.web, link: newTab(x.web) },
+      { text: x.script, link: null },
+      { text: x.path, link: null },
+      { text: x.about, link: null },
+    ]));
+    assert.equal(await page.$('main a[href^="javascript:" i], main a[href^="data:" i]'), null, 'no link of another scheme');
+
+    // The long value: clamped to three lines (its text overflows the box), with a button that shows it all.
+    const about = '[data-testid=rows] tbody tr:first-child td:last-child';
+    const box = () => page.$eval(`${about} [data-testid=clamped-value]`, (el) => ({ clamped: el.classList.contains('clamped'), overflows: el.scrollHeight > el.clientHeight + 1, lines: Math.round(el.clientHeight / parseFloat(getComputedStyle(el).lineHeight)) }));
+    const toggle = `${about} button`;
+    const button = () => page.$eval(toggle, (b) => ({ text: b.textContent, expanded: b.getAttribute('aria-expanded'), name: b.getAttribute('aria-label'), controls: document.getElementById(b.getAttribute('aria-controls') ?? '') !== null }));
+    assert.deepEqual(await box(), { clamped: true, overflows: true, lines: 3 });
+    assert.deepEqual(await button(), { text: 'Show all', expanded: 'false', name: 'Show all of about of row 1', controls: true });
+    assert.equal(await page.$('[data-testid=rows] tbody tr:nth-child(2) td:last-child button'), null, 'a short value has no button');
+    await capture('job-links');
+    // With the keyboard: focus the button, Enter shows the whole value, Space clamps it again.
+    await page.focus(toggle);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((sel: string) => document.querySelector(sel)?.getAttribute('aria-expanded') === 'true', {}, toggle);
+    assert.deepEqual({ ...(await box()), lines: 0 }, { clamped: false, overflows: false, lines: 0 });
+    assert.equal((await button()).text, 'Show less');
+    assert.ok((await box()).lines > 3);
+    await page.keyboard.press('Space');
+    await page.waitForFunction((sel: string) => document.querySelector(sel)?.getAttribute('aria-expanded') === 'false', {}, toggle);
+    assert.equal((await box()).clamped, true);
+
+    // The job names its config with a link to the config's page; once the config is deleted, its id without a link.
+    assert.equal(await page.$eval('[data-testid=job-config] a', (a) => a.getAttribute('href')), `#/configs/${linksConfigId}`);
+    assert.equal(await page.$eval('[data-testid=job-config] a', (a) => a.textContent), 'Links (rows)');
+    await page.click('[data-testid=job-config] a');
+    await page.waitForFunction(() => document.querySelector('main h1')?.textContent === 'Edit Links (rows)');
+    assert.equal((await proApi.delete(`/api/v1/configs/${linksConfigId}/`)).status, 204);
+    await go(`#/jobs/${run.body.id}`, `Job ${run.body.id.slice(0, 8)}`);
+    await page.waitForFunction((id: string) => document.querySelector('[data-testid=job-config]')?.textContent === `config ${id.slice(0, 8)} (deleted since)`, {}, linksConfigId);
+    assert.equal(await page.$('[data-testid=job-config] a'), null);
   });
 
   it('logged no console error and no CSP violation across the run', () => {

@@ -8,7 +8,7 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { getJobChanges, type ChangeKind, type JobChanges as ChangesPage, type JobChangesSummary, type Row, type RowChange } from '../api.ts';
-import { cellText, ErrorAlert, shownError, Status, TableBox, type ShownError } from './ui.tsx';
+import { CellValue, ErrorAlert, shownError, Status, TableBox, type ShownError } from './ui.tsx';
 
 /** Changes per page of the table. */
 const CHANGES_PAGE = 25;
@@ -25,7 +25,7 @@ function Fields({ row }: { row: Row }) {
     <ul class="kv">
       {Object.entries(row).map(([name, value]) => (
         <li key={name}>
-          <span class="kv-name">{name}:</span> {cellText(value)}
+          <span class="kv-name">{name}:</span> <CellValue value={value} label={name} />
         </li>
       ))}
     </ul>
@@ -38,7 +38,7 @@ function Diff({ fields }: { fields: Record<string, { old: unknown; new: unknown 
     <ul class="kv">
       {Object.entries(fields).map(([name, v]) => (
         <li key={name}>
-          <span class="kv-name">{name}:</span> <del>{cellText(v.old)}</del> → <ins>{cellText(v.new)}</ins>
+          <span class="kv-name">{name}:</span> <del><CellValue value={v.old} label={`the old ${name}`} /></del> → <ins><CellValue value={v.new} label={`the new ${name}`} /></ins>
         </li>
       ))}
     </ul>

@@ -6,7 +6,7 @@
  */
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
-import { cellText, TableBox } from './ui.tsx';
+import { CellValue, cellText, httpUrl, TableBox } from './ui.tsx';
 
 interface SeoAudit { id: string; title: string; passed: boolean; applicable: boolean; details?: { explanation?: string | null; items?: unknown[] } }
 interface SeoReport { url: string; status: number; title: string | null; meta_description: string | null; score: number; audits: SeoAudit[]; word_count?: number; headings?: Record<string, string[]> }
@@ -97,7 +97,7 @@ function Leads({ r }: { r: LeadsReport }) {
       </section>
       <section class="group">
         <h3>Social ({r.social.length})</h3>
-        <ul>{r.social.map((s) => <li key={s.url}>{s.network}: {s.handle} <span class="muted url">{s.url}</span></li>)}</ul>
+        <ul>{r.social.map((s) => <li key={s.url}>{s.network}: {s.handle} {httpUrl(s.url) ? <a class="url" href={httpUrl(s.url)!} target="_blank" rel="noopener noreferrer">{s.url}</a> : <span class="muted url">{s.url}</span>}</li>)}</ul>
       </section>
     </div>
   );
@@ -146,7 +146,9 @@ function Links({ r }: { r: LinksReport }) {
           <tbody>
             {shown.map((l) => (
               <tr key={l.url}>
-                <td class="url">{l.url}</td>
+                <td class="url">
+                  <CellValue value={l.url} label={`the link ${l.url}`} />
+                </td>
                 <td>
                   <span class={`badge badge-${l.state}`}>{l.state}</span>
                 </td>

@@ -1,8 +1,9 @@
 /**
  * Small shared pieces of the dashboard's pages: the error region, the status line, job progress, dates,
- * the raw-JSON disclosure.
+ * the raw-JSON disclosure, and a value of a row ({@link CellValue}: links, long values clamped).
  */
 import type { ComponentChildren } from 'preact';
+import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, errorText, type ErrorDetail } from '../api.ts';
 
 /**
@@ -154,4 +155,70 @@ export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '—';
   if (typeof value === 'string') return value;
   return JSON.stringify(value);
+}
+
+/**
+ * `value` as a link target when it is an absolute http(s) URL (the whole string, nothing around it), else null:
+ * `javascript:`, `data:` and every other scheme, relative paths and text that only contains a URL stay text.
+ * Returns the URL as the browser parses it.
+ */
+export function httpUrl(value: string): string | null {
+  if (!/^https?:\/\/\S+$/i.test(value)) return null;
+  try {
+    const u = new URL(value);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Characters from which a value is shown clamped (three lines) with a button that shows it all. */
+export const CLAMP_CHARS = 200;
+
+/**
+ * A value of a row, wherever rows are shown (a job's rows, a run's changes, a tool's tables): {@link cellText}, an
+ * absolute http(s) URL as a link opened in a new tab (`rel="noopener noreferrer"`, never another scheme), and a long
+ * value ({@link CLAMP_CHARS} characters or more, or more than three lines) clamped to three lines with a button
+ * ("Show all" / "Show less", `aria-expanded`) that shows it whole; the button is there while the clamp hides part of
+ * the value (a wide column may show it all in three lines; a ResizeObserver follows the width). The whole text stays
+ * in the page either way (found by the browser's search, read by screen readers). `label` names the value in the
+ * button's accessible name.
+ */
+export function CellValue({ value, label }: { value: unknown; label: string }) {
+  const [open, setOpen] = useState(false);
+  const [cut, setCut] = useState(false);
+  const box = useRef<HTMLSpanElement>(null);
+  const id = useId();
+  const text = cellText(value);
+  const href = typeof value === 'string' ? httpUrl(value.trim()) : null;
+  const long = text.length >= CLAMP_CHARS || text.split('\n').length > 3;
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el || open) return;
+    const check = () => setCut(el.scrollHeight > el.clientHeight + 1);
+    check();
+    const observer = new ResizeObserver(check);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [open, text, long]);
+  const content = href ? (
+    <a href={href} target="_blank" rel="noopener noreferrer">
+      {text}
+    </a>
+  ) : (
+    text
+  );
+  if (!long) return <span class="cell-value">{content}</span>;
+  return (
+    <span class="cell-long">
+      <span id={id} ref={box} class={open ? 'cell-value' : 'cell-value clamped'} data-testid="clamped-value">
+        {content}
+      </span>
+      {(open || cut) && (
+        <button type="button" class="link cell-toggle" aria-expanded={open} aria-controls={id} aria-label={`${open ? 'Show less of' : 'Show all of'} ${label}`} onClick={() => setOpen(!open)}>
+          {open ? 'Show less' : 'Show all'}
+        </button>
+      )}
+    </span>
+  );
 }

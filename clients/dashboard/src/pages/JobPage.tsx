@@ -3,13 +3,14 @@
  * second while it is unfinished; polling stops when it ends or the page is left), then, once completed, its
  * rows (`GET /api/v1/jobs/{id}/results/`: `[{data, row_count}]`, every row in one answer) as a table of 25
  * rows a page, columns in the config's field order (the key order of the rows as the API gives them), and
- * downloads of the server's exports (`?format=json|csv|xlsx`, docs/exports.md). A completed run of a saved config
- * also shows what changed since the config's previous run (components/JobChanges.tsx).
+ * downloads of the server's exports (`?format=json|csv|xlsx`, docs/exports.md). A run of a saved config links to that
+ * config's page; once completed, it also shows what changed since the config's previous run (components/JobChanges.tsx).
+ * Each value is a {@link CellValue}: http(s) URLs as links, long values clamped with "Show all".
  */
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, errorText, isFinished, request, requestBlob, saveBlob, type Job, type Row } from '../api.ts';
+import { ApiError, errorText, isFinished, request, requestBlob, saveBlob, type Config, type Job, type Row } from '../api.ts';
 import { usePoll } from '../poll.ts';
-import { cellText, DateTime, ErrorAlert, JobProgress, Status, StatusBadge, TableBox } from '../components/ui.tsx';
+import { CellValue, DateTime, ErrorAlert, JobProgress, Status, StatusBadge, TableBox } from '../components/ui.tsx';
 import { JobChanges } from '../components/JobChanges.tsx';
 
 /** Rows per page of the table. */
@@ -34,6 +35,30 @@ const FORMATS = [
   { format: 'csv', label: 'CSV' },
   { format: 'xlsx', label: 'XLSX' },
 ] as const;
+
+/**
+ * The saved config a run job ran (`yaml_config.id`, SPEC.md's job field), as a link to its page named by the
+ * config's name (`GET /configs/{id}/`); a config deleted since is named by its id, without a link. A run of YAML
+ * sent with the request has no saved config.
+ */
+function JobConfig({ configId }: { configId: string | null }) {
+  const [name, setName] = useState<string | null>(null);
+  const [gone, setGone] = useState(false);
+  useEffect(() => {
+    if (!configId) return;
+    setName(null);
+    setGone(false);
+    request<Config>(`/configs/${configId}/`).then(
+      (c) => setName(c.name),
+      (err) => {
+        if (err instanceof ApiError && err.status === 404) setGone(true);
+      },
+    );
+  }, [configId]);
+  if (!configId) return <span class="muted">none: the YAML was sent with the run</span>;
+  if (gone) return <span>{`config ${configId.slice(0, 8)} (deleted since)`}</span>;
+  return <a href={`#/configs/${configId}`}>{name ?? `config ${configId.slice(0, 8)}`}</a>;
+}
 
 /** The job page. */
 export function JobPage({ id }: { id: string }) {
@@ -103,6 +128,14 @@ export function JobPage({ id }: { id: string }) {
             </dd>
             <dt>Type</dt>
             <dd>{job.job_type}</dd>
+            {job.job_type === 'run' && (
+              <>
+                <dt>Config</dt>
+                <dd data-testid="job-config">
+                  <JobConfig configId={job.yaml_config?.id ?? null} />
+                </dd>
+              </>
+            )}
             <dt>Progress</dt>
             <dd>
               <JobProgress value={job.progress} label="Job progress" />
@@ -177,7 +210,9 @@ export function JobPage({ id }: { id: string }) {
                       <tr key={page * PAGE_SIZE + i}>
                         <td class="num">{page * PAGE_SIZE + i + 1}</td>
                         {columns.map((c) => (
-                          <td key={c}>{cellText(row[c])}</td>
+                          <td key={c}>
+                            <CellValue value={row[c]} label={`${c} of row ${page * PAGE_SIZE + i + 1}`} />
+                          </td>
                         ))}
                       </tr>
                     ))}

@@ -6,6 +6,21 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { errorText, request, sessionKey, type Me } from '../api.ts';
 import { ErrorAlert, Status } from '../components/ui.tsx';
+// The plans file the service reads (both billing variants), bundled at build time for the plans' display names.
+import plans from '../../../../lambdas/core/plans.json';
+
+/** Each plan's display name (`label`) by its id, from the plans file of both billing variants. */
+const PLAN_LABELS: Record<string, string> = Object.fromEntries(
+  [plans.credits.plans, plans.scrapes.plans].flatMap((variant) => Object.entries(variant).map(([id, p]) => [id, p.label])),
+);
+
+/**
+ * The plan as the plans file names it (`pro` → "Pro"): `/me/` carries the plan's id only. A plan the bundled file
+ * lacks (a service started with its own SAI_PLANS_FILE) is its id with a capital letter.
+ */
+export function planLabel(id: string): string {
+  return PLAN_LABELS[id] ?? id.charAt(0).toUpperCase() + id.slice(1).replace(/[-_]+/g, ' ');
+}
 
 /** `sai_••••••••1a2b`: the prefix, bullets, and the last four characters. */
 export function maskKey(key: string): string {
@@ -72,7 +87,9 @@ export function Profile() {
               </>
             )}
             <dt>Plan</dt>
-            <dd data-testid="plan">{sub.plan}</dd>
+            <dd data-testid="plan" data-plan={sub.plan}>
+              {planLabel(sub.plan)}
+            </dd>
             <dt>Server execution</dt>
             <dd>{sub.has_server_execution ? 'included' : 'not in this plan (runs happen in the clients)'}</dd>
             <dt>API access</dt>

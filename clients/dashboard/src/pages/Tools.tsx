@@ -1,10 +1,11 @@
 /**
  * The eight website-analysis tools (`POST /api/v1/tools/<name>/ {url, …options}`, docs/tools.md): a list,
  * and per tool a form with its optional parameters and its result shown for people, with the raw JSON
- * under it. The screenshot tool answers the image's bytes; they are shown from a blob URL.
+ * under it. The screenshot tool answers the image's bytes; they are shown from a blob URL, and Download saves them
+ * as `screenshot-<host>-<date>.<ext>`.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { errorText, requestRaw } from '../api.ts';
+import { errorText, requestRaw, saveBlob } from '../api.ts';
 import { ErrorAlert, RawJson, Status } from '../components/ui.tsx';
 import { ToolResult } from '../components/ToolResults.tsx';
 
@@ -96,7 +97,25 @@ function bodyOf(tool: Tool, url: string, values: Record<string, string | boolean
 }
 
 /** What a tool answered: JSON, or an image (the screenshot) with its blob URL. */
-type Answer = { kind: 'json'; value: unknown } | { kind: 'image'; src: string; type: string; bytes: number };
+type Answer = { kind: 'json'; value: unknown } | { kind: 'image'; blob: Blob; src: string; type: string; bytes: number; pageUrl: string };
+
+/** The file extension of an image type (`image/jpeg` → `jpg`). */
+function imageExtension(type: string): string {
+  const sub = type.replace(/^image\//, '').replace(/[;+].*$/, '').toLowerCase();
+  return sub === 'jpeg' ? 'jpg' : sub || 'png';
+}
+
+/** `screenshot-example.com-2026-11-24.png`: the page's host (file-safe) and today's date, with the image's extension. */
+export function screenshotFileName(pageUrl: string, type: string, now = new Date()): string {
+  let host = '';
+  try {
+    host = new URL(pageUrl.trim()).host;
+  } catch {
+    /* no host: the name without it */
+  }
+  const safe = host.toLowerCase().replace(/[^a-z0-9.]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 80);
+  return `screenshot-${safe ? `${safe}-` : ''}${now.toISOString().slice(0, 10)}.${imageExtension(type)}`;
+}
 
 /** One tool's page. */
 export function ToolPage({ name }: { name: string }) {
@@ -133,7 +152,7 @@ export function ToolPage({ name }: { name: string }) {
       const type = res.headers.get('content-type') ?? '';
       if (type.startsWith('image/')) {
         const blob = await res.blob();
-        setAnswer({ kind: 'image', src: URL.createObjectURL(blob), type: blob.type, bytes: blob.size });
+        setAnswer({ kind: 'image', blob, src: URL.createObjectURL(blob), type: blob.type, bytes: blob.size, pageUrl: url });
       } else {
         setAnswer({ kind: 'json', value: await res.json() });
       }
@@ -191,12 +210,19 @@ export function ToolPage({ name }: { name: string }) {
         <div class="panel" data-testid="tool-result">
           <h2>Result</h2>
           {answer.kind === 'image' ? (
-            <figure class="shot">
-              <img src={answer.src} alt={`Screenshot of ${url}`} data-testid="screenshot" />
-              <figcaption>
-                {answer.type}, {(answer.bytes / 1024).toFixed(1)} KiB
-              </figcaption>
-            </figure>
+            <>
+              <figure class="shot">
+                <img src={answer.src} alt={`Screenshot of ${url}`} data-testid="screenshot" />
+                <figcaption>
+                  {answer.type}, {(answer.bytes / 1024).toFixed(1)} KiB
+                </figcaption>
+              </figure>
+              <div class="button-row">
+                <button type="button" data-testid="screenshot-download" onClick={() => saveBlob(answer.blob, screenshotFileName(answer.pageUrl, answer.type))}>
+                  Download {imageExtension(answer.type).toUpperCase()}
+                </button>
+              </div>
+            </>
           ) : (
             <>
               <ToolResult tool={tool.name} value={answer.value} />
