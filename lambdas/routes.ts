@@ -125,7 +125,7 @@ function tool(name: keyof typeof toolBodies, summary: string, extra: Partial<Rou
 
 const ID_404: readonly ErrorCode[] = [...KEYED, 'not_found'];
 
-export const routes: readonly RouteDef[] = [
+const restRoutes: readonly RouteDef[] = [
   {
     method: 'POST', path: '/api/v1/auth/login/', handler: 'http/login.ts', auth: false, startsWork: false, access: { table: 'write', secret: true }, summary: 'Exchange email and password for the API key',
     body: loginBody, responses: { 200: { description: 'The API key', schema: loginAnswer } },
@@ -245,6 +245,53 @@ export const routes: readonly RouteDef[] = [
     responses: { 200: { description: 'docs/openapi.json', schema: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } } } } }, errors: ['internal_error'],
   },
 ];
+
+/**
+ * The REST routes the MCP server calls in-process (lambdas/mcp/: each MCP tool is one of these routes' handlers run
+ * with the caller's key, so validation, throttles, metering and errors are the route's own), as `METHOD path`.
+ */
+export const MCP_OPERATIONS = [
+  'GET /api/v1/configs/', 'GET /api/v1/configs/{id}/', 'POST /api/v1/generate/', 'POST /api/v1/run/', 'GET /api/v1/jobs/{id}/status/', 'GET /api/v1/jobs/{id}/results/',
+  ...(Object.keys(toolBodies) as Array<keyof typeof toolBodies>).map((name) => `POST /api/v1/tools/${name}/`),
+] as const;
+
+/** What a function that runs every one of `defs` needs: the union of their access. */
+function unionAccess(defs: readonly RouteDef[]): Access {
+  const queues = [...new Set(defs.flatMap((d) => d.access.queues ?? []))];
+  const reads = defs.some((d) => d.access.bucket === 'read' || d.access.bucket === 'read-write');
+  const writes = defs.some((d) => d.access.bucket === 'write' || d.access.bucket === 'read-write');
+  return {
+    table: defs.some((d) => d.access.table === 'write') ? 'write' : 'read',
+    ...(queues.length ? { queues } : {}),
+    ...(reads || writes ? { bucket: reads && writes ? 'read-write' : reads ? 'read' : 'write' } : {}),
+    ...(defs.some((d) => d.access.secret) ? { secret: true } : {}),
+    ...(defs.some((d) => d.access.scheduler) ? { scheduler: true } : {}),
+  };
+}
+
+/**
+ * POST /mcp (issue 27; docs/mcp.md): the Model Context Protocol's Streamable HTTP transport, stateless, with the same
+ * key as every route. Not under /api/v1/ (MCP clients are given the endpoint's URL as it is). Its Lambda renders pages
+ * (the screenshot tool) and may touch what the routes of {@link MCP_OPERATIONS} may, together.
+ */
+function mcpRoute(rest: readonly RouteDef[]): RouteDef {
+  const used = MCP_OPERATIONS.map((op) => {
+    const r = rest.find((x) => `${x.method} ${x.path}` === op);
+    if (!r) throw new Error(`MCP_OPERATIONS names ${op}, which is not a route`);
+    return r;
+  });
+  return {
+    method: 'POST', path: '/mcp', handler: 'http/mcp.ts', auth: true, startsWork: false, access: unionAccess(used), browser: true,
+    summary: 'Model Context Protocol (Streamable HTTP, stateless): the service as tools for AI agents (docs/mcp.md)',
+    responses: {
+      200: { description: 'The JSON-RPC answer, as an SSE stream (`text/event-stream`: progress notifications, then the answer)', content: { 'text/event-stream': { type: 'string' } } },
+      202: { description: 'A notification or response was accepted' },
+    },
+    errors: [...KEYED, 'payload_too_large'],
+  };
+}
+
+export const routes: readonly RouteDef[] = [...restRoutes, mcpRoute(restRoutes)];
 
 /**
  * The route of a method and path of {@link routes}, for its handler (`apiHandler(route('POST', '/api/v1/run/'), …)`).

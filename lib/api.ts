@@ -7,7 +7,7 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import {
-  AccessLogFormat, ApiKeySourceType, Cors, EndpointType, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, Period,
+  AccessLogFormat, ApiKeySourceType, Cors, EndpointType, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, MockIntegration, PassthroughBehavior, Period,
   ResponseType, RestApi, TokenAuthorizer, UsagePlan, type IResource,
 } from 'aws-cdk-lib/aws-apigateway';
 import { Architecture, type ILayerVersion } from 'aws-cdk-lib/aws-lambda';
@@ -120,6 +120,24 @@ export class Api extends Construct {
       resourceFor(this.restApi.root, route.path).addMethod(route.method, new LambdaIntegration(fn), route.auth
         ? { authorizer, apiKeyRequired: true }
         : { apiKeyRequired: false });
+    }
+
+    // The MCP endpoint is stateless (docs/mcp.md): no server-to-client stream (GET) and no session to end (DELETE).
+    // The protocol wants 405 for both, which clients take as "not offered"; answered by API Gateway, no function.
+    const mcp = resourceFor(this.restApi.root, '/mcp');
+    for (const method of ['GET', 'DELETE']) {
+      mcp.addMethod(method, new MockIntegration({
+        requestTemplates: { 'application/json': '{"statusCode": 405}' },
+        passthroughBehavior: PassthroughBehavior.NEVER,
+        integrationResponses: [{
+          statusCode: '405',
+          responseParameters: { 'method.response.header.Allow': "'POST'", 'method.response.header.Access-Control-Allow-Origin': "'*'" },
+          responseTemplates: errorTemplate('method_not_allowed', `${method} is not allowed on /mcp; allowed: POST (the MCP endpoint is stateless)`),
+        }],
+      }), {
+        apiKeyRequired: false,
+        methodResponses: [{ statusCode: '405', responseParameters: { 'method.response.header.Allow': true, 'method.response.header.Access-Control-Allow-Origin': true } }],
+      });
     }
 
     const plans = loadPlans(p.billing);

@@ -85,7 +85,7 @@ function operation(r: RouteDef): Record<string, unknown> {
   return {
     operationId: operationId(r),
     summary: r.summary,
-    tags: [r.path.startsWith('/api/v1/tools/') ? 'tools' : r.path.split('/')[3]],
+    tags: [r.path.startsWith('/api/v1/tools/') ? 'tools' : r.path === '/mcp' ? 'mcp' : r.path.split('/')[3]],
     security: r.auth ? [{ apiKey: [] }] : [],
     ...(params.length ? { parameters: params } : {}),
     ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: r.body } } } } : {}),
@@ -111,6 +111,7 @@ export function openApiDocument(): Record<string, unknown> {
     security: [{ apiKey: [] }],
     tags: [
       { name: 'auth' }, { name: 'me' }, { name: 'configs' }, { name: 'generate' }, { name: 'run' }, { name: 'jobs' }, { name: 'tools' }, { name: 'screenshots' }, { name: 'openapi.json' },
+      { name: 'mcp', description: 'The Model Context Protocol server for AI agents (docs/mcp.md)' },
     ],
     paths,
     components: {

@@ -189,6 +189,13 @@ describe('the service answers as docs/openapi.json says', () => {
       conforms('POST', `/api/v1/tools/${tool}/`, await api.post(`/api/v1/tools/${tool}/`, { url: 'http://127.0.0.1:1/', bogus: true }));
       conforms('POST', `/api/v1/tools/${tool}/`, await client(svc.url).post(`/api/v1/tools/${tool}/`, { url }));
     }
+    // The MCP endpoint: an initialize request answered as an SSE stream; without a key, 401 as every keyed route.
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'openapi-test', version: '1' } } };
+    const mcp = await api.post('/mcp', init, { accept: 'application/json, text/event-stream' });
+    assert.equal(mcp.status, 200, String(mcp.body));
+    assert.match(String(mcp.body), /"serverInfo":\{"name":"scrape-ai"/);
+    conforms('POST', '/mcp', mcp);
+    conforms('POST', '/mcp', await client(svc.url).post('/mcp', init, { accept: 'application/json, text/event-stream' }));
     const shot = await api.get('/api/v1/screenshots/not-an-id/');
     assert.equal(shot.status, 404);
     conforms('GET', '/api/v1/screenshots/{id}/', shot);

@@ -53,7 +53,9 @@ const MAX_TOOL_BYTES = 12 * 1024 * 1024;
 describe('API handler bundles', () => {
   const sizes: Record<string, number> = {};
 
-  const plain = routes.filter((r) => !r.path.startsWith('/api/v1/tools/'));
+  /** Routes that fetch or render pages: the tools, and the MCP server, which runs them in-process. */
+  const pageRoutes = routes.filter((r) => r.path.startsWith('/api/v1/tools/') || r.path === '/mcp');
+  const plain = routes.filter((r) => !pageRoutes.includes(r));
   for (const entry of [...plain.map((r) => r.handler), 'authorizer/handler.ts']) {
     it(`${entry}: no browser, Chromium, crawler, SQLite or LLM code; under 800 KB`, async () => {
       const b = await bundle(entry);
@@ -67,7 +69,7 @@ describe('API handler bundles', () => {
     });
   }
 
-  for (const route of routes.filter((r) => r.path.startsWith('/api/v1/tools/'))) {
+  for (const route of pageRoutes) {
     it(`${route.handler}: the fetcher${route.browser ? ' and puppeteer-core' : ''}, no ${route.browser ? '' : 'browser, '}Chromium, crawler, SQLite or LLM code; loads as an ES module`, async () => {
       const b = await bundle(route.handler);
       const bad = b.inputs.filter((i) => (route.browser ? FORBIDDEN_IN_BROWSER_TOOLS : FORBIDDEN_IN_TOOLS).test(i));

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { routes } from '../../lambdas/routes.ts';
+import { MCP_OPERATIONS, routes } from '../../lambdas/routes.ts';
 import { loadPlans } from '../../lambdas/core/plans.ts';
 import { routeFunctionId } from '../../lib/api.ts';
 import { suppressNagFindings } from '../../lib/nag.ts';
@@ -62,7 +62,15 @@ const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Dele
 describe('CDK stack', () => {
   it('every route of the route table has its method, its own function and the authorizer when it needs a key', () => {
     const { resources } = dev;
-    const methods = byType(resources, 'AWS::ApiGateway::Method').filter(([, m]) => m.Properties.HttpMethod !== 'OPTIONS');
+    const all = byType(resources, 'AWS::ApiGateway::Method').filter(([, m]) => m.Properties.HttpMethod !== 'OPTIONS');
+    // GET and DELETE /mcp answer 405 from API Gateway itself (a MOCK integration, no function): the MCP endpoint is stateless.
+    const mocks = all.filter(([, m]) => m.Properties.Integration?.Type === 'MOCK');
+    assert.deepEqual(mocks.map(([, m]) => `${m.Properties.HttpMethod} ${resourcePath(resources, m.Properties.ResourceId)}`).sort(), ['DELETE /mcp', 'GET /mcp']);
+    for (const [, m] of mocks) {
+      assert.equal(m.Properties.Integration.IntegrationResponses[0].StatusCode, '405');
+      assert.equal(m.Properties.Integration.IntegrationResponses[0].ResponseParameters['method.response.header.Allow'], "'POST'");
+    }
+    const methods = all.filter((x) => !mocks.includes(x));
     assert.equal(methods.length, routes.length);
     for (const route of routes) {
       const path = route.path.replace(/\/$/, '');
@@ -91,7 +99,15 @@ describe('CDK stack', () => {
   });
 
   it('routes declare only what they need: GETs never write, only run and generate enqueue (each on its own queue, and the webhook queue for a job that fails there), only login and webhook creation read the secret, only schedule changes and config deletion touch EventBridge Scheduler', () => {
+    // The MCP route runs the routes of MCP_OPERATIONS in-process: its access is exactly theirs together.
+    const mcp = routes.find((r) => r.path === '/mcp')!;
+    const used = MCP_OPERATIONS.map((op) => routes.find((r) => `${r.method} ${r.path}` === op)!);
+    assert.deepEqual(new Set(mcp.access.queues), new Set(used.flatMap((r) => r.access.queues ?? [])), 'MCP: the queues of its operations');
+    assert.equal(mcp.access.bucket, 'read-write', 'MCP: results read, screenshots stored');
+    assert.equal(mcp.access.table, 'write');
+    assert.ok(!mcp.access.secret && !mcp.access.scheduler, 'MCP: no secret, no scheduler (none of its operations needs them)');
     for (const r of routes) {
+      if (r === mcp) continue;
       if (r.method === 'GET') assert.equal(r.access.table, 'read', r.path);
       assert.deepEqual(r.access.queues ?? [], r.path === '/api/v1/run/' ? ['run', 'webhook'] : r.path === '/api/v1/generate/' ? ['generate', 'webhook'] : [], r.path);
       assert.equal(r.access.secret === true, r.path === '/api/v1/auth/login/' || (r.method === 'POST' && r.path === '/api/v1/webhooks/'), r.path);
@@ -120,6 +136,11 @@ describe('CDK stack', () => {
       assert.ok(!actions.some((a) => a.includes('*') && !/^(s3|dynamodb|xray):\w*\*?$/.test(a) && !/^s3:(GetObject|GetBucket|List|Abort|PutObject|DeleteObject)\*$/.test(a)), `${where}: no broad wildcards ${actions}`);
       assert.ok(!actions.includes('dynamodb:*') && !actions.includes('s3:*') && !actions.includes('sqs:*'));
       for (const s of policy.filter((x) => x.actions.some((a) => a.startsWith('sqs:')))) {
+        if (route.path === '/mcp') {
+          assert.match(s.resources, /Queues(Run|Generate|Webhook)[0-9A-F]{8}"/, `${where} sends to the run, generate and webhook queues`);
+          assert.doesNotMatch(s.resources, /Queues(?!Run|Generate|Webhook)\w+[0-9A-F]{8}"/, `${where} sends to no other queue`);
+          continue;
+        }
         const queue = route.access.queues![0] === 'run' ? 'Run' : 'Generate';
         assert.match(s.resources, new RegExp(`Queues(${queue}|Webhook)[0-9A-F]{8}"`), `${where} sends to its own queue and the webhook queue only`);
         assert.doesNotMatch(s.resources, new RegExp(`Queues${queue === 'Run' ? 'Generate' : 'Run'}[0-9A-F]{8}"`), `${where} sends to its own queue only`);

@@ -1,0 +1,31 @@
+/**
+ * POST /mcp (issue 27; docs/mcp.md): the Model Context Protocol over Streamable HTTP, stateless, with the caller's key
+ * (the authorizer ran, as for every keyed route). Each tool call runs a REST route's handler in-process as the caller
+ * (lambdas/mcp/operations.ts). The answer is buffered: API Gateway's REST integration cannot stream, so an SSE answer
+ * (progress notifications, then the result) arrives whole.
+ */
+import { answerMcpRequest } from '../mcp/server.ts';
+import { invoker } from '../mcp/operations.ts';
+import { apiHandler, requestHeader } from './middleware.ts';
+import { route } from '../routes.ts';
+
+/** API Gateway's integration limit (29 s) less room for the answer: the longest a tool waits for a job on AWS, ms. */
+const LAMBDA_MAX_WAIT_MS = 24_000;
+/** The local service's default wait for a job, ms: under MCP clients' usual 60 s request time-out. */
+const LOCAL_MAX_WAIT_MS = 45_000;
+
+/** The deployment's longest wait for a job, ms (`SAI_MCP_WAIT_MS` locally). */
+function maxWaitMs(remainingMs: number): number {
+  if (process.env.AWS_LAMBDA_FUNCTION_NAME) return Math.max(0, Math.min(LAMBDA_MAX_WAIT_MS, remainingMs - 5_000));
+  const set = Number(process.env.SAI_MCP_WAIT_MS);
+  return Number.isFinite(set) && set >= 0 ? set : LOCAL_MAX_WAIT_MS;
+}
+
+export const handler = apiHandler(route('POST', '/mcp'), async (event, context) => {
+  const body = event.body == null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(event.headers ?? {})) if (v != null) headers.set(k, v);
+  const request = new Request(`http://${requestHeader(event, 'host') ?? 'localhost'}/mcp`, { method: 'POST', headers, body });
+  const res = await answerMcpRequest(request, { invoke: invoker({ event, context }), maxWaitMs: maxWaitMs(context.getRemainingTimeInMillis?.() ?? 30_000) });
+  return { statusCode: res.status, headers: { ...res.headers, 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'no-store' }, body: res.body };
+});

@@ -1,0 +1,65 @@
+/**
+ * The MCP server of one request (issue 27; docs/mcp.md): the official SDK's low-level `Server` with the tools of
+ * ./tools.ts, answering over its Web-standard Streamable HTTP transport in stateless mode (no session: every POST is
+ * answered on its own, so any Lambda instance or the local process can answer it). The SDK speaks the protocol
+ * (JSON-RPC, initialization, capabilities, SSE framing, progress notifications); this module only lists and calls
+ * tools. `Server`, not `McpServer`: the tools' input schemas are the route table's JSON Schemas, not zod shapes.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { logger } from '../logger.ts';
+import { mcpTools } from './tools.ts';
+import type { Invoke } from './operations.ts';
+
+/** What the server needs from the HTTP side. */
+export interface McpServerOptions {
+  invoke: Invoke;
+  /** Longest time a tool waits for a job, ms (docs/mcp.md, "Waiting for jobs"). */
+  maxWaitMs: number;
+}
+
+const INSTRUCTIONS = 'scrape-ai: web scraping and website analysis. To scrape a site repeatedly, call generate_config once '
+  + '(a URL and what to extract, in words); it saves a YAML config and returns its config_id; then run_config runs it cheaply at any time, '
+  + 'and get_results pages through the rows. For one page\'s text, call scrape_page. The analysis tools (seo_analyzer, tech_detector, '
+  + 'lead_generation, screenshot, content_extractor, broken_link_checker, dns_whois, ssl_checker) each take a URL. '
+  + 'Errors carry the REST API\'s {error, code, details}.';
+
+const byName = new Map(mcpTools.map((t) => [t.listing.name, t]));
+
+/** A new MCP server for one request. */
+export function createMcpServer(o: McpServerOptions): Server {
+  const server = new Server({ name: 'scrape-ai', version: '0.1.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: mcpTools.map((t) => t.listing) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}; tools/list names them`);
+    const token = request.params._meta?.progressToken;
+    const progress = async (value: number, message: string) => {
+      if (token === undefined) return;
+      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: value, total: 100, message } })
+        .catch((e: unknown) => logger.debug('progress notification not sent', { error: e }));
+    };
+    return tool.call(request.params.arguments ?? {}, { invoke: o.invoke, progress, maxWaitMs: o.maxWaitMs, signal: extra.signal });
+  });
+  return server;
+}
+
+/**
+ * Answers one HTTP request to `/mcp` with a new server and a stateless transport, both closed afterwards.
+ * @returns the transport's response, whole (an SSE stream is read to its end: the answer comes last).
+ */
+export async function answerMcpRequest(request: Request, o: McpServerOptions): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const server = createMcpServer(o);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, keepAliveMs: 0 });
+  try {
+    await server.connect(transport);
+    const response = await transport.handleRequest(request);
+    const body = await response.text();
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => { headers[name] = value; });
+    return { status: response.status, headers, body };
+  } finally {
+    await server.close().catch(() => undefined);
+  }
+}

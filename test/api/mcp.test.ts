@@ -1,0 +1,212 @@
+/**
+ * The MCP server over real HTTP (issue 27; docs/mcp.md), driven by the official SDK's own client and its Streamable
+ * HTTP transport against the local service: the tool list with the route table's schemas, generate on the fixture
+ * site with progress notifications, the saved config run and its rows paged through, two analysis tools and
+ * scrape_page, and the refusals: a bad key (HTTP 401), a quota refusal, a private target and a YAML error with its
+ * line, each with the REST API's code and message.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
+import { client, createAccount, startService, tempDataDir, type TestService } from '../helpers/service.ts';
+import { generateBody, runBody, toolBodies } from '../../lambdas/http/schemas.ts';
+
+/** An SDK client connected to the service's /mcp with a key. */
+async function connect(baseUrl: string, key: string): Promise<Client> {
+  const mcp = new Client({ name: 'scrape-ai-test', version: '1.0.0' });
+  await mcp.connect(new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  return mcp;
+}
+
+/** A tool error's body: the REST error `{error, code, details}`. */
+function refusal(value: unknown): { error: string; code: string; details: unknown[] } {
+  const result = value as CallToolResult;
+  assert.equal(result.isError, true, `expected a tool error, got ${JSON.stringify(result).slice(0, 300)}`);
+  const text = result.content.find((c) => c.type === 'text');
+  assert.ok(text && text.type === 'text');
+  return JSON.parse(text.text) as { error: string; code: string; details: unknown[] };
+}
+
+function structured<T = any>(value: unknown): T {
+  const result = value as CallToolResult;
+  assert.notEqual(result.isError, true, JSON.stringify(result.content).slice(0, 500));
+  assert.ok(result.structuredContent, 'structured content');
+  const text = result.content.find((c) => c.type === 'text');
+  assert.ok(text && text.type === 'text');
+  assert.deepEqual(JSON.parse(text.text), result.structuredContent, 'the text is the same JSON');
+  return result.structuredContent as T;
+}
+
+describe('MCP server over Streamable HTTP (/mcp)', () => {
+  let site: FixtureSite;
+  let svc: TestService;
+  let pro: Awaited<ReturnType<typeof createAccount>>;
+  let mcp: Client;
+
+  before(async () => {
+    site = await startFixtureSite();
+    svc = await startService();
+    pro = await createAccount(svc.dataDir, { plan: 'pro' });
+    mcp = await connect(svc.url, pro.api_key);
+  });
+  after(async () => {
+    await mcp?.close();
+    await svc?.stop();
+    await site?.close();
+  });
+
+  it('lists the tools with the route table\'s input schemas and descriptions that say what they cost', async () => {
+    const { tools } = await mcp.listTools();
+    const names = tools.map((t) => t.name).sort();
+    assert.deepEqual(names, ['broken_link_checker', 'content_extractor', 'dns_whois', 'generate_config', 'get_config', 'get_job', 'get_results', 'lead_generation',
+      'list_configs', 'run_config', 'scrape_page', 'screenshot', 'seo_analyzer', 'ssl_checker', 'tech_detector']);
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    assert.deepEqual(byName.get('seo_analyzer')!.inputSchema, toolBodies['seo-analyzer'], 'a tool\'s input is its route\'s body schema');
+    assert.deepEqual(byName.get('generate_config')!.inputSchema.properties!.prompt, generateBody.properties.prompt);
+    assert.deepEqual(byName.get('run_config')!.inputSchema.properties!.config_id, runBody.properties.config_id);
+    for (const t of tools) {
+      assert.ok((t.description ?? '').length > 40, `${t.name} is described`);
+      if (!t.annotations?.readOnlyHint || t.annotations.openWorldHint) assert.match(t.description!, /cost|credit|Free/i, `${t.name} says what it costs`);
+    }
+    assert.ok(byName.get('seo_analyzer')!.outputSchema, 'analysis tools declare their report schema');
+  });
+
+  let configId: string;
+
+  it('generate_config on the fixture site: progress notifications, the YAML, preview rows and a saved config', async () => {
+    const seen: number[] = [];
+    const result = await mcp.callTool({ name: 'generate_config', arguments: { url: `${site.url}/books/`, prompt: 'book titles and prices' } }, undefined, {
+      onprogress: (p) => { seen.push(p.progress); },
+      timeout: 120_000,
+    });
+    const out = structured(result);
+    assert.equal(out.finished, true);
+    assert.match(out.yaml_content, /extract:/);
+    assert.ok(out.preview_rows.length >= 20, `preview rows: ${out.preview_rows.length}`);
+    assert.ok(Object.keys(out.preview_rows[0]).some((k) => /title/i.test(k)), JSON.stringify(out.preview_rows[0]));
+    assert.ok(seen.length >= 1 && seen.at(-1) === 100, `progress seen: ${seen.join(', ')}`);
+    configId = out.config_id;
+    const api = client(svc.url, pro.api_key);
+    const saved = await api.get(`/api/v1/configs/${configId}/`);
+    assert.equal(saved.status, 200);
+    assert.equal(saved.body.yaml_content, out.yaml_content, 'the config is saved as the tool answered it');
+
+    const listed = structured(await mcp.callTool({ name: 'list_configs', arguments: {} }));
+    assert.ok(listed.results.some((c: { id: string }) => c.id === configId));
+    assert.equal(structured(await mcp.callTool({ name: 'get_config', arguments: { config_id: configId } })).yaml_content, out.yaml_content);
+  });
+
+  it('run_config runs the saved config, metered as POST /run/; get_results pages through every row', async () => {
+    const api = client(svc.url, pro.api_key);
+    const before = (await api.get('/api/v1/me/')).body.subscription.credits_remaining;
+    const out = structured(await mcp.callTool({ name: 'run_config', arguments: { config_id: configId, max_rows: 5 } }, undefined, { timeout: 120_000 }));
+    assert.equal(out.finished, true);
+    assert.equal(out.rows.length, 5);
+    assert.ok(out.row_count > 5, `row_count ${out.row_count}`);
+    assert.equal(out.has_more, true);
+    assert.equal((await api.get('/api/v1/me/')).body.subscription.credits_remaining, before - 1, 'one run: 1 credit');
+
+    const all = (await api.get(`/api/v1/jobs/${out.job_id}/results/`)).body[0].data;
+    const paged: unknown[] = [];
+    for (let offset = 0; ; offset += 7) {
+      const page = structured(await mcp.callTool({ name: 'get_results', arguments: { job_id: out.job_id, offset, limit: 7 } }));
+      paged.push(...page.rows);
+      if (!page.has_more) break;
+    }
+    assert.deepEqual(paged, all, 'the pages put together are the REST results');
+    assert.deepEqual(out.rows, all.slice(0, 5));
+
+    const job = structured(await mcp.callTool({ name: 'get_job', arguments: { job_id: out.job_id, max_rows: 2 } }));
+    assert.deepEqual(job.rows, all.slice(0, 2));
+  });
+
+  it('analysis tools: lead_generation and seo_analyzer answer the REST reports; scrape_page gives Markdown', async () => {
+    const api = client(svc.url, pro.api_key);
+    const leads = structured(await mcp.callTool({ name: 'lead_generation', arguments: { url: `${site.url}/` } }));
+    const restLeads = (await api.post('/api/v1/tools/lead-generation/', { url: `${site.url}/` })).body;
+    assert.deepEqual(leads, restLeads, 'the same report as the REST tool');
+    const seo = structured(await mcp.callTool({ name: 'seo_analyzer', arguments: { url: `${site.url}/books/` } }));
+    assert.equal(typeof seo.score, 'number');
+    const page = structured(await mcp.callTool({ name: 'scrape_page', arguments: { url: `${site.url}/books/` } }));
+    assert.equal(page.format, 'markdown');
+    assert.ok(page.content.length > 100);
+    assert.doesNotMatch(page.content, /<script|<style/i);
+  });
+
+  it('refusals are tool errors with the REST code and message: a private target, a YAML error with its line, an unknown field', async () => {
+    const forbidden = refusal(await mcp.callTool({ name: 'dns_whois', arguments: { url: 'http://10.0.0.1/' } }));
+    assert.equal(forbidden.code, 'target_forbidden');
+    const rest = await client(svc.url, pro.api_key).post('/api/v1/tools/dns-whois/', { url: 'http://10.0.0.1/' });
+    assert.equal(forbidden.error, rest.body.error, 'the same message as over HTTP');
+
+    const yaml = 'version: "2.0"\ntarget:\n  url: https://example.com/\nextract:\n  container: [unclosed\n';
+    const bad = refusal(await mcp.callTool({ name: 'run_config', arguments: { yaml_content: yaml } }));
+    assert.equal(bad.code, 'invalid_config');
+    assert.match(bad.error, /line \d+/i);
+    const detail = bad.details[0] as { line?: number; column?: number };
+    assert.equal(typeof detail.line, 'number', JSON.stringify(bad.details));
+
+    const unknown = refusal(await mcp.callTool({ name: 'seo_analyzer', arguments: { url: `${site.url}/`, depth: 3 } }));
+    assert.equal(unknown.code, 'invalid_request');
+    assert.match(unknown.error, /depth is not a known field/);
+  });
+
+  it('a bad key is HTTP 401 on /mcp; another account\'s job is not found', async () => {
+    await assert.rejects(connect(svc.url, `sai_${'x'.repeat(40)}`), (err: unknown) => err instanceof StreamableHTTPError && err.code === 401);
+    const raw = await fetch(new URL('/mcp', svc.url), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    assert.equal(raw.status, 401);
+    assert.equal((await raw.json()).code, 'unauthorized');
+
+    const other = await createAccount(svc.dataDir, { plan: 'pro' });
+    const theirs = await connect(svc.url, other.api_key);
+    try {
+      const jobs = (await client(svc.url, pro.api_key).get('/api/v1/jobs/')).body.results;
+      const notFound = refusal(await theirs.callTool({ name: 'get_results', arguments: { job_id: jobs[0].id } }));
+      assert.equal(notFound.code, 'not_found');
+      assert.equal(refusal(await theirs.callTool({ name: 'get_config', arguments: { config_id: configId } })).code, 'not_found');
+    } finally {
+      await theirs.close();
+    }
+  });
+
+  it('GET /mcp is 405 (stateless: no server-to-client stream)', async () => {
+    const res = await fetch(new URL('/mcp', svc.url), { headers: { authorization: `Bearer ${pro.api_key}`, accept: 'text/event-stream' } });
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get('allow'), 'POST');
+  });
+});
+
+describe('MCP: a quota refusal', () => {
+  it('generate_config after the month\'s only credit is spent: quota_exceeded with the REST message', async () => {
+    const dataDir = tempDataDir();
+    const plans = JSON.parse(fs.readFileSync(new URL('../../lambdas/core/plans.json', import.meta.url), 'utf8'));
+    plans.credits.plans.pro.credits_per_month = 1;
+    const plansFile = path.join(dataDir, 'plans-one-credit.json');
+    fs.writeFileSync(plansFile, JSON.stringify(plans));
+    const site = await startFixtureSite();
+    const svc = await startService({ DATA_DIR: dataDir, SAI_PLANS_FILE: plansFile });
+    try {
+      const account = await createAccount(dataDir, { plan: 'pro' }, { SAI_PLANS_FILE: plansFile });
+      const mcp = await connect(svc.url, account.api_key);
+      try {
+        const yaml = `version: "2.0"\ntarget:\n  url: ${site.url}/books/\nextract:\n  container: article.product_pod\n  fields:\n    - name: title\n      selector: h3 a\n      type: text\n`;
+        assert.equal(structured(await mcp.callTool({ name: 'run_config', arguments: { yaml_content: yaml } }, undefined, { timeout: 120_000 })).finished, true);
+        const refused = refusal(await mcp.callTool({ name: 'generate_config', arguments: { url: `${site.url}/books/`, prompt: 'titles' } }));
+        assert.equal(refused.code, 'quota_exceeded');
+        const rest = await client(svc.url, account.api_key).post('/api/v1/generate/', { url: `${site.url}/books/`, prompt: 'titles' });
+        assert.equal(rest.body.code, 'quota_exceeded');
+        assert.equal(refused.error, rest.body.error);
+      } finally {
+        await mcp.close();
+      }
+    } finally {
+      await svc.stop();
+      await site.close();
+    }
+  });
+});
