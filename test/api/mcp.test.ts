@@ -8,18 +8,35 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { client, createAccount, startService, tempDataDir, type TestService } from '../helpers/service.ts';
 import { generateBody, runBody, toolBodies } from '../../lambdas/http/schemas.ts';
 
-/** An SDK client connected to the service's /mcp with a key. */
-async function connect(baseUrl: string, key: string): Promise<Client> {
+const CLI = path.resolve(import.meta.dirname, '../../clients/typescript/src/cli.ts');
+
+/** The two transports: the service's /mcp over HTTP, and `sai mcp` over stdio (a child process bridging to /mcp). */
+type Via = 'http' | 'stdio';
+
+/** An SDK client connected with a key: to the service's /mcp, or to a `sai mcp` child process. */
+async function connect(baseUrl: string, key: string, via: Via = 'http'): Promise<Client> {
   const mcp = new Client({ name: 'scrape-ai-test', version: '1.0.0' });
-  await mcp.connect(new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  if (via === 'http') {
+    await mcp.connect(new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    return mcp;
+  }
+  // No SAI_* variable but these two, and no credentials file to fall back on.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => !k.startsWith('SAI_') && v !== undefined)) as Record<string, string>;
+  const transport = new StdioClientTransport({
+    command: process.execPath, args: [CLI, 'mcp'], stderr: 'pipe',
+    env: { ...env, SAI_API_KEY: key, SAI_BASE_URL: baseUrl, XDG_CONFIG_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'sai-mcp-')) },
+  });
+  await mcp.connect(transport);
   return mcp;
 }
 
@@ -42,7 +59,7 @@ function structured<T = any>(value: unknown): T {
   return result.structuredContent as T;
 }
 
-describe('MCP server over Streamable HTTP (/mcp)', () => {
+for (const via of ['http', 'stdio'] as const) describe(`MCP server ${via === 'http' ? 'over Streamable HTTP (/mcp)' : 'over stdio (sai mcp, bridged to /mcp)'}`, () => {
   let site: FixtureSite;
   let svc: TestService;
   let pro: Awaited<ReturnType<typeof createAccount>>;
@@ -52,7 +69,7 @@ describe('MCP server over Streamable HTTP (/mcp)', () => {
     site = await startFixtureSite();
     svc = await startService();
     pro = await createAccount(svc.dataDir, { plan: 'pro' });
-    mcp = await connect(svc.url, pro.api_key);
+    mcp = await connect(svc.url, pro.api_key, via);
   });
   after(async () => {
     await mcp?.close();
@@ -89,7 +106,11 @@ describe('MCP server over Streamable HTTP (/mcp)', () => {
     assert.match(out.yaml_content, /extract:/);
     assert.ok(out.preview_rows.length >= 20, `preview rows: ${out.preview_rows.length}`);
     assert.ok(Object.keys(out.preview_rows[0]).some((k) => /title/i.test(k)), JSON.stringify(out.preview_rows[0]));
-    assert.ok(seen.length >= 1 && seen.at(-1) === 100, `progress seen: ${seen.join(', ')}`);
+    assert.ok(seen.length >= 1, 'progress notifications arrive');
+    assert.deepEqual([...seen].sort((a, b) => a - b), seen, `progress only grows: ${seen.join(', ')}`);
+    // Over stdio the SDK's client may drop the last notification when it arrives in the same read as the result (its
+    // notification handlers run a microtask after its response handler, which forgets the progress token): docs/mcp.md.
+    if (via === 'http') assert.equal(seen.at(-1), 100, `progress seen: ${seen.join(', ')}`);
     configId = out.config_id;
     const api = client(svc.url, pro.api_key);
     const saved = await api.get(`/api/v1/configs/${configId}/`);
@@ -157,13 +178,16 @@ describe('MCP server over Streamable HTTP (/mcp)', () => {
   });
 
   it('a bad key is HTTP 401 on /mcp; another account\'s job is not found', async () => {
-    await assert.rejects(connect(svc.url, `sai_${'x'.repeat(40)}`), (err: unknown) => err instanceof StreamableHTTPError && err.code === 401);
+    const bad = `sai_${'x'.repeat(40)}`;
+    if (via === 'http') await assert.rejects(connect(svc.url, bad), (err: unknown) => err instanceof StreamableHTTPError && err.code === 401);
+    // Over stdio the bridge answers the agent's initialize with the service's refusal.
+    else await assert.rejects(connect(svc.url, bad, 'stdio'), (err: unknown) => err instanceof Error && /401/.test(err.message) && /Invalid API key/.test(err.message));
     const raw = await fetch(new URL('/mcp', svc.url), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
     assert.equal(raw.status, 401);
     assert.equal((await raw.json()).code, 'unauthorized');
 
     const other = await createAccount(svc.dataDir, { plan: 'pro' });
-    const theirs = await connect(svc.url, other.api_key);
+    const theirs = await connect(svc.url, other.api_key, via);
     try {
       const jobs = (await client(svc.url, pro.api_key).get('/api/v1/jobs/')).body.results;
       const notFound = refusal(await theirs.callTool({ name: 'get_results', arguments: { job_id: jobs[0].id } }));
@@ -174,7 +198,7 @@ describe('MCP server over Streamable HTTP (/mcp)', () => {
     }
   });
 
-  it('GET /mcp is 405 (stateless: no server-to-client stream)', async () => {
+  if (via === 'http') it('GET /mcp is 405 (stateless: no server-to-client stream)', async () => {
     const res = await fetch(new URL('/mcp', svc.url), { headers: { authorization: `Bearer ${pro.api_key}`, accept: 'text/event-stream' } });
     assert.equal(res.status, 405);
     assert.equal(res.headers.get('allow'), 'POST');
@@ -182,7 +206,7 @@ describe('MCP server over Streamable HTTP (/mcp)', () => {
 });
 
 describe('MCP: a quota refusal', () => {
-  it('generate_config after the month\'s only credit is spent: quota_exceeded with the REST message', async () => {
+  for (const via of ['http', 'stdio'] as const) it(`generate_config after the month's only credit is spent: quota_exceeded with the REST message (${via})`, async () => {
     const dataDir = tempDataDir();
     const plans = JSON.parse(fs.readFileSync(new URL('../../lambdas/core/plans.json', import.meta.url), 'utf8'));
     plans.credits.plans.pro.credits_per_month = 1;
@@ -192,7 +216,7 @@ describe('MCP: a quota refusal', () => {
     const svc = await startService({ DATA_DIR: dataDir, SAI_PLANS_FILE: plansFile });
     try {
       const account = await createAccount(dataDir, { plan: 'pro' }, { SAI_PLANS_FILE: plansFile });
-      const mcp = await connect(svc.url, account.api_key);
+      const mcp = await connect(svc.url, account.api_key, via);
       try {
         const yaml = `version: "2.0"\ntarget:\n  url: ${site.url}/books/\nextract:\n  container: article.product_pod\n  fields:\n    - name: title\n      selector: h3 a\n      type: text\n`;
         assert.equal(structured(await mcp.callTool({ name: 'run_config', arguments: { yaml_content: yaml } }, undefined, { timeout: 120_000 })).finished, true);

@@ -23,6 +23,7 @@ import readline from 'node:readline/promises';
 import { Command, CommanderError, Option } from 'commander';
 import { DEFAULT_BASE_URL, ScrapeAI, WEBHOOK_EVENTS } from './client.ts';
 import { AuthenticationError, QuotaExceededError, RateLimitError, ScrapeAIError } from './errors.ts';
+import { serveMcpOverStdio } from './mcp.ts';
 import type { Job, ResultsFormat, Row, Schedule, UpdateScheduleRequest, Webhook, WebhookCreated, WebhookDelivery, WebhookEvent } from './types.ts';
 
 /** The exit codes of `sai`. */
@@ -523,6 +524,14 @@ export function buildProgram(): Command {
       const report = name === 'screenshot' ? await client.tool('screenshot', body as { url: string }, { accept: 'json' }) : await client.tool(name, body);
       if (o.output) writeOutput(o.output, `${JSON.stringify(report, null, 2)}\n`);
       printJson(report);
+    });
+
+  program.command('mcp')
+    .description('serve the service\'s MCP tools to a desktop AI agent over stdio, with your key (docs/mcp.md); problems go to stderr')
+    .action(async (_o: unknown, cmd: Command) => {
+      const client = clientFor(cmd);
+      if (!client.apiKey) throw new UsageError('sai mcp needs an API key: run "sai login" first or set SAI_API_KEY');
+      await serveMcpOverStdio({ baseUrl: client.baseUrl, apiKey: client.apiKey });
     });
 
   const schedules = program.command('schedules').description('run saved configs on a cron schedule (Growth and Pro plans)');
