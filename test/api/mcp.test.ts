@@ -7,6 +7,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -196,6 +197,20 @@ for (const via of ['http', 'stdio'] as const) describe(`MCP server ${via === 'ht
     } finally {
       await theirs.close();
     }
+  });
+
+  if (via === 'stdio') it('sai mcp with its stdin closed after two requests still answers both, then exits 0', async () => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SAI_')));
+    const child = spawn(process.execPath, [CLI, 'mcp'], { env: { ...env, SAI_API_KEY: pro.api_key, SAI_BASE_URL: svc.url }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+    child.stdin.end(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } })}\n`
+      + `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })}\n`);
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 0);
+    const answers = out.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result: any });
+    assert.deepEqual(answers.map((a) => a.id).sort(), [1, 2]);
+    assert.equal(answers.find((a) => a.id === 2)!.result.tools.length, 15);
   });
 
   if (via === 'http') it('GET /mcp is 405 (stateless: no server-to-client stream)', async () => {

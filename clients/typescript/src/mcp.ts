@@ -38,17 +38,32 @@ export async function serveMcpOverStdio(o: McpBridgeOptions): Promise<void> {
   const agent = new StdioServerTransport();
   const service = new StreamableHTTPClientTransport(new URL('/mcp', o.baseUrl), { requestInit: { headers: { authorization: `Bearer ${o.apiKey}` } } });
 
+  // Requests forwarded and not answered yet: when stdin ends, their answers are still written before the bridge stops.
+  const pending = new Set<string | number>();
+  let drained: (() => void) | null = null;
+  const settle = (id: string | number) => {
+    pending.delete(id);
+    if (pending.size === 0) drained?.();
+  };
+  // The agent is gone when stdin ends (the stdio transport itself does not watch for that) or the transport closes.
   const closed = new Promise<void>((resolve) => {
     agent.onclose = () => resolve();
+    const ended = () => {
+      if (pending.size === 0) resolve();
+      else drained = resolve;
+    };
+    process.stdin.once('end', ended);
+    process.stdin.once('close', ended);
   });
   agent.onmessage = (message: JSONRPCMessage) => {
+    if ('id' in message && 'method' in message) pending.add(message.id);
     service.send(message).catch((err: unknown) => {
       const status = typeof (err as { code?: unknown }).code === 'number' ? `HTTP ${(err as { code: number }).code}: ` : '';
       const text = status + (err instanceof Error ? err.message : String(err));
       log(text);
       // A request gets its answer, so that the agent does not wait for one that will never come.
       if ('id' in message && 'method' in message) {
-        void agent.send({ jsonrpc: '2.0', id: message.id, error: { code: SERVICE_UNREACHABLE, message: `scrape-ai at ${o.baseUrl}: ${text}` } });
+        void agent.send({ jsonrpc: '2.0', id: message.id, error: { code: SERVICE_UNREACHABLE, message: `scrape-ai at ${o.baseUrl}: ${text}` } }).finally(() => settle(message.id));
       }
     });
   };
@@ -57,7 +72,8 @@ export async function serveMcpOverStdio(o: McpBridgeOptions): Promise<void> {
     // own client does after initialization.
     const result = 'result' in message ? (message.result as { protocolVersion?: unknown }) : null;
     if (result && typeof result.protocolVersion === 'string') service.setProtocolVersion(result.protocolVersion);
-    void agent.send(message);
+    const id = 'id' in message && !('method' in message) ? message.id : undefined;
+    void agent.send(message).finally(() => { if (id !== undefined) settle(id); });
   };
   service.onerror = (err: Error) => log(err.message);
   agent.onerror = (err: Error) => log(err.message);
@@ -66,4 +82,5 @@ export async function serveMcpOverStdio(o: McpBridgeOptions): Promise<void> {
   await agent.start();
   await closed;
   await service.close();
+  await agent.close();
 }
