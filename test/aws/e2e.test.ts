@@ -29,6 +29,7 @@ import { handler as runWorker } from '../../lambdas/workers/run-queue-consumer.t
 import { handler as generate } from '../../lambdas/http/generate.ts';
 import { handler as generateWorker } from '../../lambdas/workers/generate-queue-consumer.ts';
 import { handler as deadLetter } from '../../lambdas/workers/dead-letter.ts';
+import { handler as mcp } from '../../lambdas/http/mcp.ts';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { bookDetails } from '../fixtures/site/books.ts';
 import { startDynamoLocal, type DynamoLocal } from '../helpers/dynamodb-local.ts';
@@ -170,6 +171,39 @@ detail_fields:
     const saved = await svc.store.getConfig((await svc.store.getAccountByEmail('gen@example.com'))!.id, st.body.yaml_config.id);
     assert.equal(saved?.prompt, 'quotes and their authors');
     assert.equal(saved?.yaml_content, st.body.yaml_config.yaml_content);
+  });
+
+  it('MCP (POST /mcp) on the DynamoDB store: run_config answers a job still running within its wait, the run worker runs it, get_job gives its rows; a YAML error is a tool error with its line', async () => {
+    const { apiKey } = await createAccount(svc, { email: 'mcp@example.com', password: 'cloud password', plan: 'growth' });
+    /** One JSON-RPC request as API Gateway delivers it (binary media types: the body base64), the SSE answer parsed. */
+    const rpc = async (id: number, method: string, params: unknown) => {
+      const auth = await authorizer(tokenEvent(`Bearer ${apiKey}`, 'POST', '/mcp'));
+      const e = proxyEvent('POST', '/mcp', '/mcp', { headers: { accept: 'application/json, text/event-stream', authorization: `Bearer ${apiKey}` }, authorizer: { principalId: auth.principalId, ...auth.context } });
+      e.body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, method, params })).toString('base64');
+      e.isBase64Encoded = true;
+      const r = (await mcp(e, lambdaContext() as Parameters<ApiHandler>[1], { signal: new AbortController().signal }))!;
+      assert.equal(r.statusCode, 200, r.body);
+      const data = r.body.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as { id?: number; result?: any; method?: string });
+      return data.find((m) => m.id === id)!.result;
+    };
+    const init = await rpc(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'aws-test', version: '1' } });
+    assert.equal(init.serverInfo.name, 'scrape-ai');
+    const yaml = `target: { url: "${site.url}/books/" }\nextract:\n  container: article.product_pod\n  fields:\n    - { name: title, selector: h3 a, type: attribute, attribute: title }\n`;
+    const started = await rpc(2, 'tools/call', { name: 'run_config', arguments: { yaml_content: yaml, wait_seconds: 0 } });
+    assert.equal(started.structuredContent.finished, false, JSON.stringify(started));
+    const jobId = started.structuredContent.job_id as string;
+    const message = sqs.sent.find((m) => m.url === RUN_QUEUE && JSON.parse(m.body).job_id === jobId);
+    assert.ok(message, 'queued on the run queue, as POST /run/ does');
+    assert.deepEqual(await runWorker(sqsEvent(sqsRecord(message.body))), { batchItemFailures: [] });
+    const done = await rpc(3, 'tools/call', { name: 'get_job', arguments: { job_id: jobId, max_rows: 3 } });
+    assert.equal(done.structuredContent.finished, true);
+    assert.equal(done.structuredContent.rows.length, 3);
+    assert.equal(done.structuredContent.rows[0].title, bookDetails()[0]!.title);
+    const bad = await rpc(4, 'tools/call', { name: 'run_config', arguments: { yaml_content: 'extract: [\n' } });
+    assert.equal(bad.isError, true);
+    const body = JSON.parse(bad.content[0].text);
+    assert.equal(body.code, 'invalid_config');
+    assert.equal(typeof body.details[0].line, 'number');
   });
 
   it('worker batches: a transient failure is reported for redelivery, other records complete', async () => {
