@@ -6,6 +6,7 @@
  */
 import { answerMcpRequest } from '../mcp/server.ts';
 import { invoker } from '../mcp/operations.ts';
+import { CodedError } from '../errors.ts';
 import { apiHandler, requestHeader } from './middleware.ts';
 import { route } from '../routes.ts';
 
@@ -13,6 +14,12 @@ import { route } from '../routes.ts';
 const LAMBDA_MAX_WAIT_MS = 24_000;
 /** The local service's default wait for a job, ms: under MCP clients' usual 60 s request time-out. */
 const LOCAL_MAX_WAIT_MS = 45_000;
+
+/**
+ * Most JSON-RPC messages in one POST (a batch, which MCP 2025-03-26 allowed and later versions dropped): each tool
+ * call of a batch runs at once, so a batch is bounded well below the SDK's own 100.
+ */
+export const MAX_MCP_BATCH = 10;
 
 /** The deployment's longest wait for a job, ms (`SAI_MCP_WAIT_MS` locally). */
 function maxWaitMs(remainingMs: number): number {
@@ -23,6 +30,16 @@ function maxWaitMs(remainingMs: number): number {
 
 export const handler = apiHandler(route('POST', '/mcp'), async (event, context) => {
   const body = event.body == null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  if (body.trimStart().startsWith('[')) {
+    let n = 0;
+    try {
+      const parsed: unknown = JSON.parse(body);
+      n = Array.isArray(parsed) ? parsed.length : 0;
+    } catch {
+      // Not JSON: the SDK's transport answers the JSON-RPC parse error.
+    }
+    if (n > MAX_MCP_BATCH) throw new CodedError('invalid_request', `A JSON-RPC batch to /mcp may hold at most ${MAX_MCP_BATCH} messages; got ${n}`, [{ path: '(body)', message: `at most ${MAX_MCP_BATCH} messages` }]);
+  }
   const headers = new Headers();
   for (const [k, v] of Object.entries(event.headers ?? {})) if (v != null) headers.set(k, v);
   const request = new Request(`http://${requestHeader(event, 'host') ?? 'localhost'}/mcp`, { method: 'POST', headers, body });

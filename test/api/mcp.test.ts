@@ -213,6 +213,14 @@ for (const via of ['http', 'stdio'] as const) describe(`MCP server ${via === 'ht
     assert.equal(answers.find((a) => a.id === 2)!.result.tools.length, 15);
   });
 
+  if (via === 'http') it('a batch of more than 10 JSON-RPC messages is refused with invalid_request before any tool runs', async () => {
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_configs', arguments: {} } });
+    const res = await client(svc.url, pro.api_key).post('/mcp', Array.from({ length: 11 }, (_, i) => call(i)), { accept: 'application/json, text/event-stream' });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.code, 'invalid_request');
+    assert.match(res.body.error, /at most 10 messages; got 11/);
+  });
+
   if (via === 'http') it('GET /mcp is 405 (stateless: no server-to-client stream)', async () => {
     const res = await fetch(new URL('/mcp', svc.url), { headers: { authorization: `Bearer ${pro.api_key}`, accept: 'text/event-stream' } });
     assert.equal(res.status, 405);
