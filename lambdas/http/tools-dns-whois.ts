@@ -12,8 +12,11 @@ import { route } from '../routes.ts';
 
 interface DnsBody { url: string; servers?: string[] }
 
-const work = toolWork<DnsBody>('dns-whois', import.meta.url, ({ call, guard }, b) => lookupDnsWhois(call.url.hostname.replace(/^\[|\]$/g, ''), {
-  guard, bootstrap: configuredRdapBootstrap(), ...(b.servers ? { servers: b.servers } : {}), signal: call.signal, timeoutMs: Math.min(15_000, timeLeftMs(call)),
+const work = toolWork<DnsBody>('dns-whois', import.meta.url, async ({ call, guard }, b) => ({
+  url: call.url.href,
+  ...(await lookupDnsWhois(call.url.hostname.replace(/^\[|\]$/g, ''), {
+    guard, bootstrap: configuredRdapBootstrap(), ...(b.servers ? { servers: b.servers } : {}), signal: call.signal, timeoutMs: Math.min(15_000, timeLeftMs(call)),
+  })),
 }));
 
 export const handler = apiHandler<DnsBody>(route('POST', '/api/v1/tools/dns-whois/'), async (_event, { svc, account, body: b }) => {

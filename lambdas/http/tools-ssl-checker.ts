@@ -10,9 +10,9 @@ import { route } from '../routes.ts';
 
 interface SslBody { url: string; port?: number }
 
-const work = toolWork<SslBody>('ssl-checker', import.meta.url, ({ call, guard }, b) => {
+const work = toolWork<SslBody>('ssl-checker', import.meta.url, async ({ call, guard }, b) => {
   const port = b.port ?? (call.url.port ? Number(call.url.port) : 443);
-  return checkSsl(call.url.hostname.replace(/^\[|\]$/g, ''), port, { guard, signal: call.signal, timeoutMs: Math.min(20_000, timeLeftMs(call)) });
+  return { url: call.url.href, ...(await checkSsl(call.url.hostname.replace(/^\[|\]$/g, ''), port, { guard, signal: call.signal, timeoutMs: Math.min(20_000, timeLeftMs(call)) })) };
 });
 
 export const handler = apiHandler<SslBody>(route('POST', '/api/v1/tools/ssl-checker/'), async (_event, { svc, account, body }) => {

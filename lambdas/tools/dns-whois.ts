@@ -20,6 +20,7 @@
  * caller probe public hosts' ports through the service. Another port is accepted only for an address that the
  * outbound guard refuses by default and SAI_OUTBOUND_ALLOW opens (a DNS server of local development or a test).
  */
+import { withTargetUrl } from './report-url.ts';
 import { Resolver } from 'node:dns/promises';
 import net from 'node:net';
 import { parse as parseDomain } from 'tldts';
@@ -203,10 +204,13 @@ const addressRecords = {
 } as const;
 const u32 = { type: 'integer', minimum: 0, maximum: 4294967295 } as const;
 
-/** JSON Schema (draft-07, ajv strict mode with `allowUnionTypes`) of a {@link DnsWhoisReport}: the tool's response body. */
-export const dnsWhoisReportSchema = {
-  $id: 'https://scrape-ai.dev/schemas/tools/dns-whois.json',
-  title: 'DnsWhoisReport',
+/**
+ * JSON Schema (draft-07, ajv strict mode with `allowUnionTypes`) of a {@link DnsWhoisReport}, what {@link lookupDnsWhois}
+ * returns. The tool's answer adds `url`: {@link dnsWhoisReportSchema}.
+ */
+export const dnsWhoisLookupSchema = {
+  $id: 'https://scrape-ai.dev/schemas/tools/dns-whois-lookup.json',
+  title: 'DnsWhoisLookup',
   type: 'object',
   additionalProperties: false,
   required: ['host', 'host_type', 'domain', 'dns', 'error', 'dns_errors', 'ips', 'whois'],
@@ -335,6 +339,9 @@ export const dnsWhoisReportSchema = {
     },
   },
 } as const;
+
+/** JSON Schema of the DNS/WHOIS tool's answer (POST /api/v1/tools/dns-whois/): `url` and the {@link DnsWhoisReport}. */
+export const dnsWhoisReportSchema = withTargetUrl(dnsWhoisLookupSchema, 'https://scrape-ai.dev/schemas/tools/dns-whois.json', 'DnsWhoisReport');
 
 // ---- the host and the servers ----
 

@@ -22,6 +22,7 @@
  * Ports: 443 for every plan; any other port only for plans with `ssl_checker_any_port` ({@link checkSslPortAllowed},
  * before the call is metered), so that the checker cannot be used to scan public hosts' ports.
  */
+import { withTargetUrl } from './report-url.ts';
 import http from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
@@ -614,12 +615,13 @@ const versionsSchema = {
 const gradeSchema = { type: 'string', enum: [...GRADES] } as const;
 
 /**
- * JSON Schema of {@link SslReport}: closed objects, keywords common to drafts 07 and 2020-12, no `$schema`, so ajv 8's
- * `Ajv` and `Ajv2020` compile it in strict mode (with `allowUnionTypes`).
+ * JSON Schema of {@link SslReport}, what {@link checkSsl} returns: closed objects, keywords common to drafts 07 and
+ * 2020-12, no `$schema`, so ajv 8's `Ajv` and `Ajv2020` compile it in strict mode (with `allowUnionTypes`).
+ * The tool's answer adds `url`: {@link sslReportSchema}.
  */
-export const sslReportSchema = {
-  $id: 'https://scrape-ai.dev/schemas/tools/ssl-checker.json',
-  title: 'SslReport',
+export const sslCheckSchema = {
+  $id: 'https://scrape-ai.dev/schemas/tools/ssl-check.json',
+  title: 'SslCheck',
   type: 'object',
   additionalProperties: false,
   required: [
@@ -706,3 +708,6 @@ export const sslReportSchema = {
     handshakes: { type: 'integer', minimum: 1, maximum: SSL_LIMITS.maxHandshakes },
   },
 } as const;
+
+/** JSON Schema of the SSL checker's answer (POST /api/v1/tools/ssl-checker/): `url` and the {@link SslReport}. */
+export const sslReportSchema = withTargetUrl(sslCheckSchema, 'https://scrape-ai.dev/schemas/tools/ssl-checker.json', 'SslReport');

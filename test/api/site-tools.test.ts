@@ -169,6 +169,7 @@ describe('site tools over HTTP', () => {
     const r = await api.post('/api/v1/tools/ssl-checker/', { url: `https://127.0.0.1:${valid.port}/` });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.ok(ajv.validate(sslReportSchema, r.body), JSON.stringify(ajv.errors));
+    assert.equal(r.body.url, `https://127.0.0.1:${valid.port}/`, 'the answer names the URL it analysed');
     const ssl = r.body;
     assert.equal(ssl.port, valid.port);
     assert.equal(ssl.authorized, true, `trusted through NODE_EXTRA_CA_CERTS: ${ssl.authorization_error}`);
@@ -197,9 +198,10 @@ describe('site tools over HTTP', () => {
   });
 
   it('dns-whois: the records from the DNS server named in the request, reverse names, RDAP registration data; NXDOMAIN is a finding', async () => {
-    const r = await api.post('/api/v1/tools/dns-whois/', { url: 'https://example.com/path', servers: [dns.address] });
+    const r = await api.post('/api/v1/tools/dns-whois/', { url: 'HTTPS://Example.com/path', servers: [dns.address] });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.ok(ajv.validate(dnsWhoisReportSchema, r.body), JSON.stringify(ajv.errors));
+    assert.equal(r.body.url, 'https://example.com/path', 'the answer names the URL it analysed, normalized');
     const d = r.body;
     assert.deepEqual(d.dns.A.map((a: { address: string }) => a.address), ['127.0.0.10']);
     assert.deepEqual(d.dns.MX.map((m: { exchange: string }) => m.exchange), ['mail.example.com']);

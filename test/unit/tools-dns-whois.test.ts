@@ -6,7 +6,7 @@
  * - a port-43 WHOIS server with an ICANN-format text answer for a TLD without RDAP, "No match" otherwise.
  * The guard is exercised on each kind of connection: a refused DNS server, a refused RDAP or WHOIS server address
  * (nothing reaches them), an RDAP server that is down, servers that never answer (the budget holds), an abort.
- * Every report is checked against dnsWhoisReportSchema with ajv in strict mode. The parsers (WHOIS text formats,
+ * Every report is checked against dnsWhoisLookupSchema with ajv in strict mode. The parsers (WHOIS text formats,
  * dates, EPP status, the bootstrap's longest match) and the bundled snapshot have their own cases.
  */
 import { after, before, describe, it } from 'node:test';
@@ -16,14 +16,14 @@ import net from 'node:net';
 import { Ajv } from 'ajv';
 import { OutboundGuard } from '../../lambdas/net/guard.ts';
 import {
-  checkDnsServers, dnsWhoisReportSchema, lookupDnsWhois, type DnsWhoisOptions, type DnsWhoisReport, type RdapBootstrap,
+  checkDnsServers, dnsWhoisLookupSchema, lookupDnsWhois, type DnsWhoisOptions, type DnsWhoisReport, type RdapBootstrap,
 } from '../../lambdas/tools/dns-whois.ts';
 import { BUNDLED_RDAP_BOOTSTRAP, eppStatus, rdapBaseForAddress, rdapBaseForDomain, readRdapObject } from '../../lambdas/tools/rdap.ts';
 import { isWhoisNotFound, parseWhois, whoisDate } from '../../lambdas/tools/whois.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
 import { listen, since, watchSockets, type LocalServer, type SocketWatch } from './net-helpers.ts';
 
-const validate = new Ajv({ strict: true, allErrors: true, allowUnionTypes: true }).compile(dnsWhoisReportSchema);
+const validate = new Ajv({ strict: true, allErrors: true, allowUnionTypes: true }).compile(dnsWhoisLookupSchema);
 
 function valid(r: DnsWhoisReport): DnsWhoisReport {
   assert.ok(validate(r), JSON.stringify(validate.errors));

@@ -19,7 +19,7 @@ import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { CodedError } from '../../lambdas/errors.ts';
 import { OutboundGuard, type ResolvedAddress } from '../../lambdas/net/guard.ts';
-import { checkSsl, sslReportSchema, SSL_LIMITS, type SslReport } from '../../lambdas/tools/ssl.ts';
+import { checkSsl, sslCheckSchema, SSL_LIMITS, type SslReport } from '../../lambdas/tools/ssl.ts';
 import { cipherStrengthScore, gradeServer, keyExchangeScore, letterOf, parseHsts, type GradeInput } from '../../lambdas/tools/ssl-grade.ts';
 import { parseSubjectAltName, rfc4514Name } from '../../lambdas/tools/ssl-cert.ts';
 import { makeTlsFixtures, opensslFingerprint, opensslName, opensslTextField, type KeyAndCert, type TlsFixtures } from '../helpers/tls-fixtures.ts';
@@ -40,8 +40,8 @@ const guard = new OutboundGuard({ allow: ['127.0.0.0/8'], resolve: fakeResolve }
 const strictGuard = new OutboundGuard({ resolve: fakeResolve });
 
 const ajv = new Ajv({ strict: true, allErrors: true, allowUnionTypes: true });
-const validate = ajv.compile(sslReportSchema);
-const validate2020 = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true }).compile(sslReportSchema);
+const validate = ajv.compile(sslCheckSchema);
+const validate2020 = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true }).compile(sslCheckSchema);
 
 function assertSchema(report: SslReport): void {
   assert.ok(validate(report), JSON.stringify(validate.errors));
@@ -536,7 +536,7 @@ describe('certificate helpers', () => {
   });
 });
 
-describe('sslReportSchema', () => {
+describe('sslCheckSchema', () => {
   it('compiles in strict mode (drafts 07 and 2020-12) and rejects a wrong report', async () => {
     const r = await check(fx.leaves.valid, fx.leaves.valid.cert + fx.intermediate.cert, 'valid.test');
     assert.equal(validate({ ...r, grade: 'Z' }), false);

@@ -242,10 +242,10 @@ export interface ContentReport {
 /** `broken-link-checker` 200 (`LinksReport`). */
 export interface LinksReport { url: string; links: Obj[]; summary: Obj; limits: Obj }
 /** `dns-whois` 200 (`DnsWhoisReport`). */
-export interface DnsWhoisReport { host: string; host_type: string; domain: string | null; dns: Obj; error: unknown; dns_errors: unknown[]; ips: unknown[]; whois: Obj }
+export interface DnsWhoisReport { url: string; host: string; host_type: string; domain: string | null; dns: Obj; error: unknown; dns_errors: unknown[]; ips: unknown[]; whois: Obj }
 /** `ssl-checker` 200 (`SslReport`). */
 export interface SslReport {
-  host: string; port: number; certificate: Obj; chain: Obj[]; hostname_match: boolean; authorized: boolean;
+  url: string; host: string; port: number; certificate: Obj; chain: Obj[]; hostname_match: boolean; authorized: boolean;
   authorization_error: string | null; trust_store: string; protocol: string; cipher: Obj; protocols: Obj; ciphers: Obj;
   hsts: Obj; ocsp_stapled: boolean; grade: string; grade_ignoring_trust: string; score: Obj; findings: Obj[]; handshakes: number;
 }
