@@ -74,6 +74,8 @@ export const ERROR_CODES = {
   },
   not_found: { status: 404, where: ['http', 'cli'], description: "No such route, config or job, or another account's; in the accounts CLI no account with that email" },
   method_not_allowed: { status: 405, where: ['http'], description: 'Known path, other method (the `Allow` header lists the methods)' },
+  not_acceptable: { status: 406, where: ['http'], description: '`POST /mcp` without `Accept: application/json, text/event-stream` (the MCP Streamable HTTP transport answers both)' },
+  unsupported_media_type: { status: 415, where: ['http'], description: '`POST /mcp` with a body that is not `Content-Type: application/json`' },
   email_taken: { where: ['cli'], description: 'An account with this email exists' },
   job_not_finished: { status: 409, where: ['http'], description: 'Results of a job that is pending or running', details: '`[{status, progress}]`' },
   payload_too_large: { status: 413, where: ['http'], description: 'A body above 1 MiB' },

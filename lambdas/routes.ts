@@ -287,7 +287,7 @@ function mcpRoute(rest: readonly RouteDef[]): RouteDef {
       200: { description: 'The JSON-RPC answer, as an SSE stream (`text/event-stream`: progress notifications, then the answer)', content: { 'text/event-stream': { type: 'string' } } },
       202: { description: 'A notification or response was accepted' },
     },
-    errors: [...KEYED, 'payload_too_large', 'invalid_request'],
+    errors: [...KEYED, 'payload_too_large', 'invalid_request', 'invalid_json', 'not_acceptable', 'unsupported_media_type'],
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import { answerMcpRequest } from '../mcp/server.ts';
 import { invoker } from '../mcp/operations.ts';
-import { CodedError } from '../errors.ts';
+import { CodedError, type ErrorCode } from '../errors.ts';
 import { apiHandler, requestHeader } from './middleware.ts';
 import { route } from '../routes.ts';
 
@@ -28,6 +28,26 @@ function maxWaitMs(remainingMs: number): number {
   return Number.isFinite(set) && set >= 0 ? set : LOCAL_MAX_WAIT_MS;
 }
 
+/** The service's code for an HTTP refusal of the SDK's transport. */
+const TRANSPORT_CODES: Readonly<Record<number, ErrorCode>> = { 406: 'not_acceptable', 413: 'payload_too_large', 415: 'unsupported_media_type', 404: 'not_found', 405: 'method_not_allowed' };
+
+/**
+ * The SDK transport's refusal of a request (an `Accept` or `Content-Type` it cannot serve, a body that is not JSON-RPC)
+ * as the service's `{error, code, details}` like every other 4xx (the protocol lets the body of such an answer be
+ * anything): the transport's message, and its JSON-RPC error code in `details`.
+ */
+function transportRefusal(status: number, body: string): CodedError {
+  let rpc: { code?: number; message?: string } = {};
+  try {
+    rpc = (JSON.parse(body) as { error?: typeof rpc }).error ?? {};
+  } catch {
+    // Not JSON: the status alone says it.
+  }
+  const message = rpc.message ?? `The MCP transport refused the request (HTTP ${status})`;
+  const code: ErrorCode = TRANSPORT_CODES[status] ?? (status === 400 ? (rpc.code === -32700 ? 'invalid_json' : 'invalid_request') : 'internal_error');
+  return new CodedError(code, message, rpc.code === undefined ? [] : [{ jsonrpc_code: rpc.code }]);
+}
+
 export const handler = apiHandler(route('POST', '/mcp'), async (event, context) => {
   const body = event.body == null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   if (body.trimStart().startsWith('[')) {
@@ -44,5 +64,6 @@ export const handler = apiHandler(route('POST', '/mcp'), async (event, context) 
   for (const [k, v] of Object.entries(event.headers ?? {})) if (v != null) headers.set(k, v);
   const request = new Request(`http://${requestHeader(event, 'host') ?? 'localhost'}/mcp`, { method: 'POST', headers, body });
   const res = await answerMcpRequest(request, { invoke: invoker({ event, context }), maxWaitMs: maxWaitMs(context.getRemainingTimeInMillis?.() ?? 30_000) });
+  if (res.status >= 400) throw transportRefusal(res.status, res.body);
   return { statusCode: res.status, headers: { ...res.headers, 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'no-store' }, body: res.body };
 });

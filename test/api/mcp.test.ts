@@ -221,6 +221,22 @@ for (const via of ['http', 'stdio'] as const) describe(`MCP server ${via === 'ht
     assert.match(res.body.error, /at most 10 messages; got 11/);
   });
 
+  if (via === 'http') it('what the transport refuses (Accept, Content-Type, not JSON) is the service\'s error body', async () => {
+    const api = client(svc.url, pro.api_key);
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const noAccept = await api.post('/mcp', init, { accept: 'application/json' });
+    assert.equal(noAccept.status, 406);
+    assert.equal(noAccept.body.code, 'not_acceptable');
+    assert.match(noAccept.body.error, /text\/event-stream/);
+    const text = await api.post('/mcp', JSON.stringify(init), { accept: 'application/json, text/event-stream', 'content-type': 'text/plain' });
+    assert.equal(text.status, 415);
+    assert.equal(text.body.code, 'unsupported_media_type');
+    const notJson = await api.post('/mcp', '{"jsonrpc":', { accept: 'application/json, text/event-stream' });
+    assert.equal(notJson.status, 400);
+    assert.equal(notJson.body.code, 'invalid_json');
+    assert.deepEqual(notJson.body.details, [{ jsonrpc_code: -32700 }]);
+  });
+
   if (via === 'http') it('GET /mcp is 405 (stateless: no server-to-client stream)', async () => {
     const res = await fetch(new URL('/mcp', svc.url), { headers: { authorization: `Bearer ${pro.api_key}`, accept: 'text/event-stream' } });
     assert.equal(res.status, 405);
