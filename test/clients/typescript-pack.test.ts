@@ -1,7 +1,8 @@
 /**
  * The TypeScript client as an npm package (clients/typescript, `@scrape-ai/client`), as a user gets it: `npm pack`
- * (its `prepack` builds dist/ with build.mjs), the tarball installed into an empty project with `npm install --offline`
- * (no network: commander, its one dependency, is packed from the repository's node_modules and installed beside it),
+ * (its `prepack` builds dist/ with build.mjs), the tarball installed into an empty project with `npm install`, its
+ * dependencies (commander, and whatever the package declares) fetched from a loopback registry of this test that serves
+ * the copies in the repository's node_modules (no network: packuments from package-lock.json, tarballs made with tar),
  * then used on the machine's older Node (20 here; the oldest `node` found on PATH or in /usr/bin, /usr/local/bin):
  * a `.mjs` file imports it and calls a loopback server of this test, the installed `sai` bin prints its help, and the
  * repository's `tsc` type-checks a `.ts` consumer against the installed `.d.ts` (`--module nodenext --strict`, no
@@ -9,7 +10,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -50,7 +51,53 @@ function oldestNode(): { bin: string; version: string } {
   return oldest ?? { bin: process.execPath, version: process.version };
 }
 
-describe('TypeScript client package (npm pack, offline install, machine Node)', () => {
+/**
+ * A registry on loopback that serves the packages installed in the repository's node_modules: `GET /<name>` is a
+ * packument with every version package-lock.json places there, `GET /-/<name>/<version>.tgz` that folder as a tarball
+ * (its own node_modules left out). A package the repository does not have is a 404, as on the real registry.
+ */
+async function startNodeModulesRegistry(): Promise<{ url: string; requested: Set<string>; close: () => Promise<void> }> {
+  const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; link?: boolean }> };
+  const copies = new Map<string, Map<string, string>>();
+  for (const [where, entry] of Object.entries(lock.packages)) {
+    const name = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)$/.exec(where)?.[1];
+    if (!name || entry.link || !entry.version || !fs.existsSync(path.join(ROOT, where, 'package.json'))) continue;
+    if (!copies.has(name)) copies.set(name, new Map());
+    copies.get(name)!.set(entry.version, path.join(ROOT, where));
+  }
+  const requested = new Set<string>();
+  const server = http.createServer((req, res) => {
+    const url = decodeURIComponent(new URL(req.url!, 'http://x').pathname);
+    const tarball = /^\/-\/(.+)\/([^/]+)\.tgz$/.exec(url);
+    if (tarball) {
+      const dir = copies.get(tarball[1])?.get(tarball[2]);
+      if (!dir) return res.writeHead(404).end();
+      requested.add(`${tarball[1]}@${tarball[2]}`);
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const tar = spawn('tar', ['-czf', '-', '-C', dir, '--exclude=./node_modules', '--transform', 's,^\\.,package,', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      tar.stdout.pipe(res);
+      return;
+    }
+    const name = url.slice(1);
+    const versions = copies.get(name);
+    if (!versions) return res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Not found"}');
+    const base = `http://${req.headers.host}`;
+    const manifests = Object.fromEntries([...versions].map(([version, dir]) => {
+      const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+      return [version, { ...manifest, name, version, dist: { tarball: `${base}/-/${encodeURIComponent(name)}/${version}.tgz` } }];
+    }));
+    const latest = [...versions.keys()].sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).at(-1);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name, 'dist-tags': { latest }, versions: manifests }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    requested,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+describe('TypeScript client package (npm pack, install from the tarball without network, machine Node)', () => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sai-ts-pack-'));
   const project = path.join(work, 'project');
   const node = oldestNode();
@@ -64,6 +111,8 @@ describe('TypeScript client package (npm pack, offline install, machine Node)', 
   const npm = fs.existsSync(path.join(path.dirname(node.bin), 'npm')) ? path.join(path.dirname(node.bin), 'npm') : 'npm';
   let packed: { filename: string; files: Array<{ path: string }> };
   let install: Result;
+  /** The packages npm fetched from the loopback registry: the package's dependencies. */
+  let fromRegistry: string[] = [];
   let server: http.Server;
   let baseUrl: string;
   const seen: Array<{ method: string; url: string; authorization: string; userAgent: string }> = [];
@@ -73,14 +122,17 @@ describe('TypeScript client package (npm pack, offline install, machine Node)', 
     assert.equal(pack.code, 0, `npm pack of clients/typescript failed:\n${pack.stdout}\n${pack.stderr}`);
     // --json: the JSON array after what prepack printed.
     [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('\n[') + 1));
-    const commander = await exec(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', work, path.join(ROOT, 'node_modules/commander')], { cwd: work, env });
-    assert.equal(commander.code, 0, commander.stderr);
-    const [{ filename: commanderTgz }] = JSON.parse(commander.stdout) as Array<{ filename: string }>;
 
     fs.mkdirSync(project);
     fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    install = await exec(npm, ['install', '--offline', '--no-audit', '--no-fund', path.join(work, packed.filename), path.join(work, commanderTgz)], { cwd: project, env });
-    assert.equal(install.code, 0, `npm install --offline of the tarball failed:\n${install.stdout}\n${install.stderr}`);
+    const registry = await startNodeModulesRegistry();
+    try {
+      install = await exec(npm, ['install', '--registry', registry.url, '--no-audit', '--no-fund', path.join(work, packed.filename)], { cwd: project, env });
+    } finally {
+      await registry.close();
+    }
+    assert.equal(install.code, 0, `npm install of the tarball failed:\n${install.stdout}\n${install.stderr}`);
+    fromRegistry = [...registry.requested].sort();
 
     server = http.createServer((req, res) => {
       seen.push({ method: req.method!, url: req.url!, authorization: req.headers.authorization ?? '', userAgent: req.headers['user-agent'] ?? '' });
@@ -110,13 +162,14 @@ describe('TypeScript client package (npm pack, offline install, machine Node)', 
     assert.deepEqual(installed.exports['.'], { types: './dist/index.d.ts', import: './dist/index.js' });
     assert.equal(installed.bin.sai, './bin/sai.js');
     assert.ok(installed.dependencies.commander, 'commander stays a dependency of the package');
+    assert.ok(fromRegistry.includes(`commander@${installed.dependencies.commander}`), `commander came from the registry: ${fromRegistry.join(', ')}`);
     // Declarations refer to .js files of the package, never to .ts ones or to the repository.
     for (const f of files.filter((f) => f.endsWith('.d.ts'))) {
       const text = fs.readFileSync(path.join(project, 'node_modules/@scrape-ai/client', f), 'utf8');
       assert.doesNotMatch(text, /from\s+["'][^"']+\.ts["']|import\(["'][^"']+\.ts["']\)|\.\.\/\.\.\//, f);
     }
     const unsupported = [...install.stderr.matchAll(/EBADENGINE\s+package: '([^']+)'/g)].map((m) => m[1]);
-    t.diagnostic(`${packed.filename}: ${files.length} files; npm install warned EBADENGINE for: ${unsupported.join(', ') || 'nothing'}`);
+    t.diagnostic(`${packed.filename}: ${files.length} files; dependencies installed: ${fromRegistry.join(', ')}; npm warned EBADENGINE for: ${unsupported.join(', ') || 'nothing'}`);
   });
 
   it('an .mjs file imports the package on that Node and calls a loopback server; errors are its classes', async () => {
