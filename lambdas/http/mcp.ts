@@ -1,13 +1,14 @@
 /**
  * POST /mcp (issue 27; docs/mcp.md): the Model Context Protocol over Streamable HTTP, stateless, with the caller's key
  * (the authorizer ran, as for every keyed route). Each tool call runs a REST route's handler in-process as the caller
- * (lambdas/mcp/operations.ts). The answer is buffered: API Gateway's REST integration cannot stream, so an SSE answer
- * (progress notifications, then the result) arrives whole.
+ * (lambdas/mcp/operations.ts). The local service streams an SSE answer (progress notifications while a job runs, then
+ * the result); API Gateway's REST integration cannot, so on AWS the answer arrives whole.
  */
 import { answerMcpRequest } from '../mcp/server.ts';
 import { invoker } from '../mcp/operations.ts';
 import { CodedError, type ErrorCode } from '../errors.ts';
 import { apiHandler, requestHeader } from './middleware.ts';
+import { responseStreamsEnabled, streamedResult } from './response-streams.ts';
 import { route } from '../routes.ts';
 
 /** API Gateway's integration limit (29 s) less room for the answer: the longest a tool waits for a job on AWS, ms. */
@@ -63,7 +64,9 @@ export const handler = apiHandler(route('POST', '/mcp'), async (event, context) 
   const headers = new Headers();
   for (const [k, v] of Object.entries(event.headers ?? {})) if (v != null) headers.set(k, v);
   const request = new Request(`http://${requestHeader(event, 'host') ?? 'localhost'}/mcp`, { method: 'POST', headers, body });
-  const res = await answerMcpRequest(request, { invoke: invoker({ event, context }), maxWaitMs: maxWaitMs(context.getRemainingTimeInMillis?.() ?? 30_000) });
+  const res = await answerMcpRequest(request, { invoke: invoker({ event, context }), maxWaitMs: maxWaitMs(context.getRemainingTimeInMillis?.() ?? 30_000), stream: responseStreamsEnabled() });
+  const answerHeaders = { ...res.headers, 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'no-store' };
+  if (res.stream) return streamedResult({ statusCode: res.status, headers: answerHeaders, body: '' }, res.stream);
   if (res.status >= 400) throw transportRefusal(res.status, res.body);
-  return { statusCode: res.status, headers: { ...res.headers, 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'no-store' }, body: res.body };
+  return { statusCode: res.status, headers: answerHeaders, body: res.body };
 });

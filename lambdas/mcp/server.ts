@@ -45,21 +45,53 @@ export function createMcpServer(o: McpServerOptions): Server {
   return server;
 }
 
+/** The transport's answer: whole, or (streaming hosts, an SSE answer) a stream of its events as they are made. */
+export type McpAnswer = { status: number; headers: Record<string, string>; body: string; stream?: undefined }
+  | { status: number; headers: Record<string, string>; body?: undefined; stream: ReadableStream<Uint8Array> };
+
 /**
- * Answers one HTTP request to `/mcp` with a new server and a stateless transport, both closed afterwards.
- * @returns the transport's response, whole (an SSE stream is read to its end: the answer comes last).
+ * Answers one HTTP request to `/mcp` with a new server and a stateless transport, both closed once the answer is done.
+ * @param o.stream the host writes a streamed body as it comes (the local service): an SSE answer is then handed back
+ *   as a stream (progress notifications reach the client while the job runs, with SSE keep-alive comments every
+ *   15 s); otherwise, and for any other answer, the body is read whole (API Gateway: progress arrives with the result).
  */
-export async function answerMcpRequest(request: Request, o: McpServerOptions): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+export async function answerMcpRequest(request: Request, o: McpServerOptions & { stream?: boolean }): Promise<McpAnswer> {
   const server = createMcpServer(o);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, keepAliveMs: 0 });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, keepAliveMs: o.stream ? 15_000 : 0 });
+  let closed = false;
+  const finish = async () => {
+    if (closed) return;
+    closed = true;
+    await server.close().catch(() => undefined);
+  };
   try {
     await server.connect(transport);
     const response = await transport.handleRequest(request);
-    const body = await response.text();
     const headers: Record<string, string> = {};
     response.headers.forEach((value, name) => { headers[name] = value; });
-    return { status: response.status, headers, body };
-  } finally {
-    await server.close().catch(() => undefined);
+    const body = response.body;
+    if (o.stream && body && response.ok && /^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
+      const reader = body.getReader();
+      const stream = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (!done) return controller.enqueue(value);
+          controller.close();
+          await finish();
+        },
+        // The client went away: the server closes, which aborts the tool calls still running (their wait for a job).
+        async cancel(reason) {
+          await reader.cancel(reason).catch(() => undefined);
+          await finish();
+        },
+      });
+      return { status: response.status, headers, stream };
+    }
+    const text = await response.text();
+    await finish();
+    return { status: response.status, headers, body: text };
+  } catch (err) {
+    await finish();
+    throw err;
   }
 }

@@ -123,6 +123,20 @@ for (const via of ['http', 'stdio'] as const) describe(`MCP server ${via === 'ht
     assert.equal(structured(await mcp.callTool({ name: 'get_config', arguments: { config_id: configId } })).yaml_content, out.yaml_content);
   });
 
+  it('progress notifications arrive while the job runs, before the result (the local service streams the answer)', async () => {
+    const at: Array<{ progress: number; t: number }> = [];
+    // Every page of this site answers after 300 ms: generation reads the page, then runs the config to validate it.
+    const result = await mcp.callTool({ name: 'generate_config', arguments: { url: `${site.url}/slow/300/books/`, prompt: 'book titles' } }, undefined, {
+      onprogress: (p) => { at.push({ progress: p.progress, t: Date.now() }); },
+      timeout: 120_000,
+    });
+    const done = Date.now();
+    assert.equal(structured(result).finished, true);
+    assert.ok(at.length >= 2, `notifications: ${JSON.stringify(at)}`);
+    assert.ok(at[0]!.t < done - 250, `the first notification came ${done - at[0]!.t} ms before the result, not with it`);
+    assert.ok(at.some((x) => x.progress > 0 && x.progress < 100 && x.t < done - 100), `one in between, early: ${JSON.stringify(at.map((x) => [x.progress, done - x.t]))}`);
+  });
+
   it('run_config runs the saved config, metered as POST /run/; get_results pages through every row', async () => {
     const api = client(svc.url, pro.api_key);
     const before = (await api.get('/api/v1/me/')).body.subscription.credits_remaining;

@@ -5,6 +5,7 @@
  * Shapes: https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html
  * ("Input format of a Lambda function for proxy integration") and the `aws-lambda` type definitions.
  */
+import { resultStream } from '../../http/response-streams.ts';
 import type http from 'node:http';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { ApiResult } from '../../http/middleware.ts';
@@ -102,5 +103,35 @@ export function lambdaContext(requestId: string, functionName: string): Context 
 export function writeProxyResult(res: http.ServerResponse, result: ApiResult, requestId: string): void {
   const headers: Record<string, string | number | boolean> = { ...(result.headers ?? {}), 'x-request-id': requestId };
   res.writeHead(result.statusCode, headers as http.OutgoingHttpHeaders);
+  const stream = resultStream(result);
+  if (stream) {
+    writeStream(res, stream);
+    return;
+  }
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+}
+
+/**
+ * Writes a streamed body (http/response-streams.ts) chunk by chunk as it comes, waiting for the socket to drain; a
+ * client that goes away cancels the stream (its producer stops).
+ */
+function writeStream(res: http.ServerResponse, stream: ReadableStream<Uint8Array>): void {
+  const reader = stream.getReader();
+  const gone = () => void reader.cancel().catch(() => undefined);
+  res.once('close', gone);
+  void (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (!res.write(value)) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+        if (res.destroyed) return;
+      }
+      res.end();
+    } catch {
+      res.destroy();
+    } finally {
+      res.off('close', gone);
+    }
+  })();
 }

@@ -23,6 +23,7 @@ import { requestFailed, serveRequest } from './http-edges.ts';
 import { lambdaContext, toProxyEvent, writeProxyResult } from './api-gateway-event.ts';
 import { authorizeRequest } from './authorize.ts';
 import { dashboardAnswer, isDashboardPath } from '../../dashboard/static.ts';
+import { enableResponseStreams } from '../../http/response-streams.ts';
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<ApiResult>;
 
@@ -188,6 +189,8 @@ export interface HttpServerOptions {
  * @throws Error when the port is taken or the address cannot be bound.
  */
 export async function startHttpServer(host: string, port: number, options: HttpServerOptions = {}): Promise<HttpServer> {
+  // This host writes streamed bodies as they come (the MCP endpoint's progress); API Gateway reads them whole.
+  enableResponseStreams();
   const loaded = await loadRoutes();
   await options.beforeListen?.();
   // requireHostHeader: node:http's own answer to a request without Host is an empty 400; http-edges.ts answers it.
