@@ -12,16 +12,22 @@
  * 2. `isProbablyReaderable` of @mozilla/readability on the untouched document (Firefox's test for offering
  *    Reader View); the candidate-scoring extraction of `Readability.parse()` on the same document (it mutates
  *    it, so the document is built once per call and read before).
- * 3. Boilerplate Readability keeps: blocks inside its result whose class or id names them as sharing, social,
- *    newsletter, subscription, related or recommended stories, promotion or advertising, and that hold a small
- *    part of the text, are removed (trafilatura's rule: boilerplate is recognised by its markup's names, and the
- *    body is never cut by such a rule; Barbaresi, "Trafilatura", ACL 2021).
+ * 3. Boilerplate Readability keeps, removed as trafilatura removes it (Barbaresi, "Trafilatura", ACL 2021) and as
+ *    the article-extraction-benchmark's human labels leave it out of an article's body: blocks whose class or id
+ *    names them as sharing, newsletters, related stories, ads, bylines and dates, navigation, slideshows, cookie
+ *    notices, comments, tags, screen-reader text or most-read lists, and `<nav>` and `<header>` (marked on the
+ *    untouched document, since Readability renames and unwraps elements); paragraphs and list items that are
+ *    links to elsewhere (link text 80% or more) in a list, in a run or after a label ("More:", "Related: …");
+ *    blocks that repeat the headline. Smallest first, and only while they hold 15% of the text or less together:
+ *    the body is never cut by such a rule. Image captions and credits (`<figcaption>`, and blocks named so) are
+ *    left out of the text and kept in the HTML.
  * 4. A fallback when Readability finds nothing or very little (less text than its own 500-character threshold):
  *    the page's declared article body (`[itemprop=articleBody]`), else its largest `<article>`, `<main>` or
  *    `[role=main]` (`<body>` only when Readability found no text at all), cleaned of scripts, navigation, forms
- *    and hidden parts, is used when it holds at least twice the text. The other way round, when Readability took
- *    far more than the page's one declared article body and all of it (its last resort is the whole `<body>`),
- *    the declared body is used.
+ *    and hidden parts and of boilerplate as in step 3, is used when it holds at least twice the text outside
+ *    links (a paywalled teaser in a page of menus and headlines stays the teaser). The other way round, when
+ *    Readability took far more than the page's one declared article body and all of it (its last resort is the
+ *    whole `<body>`), the declared body is used.
  * 5. Metadata: Readability's (JSON-LD, Open Graph, Dublin Core, Parse.ly, `<meta name=author>`), then where it
  *    has none, other standard places (`<time datetime>`, `itemprop` microdata, `<meta name=date>`, the
  *    `Content-Language` header, …). Titles split on en and em dashes as well (Readability after 0.6.0 does).
@@ -67,7 +73,10 @@ export interface ContentReport {
   lang: string | null;
   /** A short description: the page's meta description, else the article's first paragraph; null when none. */
   excerpt: string | null;
-  /** The article's text: one block (paragraph, heading, list item, …) a line, blank lines between paragraphs. */
+  /**
+   * The article's text: one block (paragraph, heading, list item, …) a line, blank lines between paragraphs; image
+   * captions and credits left out (they are in `html`).
+   */
   text: string;
   /** The article's cleaned HTML (Readability's markup: no scripts, styles, classes or event handlers; absolute URLs). */
   html: string;
@@ -135,25 +144,30 @@ export function extractContent(page: ToolPage): ContentReport {
   markBoilerplate(doc);
   const article = safe(() => readability(doc).parse(), null);
 
+  // The headline is not part of the body (the article-extraction-benchmark's labels leave it out, as trafilatura does).
+  const titles = titleKeys([article?.title, readabilityTitle, headTitle, splitTitle(headTitle), meta.headline]);
   let content = article?.content ?? null;
-  if (content) removeBoilerplate(content);
-  let text = content ? blockText(content) : '';
+  if (content) cleanContent(content, titles);
+  let text = content ? articleText(content) : '';
   if (declared && overshoots(text, declared)) {
-    const narrowed = fallbackContent(body, page.url, false);
+    const narrowed = fallbackContent(body, page.url, false, titles);
     if (narrowed) {
       content = narrowed;
-      text = blockText(narrowed);
+      text = articleText(narrowed);
     }
   }
   if (text.length < SHORT_TEXT_CHARS) {
     // <body> only when Readability found nothing at all: for a short page it keeps what a reader should not see.
-    const fallback = fallbackContent(body, page.url, text.length === 0);
-    if (fallback && blockText(fallback).length >= Math.max(2 * text.length, 1)) {
+    const fallback = fallbackContent(body, page.url, text.length === 0, titles);
+    const fallbackText = fallback ? articleText(fallback) : '';
+    // Compared without the text of links: menus and lists of headlines around a short article do not make it longer.
+    if (fallback && fallbackText.length > 0 && proseLength(fallback) >= Math.max(2 * (content ? proseLength(content) : 0), 1)) {
       content = fallback;
-      text = blockText(fallback);
+      text = fallbackText;
     }
   }
   if (content) {
+    for (const el of Array.from(content.querySelectorAll(`[${CAPTION_MARK}]`))) el.removeAttribute(CAPTION_MARK);
     stripClasses(content);
     removeComments(content);
   }
@@ -263,53 +277,274 @@ function safe<T>(fn: () => T, fallback: T): T {
 // Boilerplate and fallback
 
 /**
- * Class and id words of boilerplate blocks (trafilatura's `settings.py` discards the same families: share and
- * social bars, newsletter boxes, related and recommended stories, promotions and ads), as whole words of the
- * name (`share-bar`, `relatedPosts`, `ad-slot`; not `shared-data`, `header`, `load`).
+ * Class and id words of boilerplate blocks, as whole words of the name (`share-bar`, `relatedPosts`, `ad-slot`;
+ * not `shared-data`, `header`, `load`), or two or three words in a row (`more-stories`, `screen-reader-text`). The
+ * families are those trafilatura discards by name (its `OVERALL_DISCARD_XPATH`; Barbaresi, "Trafilatura", ACL
+ * 2021), and what the article-extraction-benchmark's human labels leave out of an article's body.
  */
-const BOILERPLATE_NAME =
-  /(?:^|[\s_-])(?:share|sharing|sharebar|social|socials|newsletter|subscribe|subscription|signup|related|relatedposts|recommended|recommendations|more-stories|promo|promotion|advert|advertisement|ad|ads|adslot|sponsor|sponsored|outbrain|taboola)(?:$|[\s_-])/i;
+const BOILERPLATE_FAMILIES: Record<string, readonly string[]> = {
+  share: ['share', 'sharing', 'sharebar', 'social', 'socials'],
+  newsletter: ['newsletter', 'subscribe', 'subscription', 'signup'],
+  related: ['related', 'relatedposts', 'recommended', 'recommendations', 'more-stories'],
+  ads: ['promo', 'promotion', 'advert', 'advertisement', 'ad', 'ads', 'adslot', 'sponsor', 'sponsored', 'outbrain', 'taboola'],
+  // bylines, author boxes, dates and the "posted on … in …" lines around a post
+  byline: ['byline', 'bylines', 'author', 'authors', 'dateline', 'timestamp', 'date', 'dates', 'pubdate', 'meta', 'postinfo', 'post-info', 'publish-info'],
+  navigation: ['nav', 'navbar', 'navigation', 'menu', 'breadcrumb', 'breadcrumbs', 'topnav', 'subnav', 'pagination'],
+  slideshow: ['slideshow', 'slide', 'slides', 'carousel', 'lightbox', 'swiper'],
+  cookies: ['cookie', 'cookies', 'consent', 'gdpr'],
+  comments: ['comment', 'comments', 'disqus'],
+  tags: ['tags', 'tag-list', 'tagcloud'],
+  // text only screen readers get (hidden on screen)
+  screenreader: ['sr-only', 'screen-reader-text', 'visually-hidden', 'skip-link'],
+  // most-read lists, teasers, side rails
+  popular: ['trending', 'popular', 'most-popular', 'teaser', 'sidebar', 'rail'],
+};
+const BOILERPLATE_WORDS: ReadonlySet<string> = new Set(Object.values(BOILERPLATE_FAMILIES).flat());
+/**
+ * Elements that are boilerplate by their tag: `<nav>` (trafilatura's `MANUALLY_CLEANED`), and `<header>`, where an
+ * article puts its headline, standfirst, byline and date (trafilatura's precision setting removes it).
+ */
+const BOILERPLATE_TAGS: ReadonlySet<string> = new Set(['nav', 'header']);
+/**
+ * Class and id words of image captions and credits (trafilatura's `DISCARD_IMAGE_ELEMENTS`): with `<figcaption>`,
+ * left out of the report's text, kept in its HTML beside their images.
+ */
+const CAPTION_WORDS: ReadonlySet<string> = new Set(['caption', 'captions', 'figcaption', 'credit', 'credits', 'photo-credit']);
 /** Headings name sections; they are never removed for their names. */
 const HEADING = /^h[1-6]$/i;
-/** A boilerplate block is removed only while it holds at most this share of the content's text. */
+/** Boilerplate blocks are removed only while they hold at most this share of the content's text together. */
 const BOILERPLATE_MAX_SHARE = 0.15;
-
-/** Attribute that carries a boilerplate block's number through Readability to every element of the block. */
-const BLOCK_MARK = 'data-sai-boilerplate';
+/** Words of a class or id read (a longer name is cut: names are not prose). */
+const MAX_NAME_WORDS = 64;
 
 /**
- * Marks the boilerplate blocks of the untouched document (step 3): the block and each element inside it get
- * {@link BLOCK_MARK} with the block's number. Marking before Readability keeps the block known after it, which
- * renames and unwraps elements (a `<div class="newsletter">` holding one `<p>` comes out as that `<p>`) and, by
- * default, drops classes.
+ * Attribute that carries the numbers of the boilerplate blocks an element is in (space-separated) through
+ * Readability to every element of each block.
+ */
+const BLOCK_MARK = 'data-sai-boilerplate';
+/** The same for caption blocks ({@link CAPTION_WORDS}, `<figcaption>`). */
+const CAPTION_MARK = 'data-sai-caption';
+
+/**
+ * Whether a class and id name a block of `words` (a word after `no` does not count: `no-caption` says there is
+ * none); never for MathJax's containers, whose classes name a context menu (`MathJax CtxtMenu_Attached_0`; as
+ * Readability's exception).
+ */
+function namesBlock(className: string, id: string, words: ReadonlySet<string>): boolean {
+  if (/mathjax/i.test(className)) return false;
+  // An id of many words is an anchor made from a heading's text (Wikipedia's `Eich_CEO_promotion_controversy`).
+  const idWords = nameWords(id);
+  const all = [...nameWords(className), ...(idWords.length <= 3 ? idWords : [])];
+  for (let i = 0; i < all.length; i++) {
+    if (i > 0 && all[i - 1] === 'no') continue;
+    const w = all[i]!;
+    if (words.has(w) || (i > 0 && words.has(`${all[i - 1]}-${w}`)) || (i > 1 && words.has(`${all[i - 2]}-${all[i - 1]}-${w}`))) return true;
+  }
+  return false;
+}
+
+/** The lower-cased words of a class or id: split at spaces, `_`, `-` and camel case (`relatedPosts` → related, posts). */
+function nameWords(name: string): string[] {
+  if (!name) return [];
+  return splitCamel(name).toLowerCase().split(/[\s_-]+/).filter(Boolean).slice(0, MAX_NAME_WORDS);
+}
+
+/** `relatedPosts` → `related-Posts`: camel-case names split into words. */
+function splitCamel(name: string): string {
+  return name.replace(/([a-z])([A-Z])/g, '$1-$2');
+}
+
+/** Adds block number `mark` to `attr` of `el` and of every element inside it (blocks can nest). */
+function markBlock(el: Element, attr: string, mark: string): void {
+  for (const inner of [el, ...Array.from(el.querySelectorAll('*'))]) {
+    const had = inner.getAttribute(attr);
+    inner.setAttribute(attr, had ? `${had} ${mark}` : mark);
+  }
+}
+
+/** The block numbers of an element ({@link BLOCK_MARK} or {@link CAPTION_MARK}). */
+function marksOf(el: Element, attr: string): string[] {
+  const v = el.getAttribute(attr);
+  return v ? v.split(' ') : [];
+}
+
+/**
+ * Marks the boilerplate and caption blocks of the untouched document (step 3): each block and each element inside
+ * it get its number in {@link BLOCK_MARK} or {@link CAPTION_MARK} (blocks nest: a byline inside a wrapper whose
+ * name misleads is a block of its own). Marking before Readability keeps the block known after it, which renames
+ * and unwraps elements (a `<div class="newsletter">` holding one `<p>` comes out as that `<p>`) and, by default,
+ * drops classes.
  */
 function markBoilerplate(doc: Document): void {
   let n = 0;
-  for (const el of Array.from(doc.querySelectorAll('[class], [id]'))) {
-    if (HEADING.test(el.localName) || el.hasAttribute(BLOCK_MARK)) continue;
-    // An id of many words is an anchor made from a heading's text (Wikipedia's `Eich_CEO_promotion_controversy`).
+  for (const el of Array.from(doc.querySelectorAll('[class], [id], figcaption, nav, header'))) {
+    const tag = el.localName.toLowerCase();
+    if (HEADING.test(tag)) continue;
+    const className = el.getAttribute('class') ?? '';
     const id = el.getAttribute('id') ?? '';
-    const names = `${splitCamel(el.getAttribute('class') ?? '')} ${id.split(/[\s_-]+/).length <= 3 ? splitCamel(id) : ''}`;
-    if (!BOILERPLATE_NAME.test(names)) continue;
-    const mark = String(++n);
-    el.setAttribute(BLOCK_MARK, mark);
-    for (const inner of Array.from(el.querySelectorAll('*'))) inner.setAttribute(BLOCK_MARK, mark);
+    if (BOILERPLATE_TAGS.has(tag) || namesBlock(className, id, BOILERPLATE_WORDS)) markBlock(el, BLOCK_MARK, String(++n));
+    else if (tag === 'figcaption' || namesBlock(className, id, CAPTION_WORDS)) markBlock(el, CAPTION_MARK, String(++n));
   }
 }
 
 /**
- * Removes the marked blocks Readability kept, smallest first, each only while it and the blocks removed before
- * it hold at most {@link BOILERPLATE_MAX_SHARE} of the content's text (a described image inside stays in the
- * block's place); then drops the marks.
+ * Removes the boilerplate of a content element (Readability's result, or the fallback's): the blocks marked by
+ * name ({@link markBoilerplate}), links to elsewhere ({@link markLinkBlocks}) and repeats of the headline
+ * ({@link markTitles}), within {@link BOILERPLATE_MAX_SHARE} of its text ({@link removeBoilerplate}).
  */
-function removeBoilerplate(content: Element): void {
+function cleanContent(content: Element, titles: ReadonlySet<string>): void {
+  markLinkBlocks(content);
+  markTitles(content, titles);
+  removeBoilerplate(content, BLOCK_MARK);
+}
+
+/** Blocks read for their link density (trafilatura's `link_density_test` reads paragraphs and list items). */
+const LINK_BLOCKS = 'p, li, dt, dd, li h2, li h3, li h4, li h5, li h6';
+/** A block whose links hold at least this share of its text is a link to elsewhere (trafilatura's threshold). */
+const LINK_DENSITY = 0.8;
+/** A link whose text is its address (`https://…`, `www.…`): a source cited, not a way elsewhere. */
+const WRITTEN_URL = /^\s*(?:https?:\/\/|www\.)/i;
+
+/**
+ * Marks as boilerplate ({@link BLOCK_MARK}) the blocks of the content that are links to elsewhere ("related",
+ * "more", "don't miss", lists of headlines): paragraphs, list items and headings in list items whose link text is
+ * at least {@link LINK_DENSITY} of their text (trafilatura's link density test; Readability's own reads whole lists
+ * and divisions, and keeps a list of headlines inside an article's body), when they are list items, or two or more
+ * in a row, or come after a label: a heading or a few bold words just before them (marked with them), or a few
+ * words and a colon before the link ("Related: …"). A link paragraph alone between paragraphs of text stays (a
+ * product named in a buying guide, "Full results here"). In-page links (`#…`) and links written out as their
+ * address do not count as links.
+ */
+function markLinkBlocks(content: Element): void {
+  const dense = new Set<Element>();
+  const labelled = new Set<Element>();
+  for (const el of Array.from(content.querySelectorAll(LINK_BLOCKS))) {
+    if (el.querySelector(LINK_BLOCKS)) continue;
+    const len = visibleLength(el);
+    if (len === 0) continue;
+    let linked = 0;
+    for (const a of Array.from(el.querySelectorAll('a[href]'))) {
+      if ((a.getAttribute('href') ?? '').startsWith('#') || WRITTEN_URL.test(a.textContent ?? '')) continue;
+      linked += visibleLength(a);
+    }
+    if (linked < LINK_DENSITY * len) continue;
+    dense.add(el);
+    if (leadingLabel(el) > 0) labelled.add(el);
+  }
+  let n = 0;
+  const lists = new Set<Element>();
+  const linkItems = new Set<Element>();
+  for (const el of dense) {
+    const before = el.previousElementSibling;
+    const after = el.nextElementSibling;
+    const afterLabel = before !== null && !dense.has(before) && isLabel(before);
+    const inRun = (before !== null && dense.has(before)) || (after !== null && dense.has(after));
+    const item = el.closest('li');
+    if (!(afterLabel || inRun || item || labelled.has(el))) continue;
+    const mark = `L${++n}`;
+    markBlock(el, BLOCK_MARK, mark);
+    if (afterLabel) markBlock(before, BLOCK_MARK, mark);
+    if (!item) continue;
+    linkItems.add(item);
+    const list = item.parentElement;
+    if (list && /^[ou]l$/i.test(list.localName)) lists.add(list);
+  }
+  // The heading of a list that is all links ("More:", "Most popular") goes with it.
+  for (const list of lists) {
+    const items = Array.from(list.children).filter((c) => c.localName.toLowerCase() === 'li');
+    if (!items.every((li) => linkItems.has(li))) continue;
+    const before = list.previousElementSibling;
+    if (before && !before.hasAttribute(BLOCK_MARK) && isLabel(before)) markBlock(before, BLOCK_MARK, `L${++n}`);
+  }
+}
+
+/** Nodes read before a block's first link, at most ({@link leadingLabel}). */
+const MAX_LABEL_NODES = 64;
+
+/**
+ * The visible length of the text before a block's first link when it is a few words and a colon ("Related:", "SEE
+ * MORE:"): it names what the link points to. 0 when there is no such label.
+ */
+function leadingLabel(el: Element): number {
+  const first = el.querySelector('a[href]');
+  if (!first) return 0;
+  let before = '';
+  for (let node = el.firstChild, steps = 0; node && node !== first && steps < MAX_LABEL_NODES; steps++) {
+    if (node.contains(first)) {
+      node = node.firstChild;
+      continue;
+    }
+    before += node.textContent ?? '';
+    if (before.length > 100) return 0;
+    node = node.nextSibling;
+  }
+  const label = before.replace(HTML_SPACE, ' ').trim();
+  return label.length > 1 && label.endsWith(':') && countWords(label) <= 3 ? label.replace(/\s+/g, '').length : 0;
+}
+
+/** A heading, or a paragraph of at most 4 words all bold (a heading by its looks): what names the block after it. */
+function isLabel(el: Element): boolean {
+  if (HEADING.test(el.localName)) return true;
+  if (el.localName.toLowerCase() !== 'p') return false;
+  const len = visibleLength(el);
+  if (len === 0 || len > 60 || countWords(el.textContent ?? '') > 4) return false;
+  const bold = Array.from(el.querySelectorAll('strong, b')).reduce((s, b) => s + visibleLength(b), 0);
+  return bold >= len;
+}
+
+/** Blocks read for a repeated headline. */
+const TITLE_BLOCKS = 'h1, h2, h3, h4, h5, h6, p, div, span';
+/** Longest headline compared, in visible characters. */
+const MAX_TITLE_CHARS = 300;
+
+/**
+ * Marks as boilerplate the blocks of the content whose whole text is the headline (`titles`: {@link titleKeys}).
+ * The body is what follows the headline: the article-extraction-benchmark's labels leave it out, as trafilatura
+ * does; Readability removes a first `<h1>` or `<h2>` like it, and a headline comes back in galleries and
+ * print-only headers.
+ */
+function markTitles(content: Element, titles: ReadonlySet<string>): void {
+  if (titles.size === 0) return;
+  let n = 0;
+  for (const el of Array.from(content.querySelectorAll(TITLE_BLOCKS))) {
+    const len = visibleLength(el);
+    if (len === 0 || len > MAX_TITLE_CHARS || !titles.has(titleKey(el.textContent ?? ''))) continue;
+    markBlock(el, BLOCK_MARK, `T${++n}`);
+  }
+}
+
+/** A headline as compared: lower case, letters and digits only, single spaces. */
+function titleKey(s: string): string {
+  return (s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
+}
+
+/** The keys ({@link titleKey}) of the page's headlines of 3 words or more (a heading of one or two words can be anything). */
+function titleKeys(titles: Array<string | null | undefined>): Set<string> {
+  const keys = new Set<string>();
+  for (const t of titles) {
+    if (!t || t.length > 4 * MAX_TITLE_CHARS) continue;
+    const k = titleKey(t);
+    if (k.split(' ').length >= 3) keys.add(k);
+  }
+  return keys;
+}
+
+/**
+ * Removes the blocks marked with `attr` ({@link BLOCK_MARK}: boilerplate, {@link CAPTION_MARK}: captions) that
+ * Readability kept, smallest first, each only while it and the blocks removed before it hold at most
+ * {@link BOILERPLATE_MAX_SHARE} of the content's text (a described image inside stays in the block's place); then
+ * drops the marks.
+ */
+function removeBoilerplate(content: Element, attr: string): void {
   const total = visibleLength(content);
   const blocks = new Map<string, Element[]>();
-  for (const el of Array.from(content.querySelectorAll(`[${BLOCK_MARK}]`))) {
-    const mark = el.getAttribute(BLOCK_MARK)!;
-    // The block's outermost elements in the content (one, unless Readability took it apart).
-    if (el.parentElement?.closest(`[${BLOCK_MARK}="${mark}"]`)) continue;
-    blocks.set(mark, [...(blocks.get(mark) ?? []), el]);
+  for (const el of Array.from(content.querySelectorAll(`[${attr}]`))) {
+    for (const mark of marksOf(el, attr)) {
+      // The block's outermost elements in the content (one, unless Readability took it apart).
+      let inside = false;
+      for (let up = el.parentElement; up && up !== content && !inside; up = up.parentElement) inside = marksOf(up, attr).includes(mark);
+      if (!inside) blocks.set(mark, [...(blocks.get(mark) ?? []), el]);
+    }
   }
   const sized = [...blocks.values()].map((els) => ({ els, len: els.reduce((s, e) => s + visibleLength(e), 0) })).sort((a, b) => a.len - b.len);
   let removed = 0;
@@ -317,18 +552,36 @@ function removeBoilerplate(content: Element): void {
     if (removed + len > total * BOILERPLATE_MAX_SHARE) break;
     removed += len;
     for (const el of els) {
+      // Already gone with a block that held it.
+      if (!el.parentNode) continue;
       // A share overlay can wrap the article's own picture: images described in 3 words or more stay.
       const described = Array.from(el.querySelectorAll('img[alt]')).filter((img) => countWords(img.getAttribute('alt') ?? '') >= 3);
       if (described.length) el.replaceWith(...described);
       else el.remove();
     }
   }
-  for (const el of Array.from(content.querySelectorAll(`[${BLOCK_MARK}]`))) el.removeAttribute(BLOCK_MARK);
+  for (const el of Array.from(content.querySelectorAll(`[${attr}]`))) el.removeAttribute(attr);
 }
 
-/** `relatedPosts` → `related-Posts`: camel-case names split into words. */
-function splitCamel(name: string): string {
-  return name.replace(/([a-z])([A-Z])/g, '$1-$2');
+/**
+ * The report's text of a content element: its {@link blockText} without image captions and credits (from a copy:
+ * every `<figcaption>`, and the blocks named as captions within {@link BOILERPLATE_MAX_SHARE} of the text). The
+ * article-extraction-benchmark's labels and trafilatura's text leave captions out; the HTML keeps them with their
+ * images.
+ */
+function articleText(content: Element): string {
+  if (!content.querySelector(`[${CAPTION_MARK}], figcaption`)) return blockText(content);
+  const copy = content.cloneNode(true) as Element;
+  for (const el of Array.from(copy.querySelectorAll('figcaption'))) el.remove();
+  removeBoilerplate(copy, CAPTION_MARK);
+  return blockText(copy);
+}
+
+/** {@link visibleLength} of `el` less that of its links. */
+function proseLength(el: Element): number {
+  let linked = 0;
+  for (const a of Array.from(el.querySelectorAll('a[href]'))) linked += visibleLength(a);
+  return visibleLength(el) - linked;
 }
 
 function visibleLength(el: Element): number {
@@ -383,7 +636,7 @@ const FALLBACK_DROP =
   '[hidden], [aria-hidden="true"], [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"]';
 
 /** The fallback of step 4, from a fresh parse (Readability emptied the first); null when the page has no text. */
-function fallbackContent(html: string, pageUrl: string, wholeBody: boolean): Element | null {
+function fallbackContent(html: string, pageUrl: string, wholeBody: boolean, titles: ReadonlySet<string>): Element | null {
   const doc = parseDocument(parseHtml(html), html.length, pageUrl);
   markBoilerplate(doc);
   const pick = (selector: string): Element | null => {
@@ -413,7 +666,7 @@ function fallbackContent(html: string, pageUrl: string, wholeBody: boolean): Ele
   }
   const wrapper = doc.createElement('div');
   wrapper.innerHTML = `<div id="readability-page-1" class="page">${root.innerHTML}</div>`;
-  removeBoilerplate(wrapper);
+  cleanContent(wrapper, titles);
   return visibleLength(wrapper) > 0 ? wrapper : null;
 }
 

@@ -88,13 +88,18 @@ describe('extractContent on the 130 Readability test pages', () => {
     for (const r of results) assertValid(r.report, r.name);
   });
 
-  it('text: mean token F1 against expected.html at least 0.99 (measured 0.9994), no page under 0.9 (lowest measured 0.954, theverge: a newsletter offer removed)', () => {
+  // Issue 27 made the text what people label as an article's body (the article-extraction-benchmark, bench/content.ts):
+  // without captions, bylines, dates, comments, related links and the headline, which Readability's expected output
+  // keeps. Measured then: mean 0.9890, 97 pages at 0.99 or more; the lowest nytimes-5 0.690 (expected.html is a page
+  // of story teasers Readability keeps), then ehow-1 0.911 (captions), firefox-nightly-blog 0.917 (comments).
+  it('text: mean token F1 against expected.html at least 0.985 (measured 0.9890), no page under 0.9 but nytimes-5 (a page of teasers)', () => {
     const mean = results.reduce((s, r) => s + r.f1, 0) / results.length;
-    assert.ok(mean >= 0.99, `mean F1 ${mean.toFixed(4)}`);
-    const low = results.filter((r) => r.f1 < 0.9).map((r) => `${r.name} ${r.f1.toFixed(3)}`);
+    assert.ok(mean >= 0.985, `mean F1 ${mean.toFixed(4)}`);
+    const low = results.filter((r) => r.f1 < 0.9 && r.name !== 'nytimes-5').map((r) => `${r.name} ${r.f1.toFixed(3)}`);
     assert.deepEqual(low, []);
-    // At least 125 of 130 pages at 0.99 or more (measured: 128).
-    assert.ok(results.filter((r) => r.f1 >= 0.99).length >= 125);
+    assert.ok(results.find((r) => r.name === 'nytimes-5')!.f1 >= 0.6);
+    // At least 92 of 130 pages at 0.99 or more (measured: 97).
+    assert.ok(results.filter((r) => r.f1 >= 0.99).length >= 92);
   });
 
   // Measured when written: agree (conflicts) — title 130 (0), byline 125 (0), lang 129 (0), excerpt 128 (0),
@@ -132,7 +137,17 @@ describe('extractContent on the 130 Readability test pages', () => {
       const r = results.find((x) => x.name === name)!;
       const expected = urls(readFileSync(join(corpusDir(), 'articles', 'readability', name, 'expected.html'), 'utf8'));
       assert.ok(expected.length > 0, name);
-      assert.deepEqual(urls(r.report.html), expected, name);
+      // The base-url pages' paragraphs of one link each ("link", 8 in a row) are removed as links to elsewhere: what
+      // stays is resolved as expected, in the same order, and every image stays.
+      const ours = urls(r.report.html);
+      let at = 0;
+      for (const u of ours) {
+        at = expected.indexOf(u, at);
+        assert.ok(at >= 0, `${name}: ${u}`);
+        at++;
+      }
+      assert.deepEqual(ours.filter((u) => /\.(?:png|jpe?g|gif)$/.test(u)), expected.filter((u) => /\.(?:png|jpe?g|gif)$/.test(u)), name);
+      if (!name.startsWith('base-url')) assert.deepEqual(ours, expected, name);
     }
     for (const r of results) assert.doesNotMatch(r.report.html, /href="javascript:/i, r.name);
   });
@@ -299,6 +314,80 @@ describe('extractContent on inline pages', () => {
     const r = extractContent(toolPage(html));
     assert.match(r.text, /Step 0: mix the flour[\s\S]*Step 11/);
     assert.doesNotMatch(r.text, /Category number/);
+  });
+
+  // Issue 27: the text people label as the article's body (the article-extraction-benchmark's labels, trafilatura's rules).
+  const paras10 = Array.from({ length: 10 }, (_, i) => para(i)).join('');
+
+  it('removes bylines, dates, post meta, tag lists, comments and screen-reader text named so, and <nav> and <header> inside the article', () => {
+    const body =
+      '<header><h1>River story</h1><p class="dek">Why the town was ready this time, in one line</p></header>' +
+      '<div class="c-byline">By Ann Lee, river reporter</div><p class="post-date">March 5, 2024 10:00</p>' +
+      `${paras10.slice(0, paras10.length / 2)}<nav><a href="/prev">Previous story</a> <a href="/next">Next story</a></nav>${paras10.slice(paras10.length / 2)}` +
+      '<p class="entry-meta">Filed under: Rivers, Towns</p><ul class="tags"><li>floods</li><li>weather</li></ul>' +
+      '<span class="screen-reader-text">Opens in a new window</span><div id="comments"><p>Great story, thanks!</p></div>';
+    const r = extractContent(toolPage(article(body)));
+    assert.match(r.text, /^Paragraph 0 of the story[\s\S]*Paragraph 9 of the story/);
+    assert.doesNotMatch(r.text, /River story|Why the town|Ann Lee|March 5|Previous story|Filed under|floods|new window|Great story/);
+  });
+
+  it('a block named as boilerplate inside a wrapper whose name misleads is removed on its own (blocks nest)', () => {
+    // The whole article sits in a class naming related content: too big to remove; the share bar inside still goes.
+    const r = extractContent(toolPage(article(`<div class="entry related-content">${paras10}<p class="sharing-note">Share this story with your friends and family today.</p></div>`)));
+    assert.match(r.text, /Paragraph 0 of the story[\s\S]*Paragraph 9 of the story/);
+    assert.doesNotMatch(r.text, /Share this story/);
+  });
+
+  it('a word after "no" names nothing (no-caption), and MathJax containers are never a menu', () => {
+    const item = '<div class="item no_caption"><h2>The mother of the diver described the rescue at length</h2><p>Her account, given to reporters on the bank of the river the day after, ran to many careful sentences and long quotes.</p></div>';
+    const r = extractContent(toolPage(article(`${paras10}${item}`)));
+    assert.match(r.text, /The mother of the diver described the rescue/);
+    const math = extractContent(toolPage(article(`${paras10}<p>The rate is <span class="MathJax CtxtMenu_Attached_0">x squared plus one</span> over the year.</p>`)));
+    assert.match(math.text, /x squared plus one/);
+  });
+
+  it('leaves image captions and credits out of the text and keeps them in the HTML beside the image', () => {
+    const figure = '<figure><img src="/img/river.jpg" alt="The river at its highest"><figcaption>The river at its highest, seen from the old bridge. Photo: Bo Chen</figcaption></figure>';
+    const credit = '<p class="image-credit">Getty Images</p>';
+    const r = extractContent(toolPage(article(`${para(0)}${figure}${credit}${paras10}`), 'https://example.com/news/river'));
+    assert.doesNotMatch(r.text, /seen from the old bridge|Getty Images/);
+    assert.match(r.html, /<figcaption>The river at its highest, seen from the old bridge/);
+    assert.deepEqual(r.images.map((i) => i.src), ['https://example.com/img/river.jpg']);
+    assert.equal(r.word_count, countWords(r.text, r.lang));
+  });
+
+  it('removes links to elsewhere: lists of headlines, runs of link paragraphs with their label, "Related: …"; keeps a lone link paragraph and a cited address', () => {
+    const more = '<h4>More:</h4><ul><li><h4><a href="/a">China completes landing test for its first Mars mission</a></h4></li><li><h4><a href="/b">The new space race, explained in ten charts</a></h4></li></ul>';
+    const dontMiss = '<p><strong>DON\'T MISS</strong></p><p><a href="/c">Town council votes on the new flood wall [VIDEO]</a></p><p><a href="/d">Rain to return at the weekend, forecasters say [INSIGHT]</a></p>';
+    const related = '<p>Related: <a href="/e">How the river was tamed a century ago by the engineers of the town</a></p>';
+    const lone = '<p><a href="/results">Click for the full results of the river race</a></p>';
+    const cited = '<p>Source: <a href="https://archive.example.org/1890/flood">https://archive.example.org/1890/flood</a></p>';
+    const inProse = '<p>The council\'s <a href="report.html">report on the flood</a> was published on Monday, with the mayor\'s long answer to it.</p>';
+    const r = extractContent(toolPage(article(`${para(0)}${more}${para(1)}${dontMiss}${para(2)}${related}${para(3)}${lone}${para(4)}${cited}${inProse}${para(5)}${para(6)}${paras10}`), 'https://example.com/news/river'));
+    assert.doesNotMatch(r.text, /More:|Mars mission|space race|DON'T MISS|flood wall|Rain to return|Related:|tamed a century/);
+    assert.match(r.text, /Click for the full results/);
+    assert.match(r.text, /Source: https:\/\/archive\.example\.org\/1890\/flood/);
+    assert.match(r.text, /report on the flood was published on Monday/);
+    assert.match(r.html, /href="https:\/\/example\.com\/news\/report\.html"/);
+    assert.match(r.text, /Paragraph 0 of the story[\s\S]*Paragraph 6 of the story/);
+  });
+
+  it('removes a block that repeats the headline (3 words or more), not a heading of the body that shares a word', () => {
+    const head = '<title>Town keeps dry as river rises – The Town Paper</title>';
+    const gallery = '<div class="overlay"><div>Town keeps dry as river rises</div></div>';
+    const r = extractContent(toolPage(article(`${gallery}${para(0)}${para(1)}<h2>River rises again downstream</h2>${paras10}`, head)));
+    assert.doesNotMatch(r.text, /Town keeps dry/);
+    assert.match(r.text, /River rises again downstream\n\nParagraph 0/);
+  });
+
+  it('keeps a paywalled teaser rather than the menus and headline lists around it', () => {
+    const teaser = '<p>Gaming used to be so simple. We bought a game, sat down in front of a console, played to the end, then did it again. All...</p>';
+    const menu = Array.from({ length: 12 }, (_, i) => `<li><a href="/section/${i}">Section number ${i}</a></li>`).join('');
+    const popular = Array.from({ length: 8 }, (_, i) => `<li><h4><a href="/story/${i}">Most popular story number ${i} of the day, with a long headline</a></h4></li>`).join('');
+    const html = `<html><head><title>Gaming</title></head><body><article><div class="wrap"><ul>${menu}</ul><div class="snippet">${teaser}<div class="login">To Read the Full Story <a href="/subscribe">Subscribe</a> <a href="/login">Sign In</a></div></div><div class="lists"><h2>Most Read</h2><ul>${popular}</ul></div></div></article></body></html>`;
+    const r = extractContent(toolPage(html));
+    assert.match(r.text, /^Gaming used to be so simple/);
+    assert.doesNotMatch(r.text, /Most popular story|Section number/);
   });
 
   it('a huge page (3.7 MB, 30,000 paragraphs) is read in a few seconds', () => {
