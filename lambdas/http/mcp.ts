@@ -6,6 +6,7 @@
  */
 import { answerMcpRequest } from '../mcp/server.ts';
 import { invoker } from '../mcp/operations.ts';
+import { reserveBadRequestSlot } from '../core/throttles.ts';
 import { CodedError, type ErrorCode } from '../errors.ts';
 import { apiHandler, requestHeader } from './middleware.ts';
 import { responseStreamsEnabled, streamedResult } from './response-streams.ts';
@@ -64,7 +65,12 @@ export const handler = apiHandler(route('POST', '/mcp'), async (event, context) 
   const headers = new Headers();
   for (const [k, v] of Object.entries(event.headers ?? {})) if (v != null) headers.set(k, v);
   const request = new Request(`http://${requestHeader(event, 'host') ?? 'localhost'}/mcp`, { method: 'POST', headers, body });
-  const res = await answerMcpRequest(request, { invoke: invoker({ event, context }), maxWaitMs: maxWaitMs(context.getRemainingTimeInMillis?.() ?? 30_000), stream: responseStreamsEnabled() });
+  const res = await answerMcpRequest(request, {
+    invoke: invoker({ event, context }),
+    maxWaitMs: maxWaitMs(context.getRemainingTimeInMillis?.() ?? 30_000),
+    countRefusal: () => reserveBadRequestSlot(context.svc, context.account),
+    stream: responseStreamsEnabled(),
+  });
   const answerHeaders = { ...res.headers, 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'no-store' };
   if (res.stream) return streamedResult({ statusCode: res.status, headers: answerHeaders, body: '' }, res.stream);
   if (res.status >= 400) throw transportRefusal(res.status, res.body);

@@ -12,7 +12,8 @@ import { screenshotBodySchema, screenshotStoredSchema } from '../tools/screensho
 export type JSONSchema = Record<string, unknown>;
 
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-const uuid = { type: 'string', pattern: UUID_PATTERN } as const;
+/** A UUID (ids of configs, jobs, schedules, webhooks). */
+export const uuid = { type: 'string', pattern: UUID_PATTERN } as const;
 /** ISO 8601 UTC time, as the store writes it (`Date.toISOString()`). */
 const time = { type: 'string', minLength: 1 } as const;
 const count = { type: 'integer', minimum: 0 } as const;

@@ -8,8 +8,10 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { isCodedError } from '../errors.ts';
+import { bodyProblemsMessage, bodyValidator } from '../http/middleware.ts';
 import { logger } from '../logger.ts';
-import { mcpTools } from './tools.ts';
+import { mcpTools, toolError } from './tools.ts';
 import type { Invoke } from './operations.ts';
 
 /** What the server needs from the HTTP side. */
@@ -17,6 +19,11 @@ export interface McpServerOptions {
   invoke: Invoke;
   /** Longest time a tool waits for a job, ms (docs/mcp.md, "Waiting for jobs"). */
   maxWaitMs: number;
+  /**
+   * Counts a call refused for its arguments against the account's bad-request allowance (core/throttles.ts), as the
+   * REST routes count a refused body. @throws CodedError `rate_limited` when none is left.
+   */
+  countRefusal: () => Promise<unknown>;
 }
 
 const INSTRUCTIONS = 'scrape-ai: web scraping and website analysis. To scrape a site repeatedly, call generate_config once '
@@ -26,6 +33,8 @@ const INSTRUCTIONS = 'scrape-ai: web scraping and website analysis. To scrape a 
   + 'Errors carry the REST API\'s {error, code, details}.';
 
 const byName = new Map(mcpTools.map((t) => [t.listing.name, t]));
+/** Each tool's arguments are checked against its input schema first (bounded as the routes' bodies are: middleware.ts). */
+const validators = new Map(mcpTools.map((t) => [t.listing.name, bodyValidator(t.listing.inputSchema as Record<string, unknown>)]));
 
 /** A new MCP server for one request. */
 export function createMcpServer(o: McpServerOptions): Server {
@@ -34,13 +43,24 @@ export function createMcpServer(o: McpServerOptions): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}; tools/list names them`);
+    const args = request.params.arguments ?? {};
+    const check = validators.get(tool.listing.name)!(args);
+    if (!check.ok) {
+      try {
+        await o.countRefusal();
+      } catch (err) {
+        if (isCodedError(err)) return toolError({ error: err.message, code: err.code, details: err.details });
+        throw err;
+      }
+      return toolError({ error: bodyProblemsMessage(check.problems, check.total), code: 'invalid_request', details: check.problems });
+    }
     const token = request.params._meta?.progressToken;
     const progress = async (value: number, message: string) => {
       if (token === undefined) return;
       await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: value, total: 100, message } })
         .catch((e: unknown) => logger.debug('progress notification not sent', { error: e }));
     };
-    return tool.call(request.params.arguments ?? {}, { invoke: o.invoke, progress, maxWaitMs: o.maxWaitMs, signal: extra.signal });
+    return tool.call(args, { invoke: o.invoke, progress, maxWaitMs: o.maxWaitMs, signal: extra.signal });
   });
   return server;
 }

@@ -11,7 +11,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import openapi from '../../docs/openapi.json' with { type: 'json' };
-import { configListAnswer, configAnswer, generateBody, runBody, toolBodies, type JSONSchema } from '../http/schemas.ts';
+import { configListAnswer, configAnswer, generateBody, runBody, toolBodies, uuid, type JSONSchema } from '../http/schemas.ts';
 import { TOOL_REPORTS } from '../routes.ts';
 import type { Invoke, Operation } from './operations.ts';
 
@@ -56,7 +56,7 @@ function jsonResult(value: Record<string, unknown>): CallToolResult {
 }
 
 /** A tool error with an error body of the service's shape (docs/errors.md). */
-function errorResult(body: { error: string; code: string; details?: unknown[] }): CallToolResult {
+export function toolError(body: { error: string; code: string; details?: unknown[] }): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ details: [], ...body }) }] };
 }
 
@@ -72,7 +72,7 @@ async function guarded(work: () => Promise<CallToolResult>): Promise<CallToolRes
       } catch {
         body = { error: `HTTP ${err.status}`, code: 'internal_error' };
       }
-      return errorResult(body);
+      return toolError(body);
     }
     throw err;
   }
@@ -148,7 +148,7 @@ function stillRunning(s: JobStatus): CallToolResult {
 
 /** The answer for a failed job: a tool error with the job's message. */
 function failed(s: JobStatus): CallToolResult {
-  return errorResult({ error: s.status_message, code: 'job_failed', details: [{ job_id: s.id }] });
+  return toolError({ error: s.status_message, code: 'job_failed', details: [{ job_id: s.id }] });
 }
 
 /** Rows of a finished run, `[offset, offset + limit)`, with the total. */
@@ -221,7 +221,7 @@ const jobTools: McpTool[] = [
         + 'For a finished run, the first `max_rows` rows as run_config returns them; for a finished generation, its YAML and `config_id`.',
       inputSchema: {
         type: 'object', required: ['job_id'], additionalProperties: false,
-        properties: { job_id: { type: 'string', format: 'uuid' }, max_rows: MAX_ROWS, wait_seconds: WAIT_SECONDS },
+        properties: { job_id: uuid, max_rows: MAX_ROWS, wait_seconds: WAIT_SECONDS },
       },
       annotations: readOnly,
     },
@@ -239,7 +239,7 @@ const jobTools: McpTool[] = [
       inputSchema: {
         type: 'object', required: ['job_id'], additionalProperties: false,
         properties: {
-          job_id: { type: 'string', format: 'uuid' },
+          job_id: uuid,
           offset: { type: 'integer', minimum: 0, default: 0 },
           limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
         },
@@ -264,7 +264,7 @@ const jobTools: McpTool[] = [
       name: 'get_config',
       title: 'Read a saved config',
       description: 'One saved config: its name, target URL, prompt and YAML (run it with run_config, or edit the YAML and pass it as `yaml_content`). Free.',
-      inputSchema: { type: 'object', required: ['config_id'], additionalProperties: false, properties: { config_id: { type: 'string', format: 'uuid' } } },
+      inputSchema: { type: 'object', required: ['config_id'], additionalProperties: false, properties: { config_id: uuid } },
       outputSchema: configAnswer as unknown as Tool['outputSchema'],
       annotations: readOnly,
     },

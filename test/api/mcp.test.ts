@@ -190,6 +190,14 @@ for (const via of ['http', 'stdio'] as const) describe(`MCP server ${via === 'ht
     const unknown = refusal(await mcp.callTool({ name: 'seo_analyzer', arguments: { url: `${site.url}/`, depth: 3 } }));
     assert.equal(unknown.code, 'invalid_request');
     assert.match(unknown.error, /depth is not a known field/);
+    const restUnknown = await client(svc.url, pro.api_key).post('/api/v1/tools/seo-analyzer/', { url: `${site.url}/`, depth: 3 });
+    assert.equal(unknown.error, restUnknown.body.error, 'the same message as the route gives');
+
+    // The MCP-only tools' arguments are checked against their input schemas as the routes check bodies.
+    const paging = refusal(await mcp.callTool({ name: 'get_results', arguments: { job_id: 'not-a-uuid', limit: 5000 } }));
+    assert.equal(paging.code, 'invalid_request');
+    assert.match(paging.error, /job_id must match pattern/);
+    assert.match(paging.error, /limit must be <= 1000/);
   });
 
   it('a bad key is HTTP 401 on /mcp; another account\'s job is not found', async () => {
@@ -255,6 +263,28 @@ for (const via of ['http', 'stdio'] as const) describe(`MCP server ${via === 'ht
     const res = await fetch(new URL('/mcp', svc.url), { headers: { authorization: `Bearer ${pro.api_key}`, accept: 'text/event-stream' } });
     assert.equal(res.status, 405);
     assert.equal(res.headers.get('allow'), 'POST');
+  });
+});
+
+describe('MCP: refused arguments count against the bad-request allowance', () => {
+  it('with SAI_BAD_REQUEST_LIMIT=3, the fourth call with bad arguments is rate_limited (bad_requests)', async () => {
+    const svc = await startService({ SAI_BAD_REQUEST_LIMIT: '3' });
+    try {
+      const account = await createAccount(svc.dataDir, { plan: 'pro' });
+      const mcp = await connect(svc.url, account.api_key);
+      try {
+        for (let i = 0; i < 3; i++) assert.equal(refusal(await mcp.callTool({ name: 'get_results', arguments: { job_id: 'x' } })).code, 'invalid_request');
+        const limited = refusal(await mcp.callTool({ name: 'get_results', arguments: { job_id: 'x' } }));
+        assert.equal(limited.code, 'rate_limited');
+        assert.equal((limited.details[0] as { reason: string }).reason, 'bad_requests');
+        const rest = await client(svc.url, account.api_key).post('/api/v1/run/', {});
+        assert.equal(rest.body.code, 'rate_limited', 'the same allowance as the REST routes');
+      } finally {
+        await mcp.close();
+      }
+    } finally {
+      await svc.stop();
+    }
   });
 });
 
