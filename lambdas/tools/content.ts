@@ -358,9 +358,13 @@ function splitCamel(name: string): string {
 function markBlock(el: Element, attr: string, mark: string): void {
   for (const inner of [el, ...Array.from(el.querySelectorAll('*'))]) {
     const had = inner.getAttribute(attr);
-    inner.setAttribute(attr, had ? `${had} ${mark}` : mark);
+    if (!had) inner.setAttribute(attr, mark);
+    else if (had.split(' ').length < MAX_MARKS) inner.setAttribute(attr, `${had} ${mark}`);
   }
 }
+
+/** Blocks an element is counted in, at most (the innermost of deeper nests are not): bounds the work of {@link removeBoilerplate}. */
+const MAX_MARKS = 8;
 
 /** The block numbers of an element ({@link BLOCK_MARK} or {@link CAPTION_MARK}). */
 function marksOf(el: Element, attr: string): string[] {
@@ -543,7 +547,10 @@ function removeBoilerplate(content: Element, attr: string): void {
       // The block's outermost elements in the content (one, unless Readability took it apart).
       let inside = false;
       for (let up = el.parentElement; up && up !== content && !inside; up = up.parentElement) inside = marksOf(up, attr).includes(mark);
-      if (!inside) blocks.set(mark, [...(blocks.get(mark) ?? []), el]);
+      if (inside) continue;
+      const els = blocks.get(mark);
+      if (els) els.push(el);
+      else blocks.set(mark, [el]);
     }
   }
   const sized = [...blocks.values()].map((els) => ({ els, len: els.reduce((s, e) => s + visibleLength(e), 0) })).sort((a, b) => a.len - b.len);
