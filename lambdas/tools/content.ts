@@ -32,6 +32,7 @@
  *    has none, other standard places (`<time datetime>`, `itemprop` microdata, `<meta name=date>`, the
  *    `Content-Language` header, …). Titles split on en and em dashes as well (Readability after 0.6.0 does).
  */
+import { targetUrlProperty } from './report-url.ts';
 import { Readability, isProbablyReaderable } from '@mozilla/readability';
 import type { Document as DomDocument } from 'domhandler';
 import { parseHtml } from '../engine/html/parse.ts';
@@ -61,6 +62,8 @@ export interface ContentImage {
 
 /** What the content extractor returns for a page. */
 export interface ContentReport {
+  /** The page's URL after redirects (lambdas/tools/report-url.ts). */
+  url: string;
   /** The article's title: metadata (JSON-LD, Open Graph, …) first, else the `<title>` without the site's part; null when none. */
   title: string | null;
   /** Author(s) as the page names them; null when none found. */
@@ -98,8 +101,9 @@ export const contentReportSchema = {
   title: 'ContentReport',
   type: 'object',
   additionalProperties: false,
-  required: ['title', 'byline', 'published_time', 'site_name', 'lang', 'excerpt', 'text', 'html', 'word_count', 'reading_time_minutes', 'images', 'readerable'],
+  required: ['url', 'title', 'byline', 'published_time', 'site_name', 'lang', 'excerpt', 'text', 'html', 'word_count', 'reading_time_minutes', 'images', 'readerable'],
   properties: {
+    url: targetUrlProperty,
     title: { type: ['string', 'null'] },
     byline: { type: ['string', 'null'] },
     published_time: { type: ['string', 'null'] },
@@ -130,6 +134,11 @@ export const contentReportSchema = {
  * HTML gives an empty report (a `text/plain` page gives its text), an empty or broken page the little found.
  */
 export function extractContent(page: ToolPage): ContentReport {
+  return { url: page.url, ...extractArticle(page) };
+}
+
+/** {@link extractContent} but the URL. */
+function extractArticle(page: ToolPage): Omit<ContentReport, 'url'> {
   const body = page.html.length > MAX_HTML_CHARS ? page.html.slice(0, MAX_HTML_CHARS) : page.html;
   if (mimeEssence(page.contentType) === 'text/plain') return plainTextReport(body, headerLang(page.headers));
   if (!isHtmlResponse(page.contentType, body)) return emptyReport();
@@ -811,7 +820,7 @@ function trimLineEnds(s: string): string {
     .join('\n');
 }
 
-function plainTextReport(body: string, lang: string | null): ContentReport {
+function plainTextReport(body: string, lang: string | null): Omit<ContentReport, 'url'> {
   const text = trimLineEnds(body.replace(/\r\n?/g, '\n')).replace(/\n{3,}/g, '\n\n').trim();
   const words = countWords(text, lang);
   const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -826,7 +835,7 @@ function plainTextReport(body: string, lang: string | null): ContentReport {
   };
 }
 
-function emptyReport(): ContentReport {
+function emptyReport(): Omit<ContentReport, 'url'> {
   return {
     title: null,
     byline: null,

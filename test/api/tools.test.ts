@@ -157,6 +157,7 @@ describe('page-analysis tools over HTTP', () => {
     const r = await api.post('/api/v1/tools/content-extractor/', { url: `${site.url}/article/` });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const c = r.body;
+    assert.equal(c.url, `${site.url}/article/`, 'the answer names the page it read');
     assert.equal(c.title, expected.title);
     assert.equal(c.byline, expected.byline);
     assert.equal(c.site_name, expected.siteName);

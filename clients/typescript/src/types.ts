@@ -234,7 +234,7 @@ export interface TechReport { url: string; rendered: boolean; partial: boolean; 
 export interface LeadsReport { url: string; emails: Obj[]; phones: Obj[]; social: Obj[]; default_country: unknown; pages: Obj[] }
 /** `content-extractor` 200 (`ContentReport`). */
 export interface ContentReport {
-  title: string | null; byline: string | null; published_time: string | null; site_name: string | null; lang: string | null;
+  url: string; title: string | null; byline: string | null; published_time: string | null; site_name: string | null; lang: string | null;
   excerpt: string | null; text: string; html: string; word_count: number; reading_time_minutes: number; images: Obj[]; readerable: boolean;
   /** With `format: "markdown"`: the article as GitHub Flavored Markdown. */
   markdown?: string;
