@@ -75,7 +75,7 @@ export class Api extends Construct {
         accessLogDestination: new LogGroupLogDestination(accessLogs),
         accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
       },
-      defaultCorsPreflightOptions: { allowOrigins: Cors.ALL_ORIGINS, allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'], allowHeaders: ['Authorization', 'Content-Type'], maxAge: Duration.minutes(10) },
+      defaultCorsPreflightOptions: { allowOrigins: Cors.ALL_ORIGINS, allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'], allowHeaders: ['Authorization', 'Content-Type', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'], maxAge: Duration.minutes(10) },
     });
 
     // API Gateway's own refusals in the service's error shape (docs/errors.md).
@@ -127,8 +127,10 @@ export class Api extends Construct {
     const mcp = resourceFor(this.restApi.root, '/mcp');
     for (const method of ['GET', 'DELETE']) {
       mcp.addMethod(method, new MockIntegration({
+        // Whatever the request's Content-Type: a body without a template passes through, and the only integration
+        // response (no selection pattern, so the default) answers 405 to anything.
         requestTemplates: { 'application/json': '{"statusCode": 405}' },
-        passthroughBehavior: PassthroughBehavior.NEVER,
+        passthroughBehavior: PassthroughBehavior.WHEN_NO_MATCH,
         integrationResponses: [{
           statusCode: '405',
           responseParameters: { 'method.response.header.Allow': "'POST'", 'method.response.header.Access-Control-Allow-Origin': "'*'" },

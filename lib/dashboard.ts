@@ -63,6 +63,13 @@ export class Dashboard extends Construct {
         customHeaders: ['Cross-Origin-Opener-Policy', 'Permissions-Policy'].map((header) => ({ header, value: DASHBOARD_SECURITY_HEADERS[header]!, override: true })),
       },
     });
+    const apiBehavior = {
+      origin: new RestApiOrigin(props.api),
+      viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+      allowedMethods: AllowedMethods.ALLOW_ALL,
+      cachePolicy: CachePolicy.CACHING_DISABLED,
+      originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+    };
     this.distribution = new Distribution(this, 'Cdn', {
       comment: `scrape-ai ${stage.name}: dashboard and API`,
       defaultRootObject: 'index.html',
@@ -73,16 +80,9 @@ export class Dashboard extends Construct {
         responseHeadersPolicy: headers,
         cachePolicy: CachePolicy.CACHING_OPTIMIZED,
       },
-      additionalBehaviors: {
-        // The API through the same origin: nothing cached, every header but Host forwarded (Authorization too).
-        '/api/*': {
-          origin: new RestApiOrigin(props.api),
-          viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
-          allowedMethods: AllowedMethods.ALLOW_ALL,
-          cachePolicy: CachePolicy.CACHING_DISABLED,
-          originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
-        },
-      },
+      // The API through the same origin: nothing cached, every header but Host forwarded (Authorization too); `/mcp`
+      // is the MCP endpoint (docs/mcp.md).
+      additionalBehaviors: Object.fromEntries(['/api/*', '/mcp'].map((pattern) => [pattern, apiBehavior])),
     });
     new BucketDeployment(this, 'Deploy', {
       sources: [Source.asset(dashboardDist())],

@@ -5,29 +5,46 @@
  * the result); API Gateway's REST integration cannot, so on AWS the answer arrives whole.
  */
 import { answerMcpRequest } from '../mcp/server.ts';
+import { MAX_WAITS } from '../mcp/tools.ts';
 import { invoker } from '../mcp/operations.ts';
+import type { Services } from '../core/services.ts';
+import type { AccountRecord } from '../core/ports.ts';
 import { reserveBadRequestSlot } from '../core/throttles.ts';
-import { CodedError, type ErrorCode } from '../errors.ts';
-import { apiHandler, requestHeader } from './middleware.ts';
+import { fixedWindow } from '../core/fixed-window.ts';
+import { CodedError, isCodedError, type ErrorCode } from '../errors.ts';
+import { apiHandler, MAX_BODY_BYTES } from './middleware.ts';
 import { responseStreamsEnabled, streamedResult } from './response-streams.ts';
 import { route } from '../routes.ts';
 
-/** API Gateway's integration limit (29 s) less room for the answer: the longest a tool waits for a job on AWS, ms. */
-const LAMBDA_MAX_WAIT_MS = 24_000;
+/** API Gateway's integration limit, ms: a request's answer must be sent within it on AWS. */
+const GATEWAY_LIMIT_MS = 29_000;
+/** Kept back on AWS from the gateway's limit for what follows a wait (the last status read, the rows, the answer), ms. */
+const AFTER_WAIT_MS = 6_000;
 /** The local service's default wait for a job, ms: under MCP clients' usual 60 s request time-out. */
 const LOCAL_MAX_WAIT_MS = 45_000;
 
 /**
- * Most JSON-RPC messages in one POST (a batch, which MCP 2025-03-26 allowed and later versions dropped): each tool
- * call of a batch runs at once, so a batch is bounded well below the SDK's own 100.
+ * The latest time a tool may stop waiting for a job, ms since the epoch: locally `SAI_MCP_WAIT_MS` (45 s) from now; on
+ * AWS what API Gateway's 29 s (from the request's arrival) and the function's own deadline leave, less
+ * {@link AFTER_WAIT_MS}.
  */
-export const MAX_MCP_BATCH = 10;
-
-/** The deployment's longest wait for a job, ms (`SAI_MCP_WAIT_MS` locally). */
-function maxWaitMs(remainingMs: number): number {
-  if (process.env.AWS_LAMBDA_FUNCTION_NAME) return Math.max(0, Math.min(LAMBDA_MAX_WAIT_MS, remainingMs - 5_000));
+function waitUntil(requestTimeEpoch: number | undefined, remainingMs: number): number {
+  const now = Date.now();
+  if (process.env.AWS_LAMBDA_FUNCTION_NAME) return Math.min((requestTimeEpoch ?? now) + GATEWAY_LIMIT_MS, now + remainingMs) - AFTER_WAIT_MS;
   const set = Number(process.env.SAI_MCP_WAIT_MS);
-  return Number.isFinite(set) && set >= 0 ? set : LOCAL_MAX_WAIT_MS;
+  return now + (process.env.SAI_MCP_WAIT_MS !== undefined && Number.isFinite(set) && set >= 0 ? set : LOCAL_MAX_WAIT_MS);
+}
+
+/**
+ * A place among the account's {@link MAX_WAITS} waits (a store counter per 15-minute window, so a place
+ * a crashed process never gave back is free again by the next window).
+ * @returns the function that gives it back, or null when the account has none left.
+ */
+async function waitSlot(svc: Services, account: AccountRecord): Promise<(() => Promise<void>) | null> {
+  const w = fixedWindow(svc.clock.now(), 15 * 60_000);
+  const counter = `mcp-waits:${w.key}`;
+  const { ok } = await svc.store.consume(account.id, counter, 1, MAX_WAITS, new Date(w.end.getTime() + 15 * 60_000).toISOString());
+  return ok ? () => svc.store.refund(account.id, counter, 1) : null;
 }
 
 /** The service's code for an HTTP refusal of the SDK's transport. */
@@ -50,29 +67,64 @@ function transportRefusal(status: number, body: string): CodedError {
   return new CodedError(code, message, rpc.code === undefined ? [] : [{ jsonrpc_code: rpc.code }]);
 }
 
-export const handler = apiHandler(route('POST', '/mcp'), async (event, context) => {
-  const body = event.body == null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  if (body.trimStart().startsWith('[')) {
-    let n = 0;
-    try {
-      const parsed: unknown = JSON.parse(body);
-      n = Array.isArray(parsed) ? parsed.length : 0;
-    } catch {
-      // Not JSON: the SDK's transport answers the JSON-RPC parse error.
-    }
-    if (n > MAX_MCP_BATCH) throw new CodedError('invalid_request', `A JSON-RPC batch to /mcp may hold at most ${MAX_MCP_BATCH} messages; got ${n}`, [{ path: '(body)', message: `at most ${MAX_MCP_BATCH} messages` }]);
+/**
+ * Refuses what the transport would take but the service does not: a body over {@link MAX_BODY_BYTES} (API Gateway
+ * lets 10 MB through; the local server refuses it before this) and a batch of more than one request (MCP 2025-06-18
+ * dropped batches; each request of one would run at once, past the usage plan's count of one HTTP request).
+ */
+function checkBody(body: string): void {
+  if (Buffer.byteLength(body) > MAX_BODY_BYTES) throw new CodedError('payload_too_large', `The request body is too large (size: ${Buffer.byteLength(body)} bytes, limit: ${MAX_BODY_BYTES} bytes)`);
+  if (!body.trimStart().startsWith('[')) return;
+  let requests = 0;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (Array.isArray(parsed)) requests = parsed.filter((m) => typeof m === 'object' && m !== null && 'method' in m && 'id' in m).length;
+  } catch {
+    return; // not JSON: the transport answers the parse error
   }
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(event.headers ?? {})) if (v != null) headers.set(k, v);
-  const request = new Request(`http://${requestHeader(event, 'host') ?? 'localhost'}/mcp`, { method: 'POST', headers, body });
-  const res = await answerMcpRequest(request, {
+  if (requests > 1) throw new CodedError('invalid_request', `A JSON-RPC batch to /mcp may hold one request; got ${requests} (send them one POST each)`, [{ path: '(body)', message: 'at most one request' }]);
+}
+
+/** The transport's request: the caller's headers (a value `Headers` refuses is left out), a fixed URL. */
+function mcpRequest(headers: Record<string, string | undefined> | null, body: string): Request {
+  const h = new Headers();
+  for (const [k, v] of Object.entries(headers ?? {})) {
+    if (v == null) continue;
+    try {
+      h.set(k, v);
+    } catch {
+      // A header name or value the Fetch standard refuses: not one the transport reads.
+    }
+  }
+  // The URL is only the transport's `requestInfo`; the caller's Host is not trusted to make one.
+  return new Request('http://localhost/mcp', { method: 'POST', headers: h, body });
+}
+
+export const handler = apiHandler(route('POST', '/mcp'), async (event, context) => {
+  const { svc, account } = context;
+  const counted = async <T>(work: () => T | Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (err) {
+      // A refused request counts against the bad-request allowance, as a refused REST body does.
+      if (isCodedError(err) && err.code !== 'rate_limited') await reserveBadRequestSlot(svc, account);
+      throw err;
+    }
+  };
+  const body = event.body == null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  await counted(() => checkBody(body));
+  const res = await answerMcpRequest(mcpRequest(event.headers, body), {
     invoke: invoker({ event, context }),
-    maxWaitMs: maxWaitMs(context.getRemainingTimeInMillis?.() ?? 30_000),
-    countRefusal: () => reserveBadRequestSlot(context.svc, context.account),
+    waitUntil: waitUntil(event.requestContext?.requestTimeEpoch, context.getRemainingTimeInMillis?.() ?? GATEWAY_LIMIT_MS),
+    waitSlot: () => waitSlot(svc, account),
+    countRefusal: () => reserveBadRequestSlot(svc, account),
     stream: responseStreamsEnabled(),
+    maxBodyBytes: MAX_BODY_BYTES,
   });
-  const answerHeaders = { ...res.headers, 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'no-store' };
+  // One Cache-Control: the service's.
+  const answerHeaders = Object.fromEntries(Object.entries(res.headers).filter(([k]) => k.toLowerCase() !== 'cache-control'));
+  Object.assign(answerHeaders, { 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'no-store' });
   if (res.stream) return streamedResult({ statusCode: res.status, headers: answerHeaders, body: '' }, res.stream);
-  if (res.status >= 400) throw transportRefusal(res.status, res.body);
+  if (res.status >= 400) return counted(() => { throw transportRefusal(res.status, res.body); });
   return { statusCode: res.status, headers: answerHeaders, body: res.body };
 });

@@ -10,6 +10,7 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { route, type MCP_OPERATIONS } from '../routes.ts';
+import { requestHeader } from '../http/middleware.ts';
 import { handler as configsList } from '../http/configs-list.ts';
 import { handler as configsGet } from '../http/configs-get.ts';
 import { handler as generate } from '../http/generate.ts';
@@ -64,6 +65,22 @@ export interface Caller {
   context: Context;
 }
 
+/** A route call's time locally, ms: API Gateway's integration limit, as the local router gives each request. */
+const CALL_DEADLINE_MS = 29_000;
+
+/**
+ * The Lambda context of one route call: an object of its own (the route's middlewares set `svc`, `account` and `body`
+ * on it) with the call's request id. On Lambda the function's deadline is every call's; locally each call gets API
+ * Gateway's 29 s from its start, as a request of its own would, not what is left of the MCP request's (a tool that
+ * waited 40 s for a job must still read its rows).
+ */
+export function callContext(outer: Context, requestId: string, onLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME)): Context {
+  const { getRemainingTimeInMillis, done, fail, succeed, ...plain } = outer;
+  const deadline = Date.now() + CALL_DEADLINE_MS;
+  const remaining = onLambda ? getRemainingTimeInMillis : () => Math.max(0, deadline - Date.now());
+  return { ...plain, awsRequestId: requestId, getRemainingTimeInMillis: remaining, done, fail, succeed } as Context;
+}
+
 /** Runs routes' handlers as the caller. */
 export type Invoke = (op: Operation, req?: OperationRequest) => Promise<APIGatewayProxyResult>;
 
@@ -74,15 +91,18 @@ export type Invoke = (op: Operation, req?: OperationRequest) => Promise<APIGatew
  * @returns the route's proxy result, errors included (`{error, code, details}` with its status).
  */
 export function invoker(caller: Caller): Invoke {
+  let calls = 0;
   return async (op, req = {}) => {
     const [method, path] = op.split(' ') as [string, string];
     const def = route(method as 'GET' | 'POST', path);
     const concretePath = req.id === undefined ? path : path.replace('{id}', encodeURIComponent(req.id));
+    const authorization = requestHeader(caller.event, 'authorization');
     const headers: Record<string, string> = {
-      ...(caller.event.headers.authorization || caller.event.headers.Authorization ? { authorization: caller.event.headers.authorization ?? caller.event.headers.Authorization! } : {}),
+      ...(authorization ? { authorization } : {}),
       ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
       ...req.headers,
     };
+    const requestId = `${caller.event.requestContext.requestId}:${++calls}`;
     const event: APIGatewayProxyEvent = {
       ...caller.event,
       httpMethod: def.method,
@@ -95,11 +115,8 @@ export function invoker(caller: Caller): Invoke {
       multiValueQueryStringParameters: req.query && Object.keys(req.query).length ? Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, [v]])) : null,
       body: req.body === undefined ? null : JSON.stringify(req.body),
       isBase64Encoded: false,
-      requestContext: { ...caller.event.requestContext, httpMethod: def.method, path: concretePath, resourcePath: def.path },
+      requestContext: { ...caller.event.requestContext, httpMethod: def.method, path: concretePath, resourcePath: def.path, requestId },
     };
-    // A context object of its own: the route's middlewares set `svc`, `account` and `body` on it.
-    const { getRemainingTimeInMillis, done, fail, succeed, ...plain } = caller.context;
-    const context = { ...plain, getRemainingTimeInMillis, done, fail, succeed } as Context;
-    return HANDLERS[op](event, context);
+    return HANDLERS[op](event, callContext(caller.context, requestId));
   };
 }

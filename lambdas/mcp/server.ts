@@ -17,8 +17,10 @@ import type { Invoke } from './operations.ts';
 /** What the server needs from the HTTP side. */
 export interface McpServerOptions {
   invoke: Invoke;
-  /** Longest time a tool waits for a job, ms (docs/mcp.md, "Waiting for jobs"). */
-  maxWaitMs: number;
+  /** The latest time a tool may stop waiting for a job, ms since the epoch (docs/mcp.md, "Waiting for jobs"). */
+  waitUntil: number;
+  /** A place among the account's job waits: the function that gives it back, or null when none is left. */
+  waitSlot: () => Promise<(() => Promise<void>) | null>;
   /**
    * Counts a call refused for its arguments against the account's bad-request allowance (core/throttles.ts), as the
    * REST routes count a refused body. @throws CodedError `rate_limited` when none is left.
@@ -60,7 +62,7 @@ export function createMcpServer(o: McpServerOptions): Server {
       await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: value, total: 100, message } })
         .catch((e: unknown) => logger.debug('progress notification not sent', { error: e }));
     };
-    return tool.call(args, { invoke: o.invoke, progress, maxWaitMs: o.maxWaitMs, signal: extra.signal });
+    return tool.call(args, { invoke: o.invoke, progress, waitUntil: o.waitUntil, waitSlot: o.waitSlot, signal: extra.signal });
   });
   return server;
 }
@@ -75,9 +77,9 @@ export type McpAnswer = { status: number; headers: Record<string, string>; body:
  *   as a stream (progress notifications reach the client while the job runs, with SSE keep-alive comments every
  *   15 s); otherwise, and for any other answer, the body is read whole (API Gateway: progress arrives with the result).
  */
-export async function answerMcpRequest(request: Request, o: McpServerOptions & { stream?: boolean }): Promise<McpAnswer> {
+export async function answerMcpRequest(request: Request, o: McpServerOptions & { stream?: boolean; maxBodyBytes: number }): Promise<McpAnswer> {
   const server = createMcpServer(o);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, keepAliveMs: o.stream ? 15_000 : 0 });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, keepAliveMs: o.stream ? 15_000 : 0, maxRequestBodySize: o.maxBodyBytes });
   let closed = false;
   const finish = async () => {
     if (closed) return;

@@ -8,11 +8,13 @@
  * is an image. A refusal is a tool error (`isError: true`) whose text is the route's error body,
  * `{"error", "code", "details"}`: the same code and message as over HTTP.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import openapi from '../../docs/openapi.json' with { type: 'json' };
 import { configListAnswer, configAnswer, generateBody, runBody, toolBodies, uuid, type JSONSchema } from '../http/schemas.ts';
 import { TOOL_REPORTS } from '../routes.ts';
+import { logger } from '../logger.ts';
 import type { Invoke, Operation } from './operations.ts';
 
 /** What a tool's call can use besides its arguments. */
@@ -20,9 +22,14 @@ export interface ToolCallContext {
   invoke: Invoke;
   /** Tells the client how far a job is (an MCP progress notification when the client asked for them), 0-100. */
   progress(progress: number, message: string): Promise<void>;
-  /** Longest time a tool may wait for a job before it answers with the job still running, ms. */
-  maxWaitMs: number;
-  /** Aborted when the client cancels the request. */
+  /** The latest time a tool may stop waiting for a job (then it answers with the job still running), ms since the epoch. */
+  waitUntil: number;
+  /** A place among the account's job waits: the function that gives it back, or null when none is left. */
+  waitSlot: () => Promise<(() => Promise<void>) | null>;
+  /**
+   * Aborted when the server closes: locally when the client's connection goes (the streamed answer is cancelled). A
+   * `notifications/cancelled` reaches a new stateless server, not this one, and so changes nothing.
+   */
   signal: AbortSignal;
 }
 
@@ -74,7 +81,9 @@ async function guarded(work: () => Promise<CallToolResult>): Promise<CallToolRes
       }
       return toolError(body);
     }
-    throw err;
+    // A fault of the service, not of the call: a tool error the model can read, the details in the log.
+    logger.error('MCP tool failed', { error: err });
+    return toolError({ error: 'Internal error while running the tool; try again later', code: 'internal_error' });
   }
 }
 
@@ -111,38 +120,50 @@ interface JobStatus {
 /** How often a waiting tool reads the job's status, ms (first, then doubling up to the last). */
 const POLL_MS = [250, 500, 1000, 2000] as const;
 
+/** Jobs one account's MCP calls may wait for at once (the HTTP side keeps the count: lambdas/http/mcp.ts). */
+export const MAX_WAITS = 4;
+
 const isFinished = (s: JobStatus) => s.status === 'completed' || s.status === 'failed';
 
 /**
- * Reads a job's status until it is finished or `waitMs` has passed, telling the client each new progress.
+ * Reads a job's status until it is finished or `until` (ms since the epoch) has passed, telling the client each
+ * progress higher than the last (the protocol wants it to grow). The wait takes one of the account's places
+ * ({@link ToolCallContext.waitSlot}); with none left, the status is read once.
  * @returns the last status read.
  */
-async function waitForJob(ctx: ToolCallContext, jobId: string, waitMs: number): Promise<JobStatus> {
-  const until = Date.now() + waitMs;
+async function waitForJob(ctx: ToolCallContext, jobId: string, until: number): Promise<JobStatus & { unwaited?: true }> {
+  const wanted = until > Date.now();
+  const release = wanted ? await ctx.waitSlot() : null;
+  const end = release ? until : 0;
   let last = -1;
-  for (let i = 0; ; i++) {
-    const s = await callJson<JobStatus>(ctx, 'GET /api/v1/jobs/{id}/status/', { id: jobId });
-    if (s.progress !== last) {
-      last = s.progress;
-      await ctx.progress(s.progress, `${s.status}: ${s.status_message}`);
+  try {
+    for (let i = 0; ; i++) {
+      const s = await callJson<JobStatus>(ctx, 'GET /api/v1/jobs/{id}/status/', { id: jobId });
+      if (s.progress > last) {
+        last = s.progress;
+        await ctx.progress(s.progress, `${s.status}: ${s.status_message}`);
+      }
+      if (isFinished(s) || Date.now() >= end || ctx.signal.aborted) return wanted && !release ? { ...s, unwaited: true } : s;
+      const pause = Math.min(POLL_MS[Math.min(i, POLL_MS.length - 1)]!, end - Date.now());
+      await sleep(pause, undefined, { signal: ctx.signal }).catch(() => undefined);
     }
-    if (isFinished(s) || Date.now() >= until || ctx.signal.aborted) return s;
-    const pause = Math.min(POLL_MS[Math.min(i, POLL_MS.length - 1)]!, until - Date.now());
-    await new Promise((r) => setTimeout(r, pause));
+  } finally {
+    await release?.();
   }
 }
 
-/** The wait a call asked for, bounded by the deployment's. */
-function waitMs(args: Record<string, unknown>, ctx: ToolCallContext): number {
-  const asked = typeof args.wait_seconds === 'number' ? args.wait_seconds * 1000 : ctx.maxWaitMs;
-  return Math.max(0, Math.min(asked, ctx.maxWaitMs));
+/** When a call's wait ends, ms since the epoch: what it asked for (`wait_seconds`), within the deployment's bound. */
+function waitUntil(args: Record<string, unknown>, ctx: ToolCallContext): number {
+  return typeof args.wait_seconds === 'number' ? Math.min(Date.now() + args.wait_seconds * 1000, ctx.waitUntil) : ctx.waitUntil;
 }
 
 /** The answer for a job still running when the wait ended. */
-function stillRunning(s: JobStatus): CallToolResult {
+function stillRunning(s: JobStatus & { unwaited?: true }): CallToolResult {
   return jsonResult({
     finished: false, job_id: s.id, status: s.status, progress: s.progress, status_message: s.status_message,
-    next: `The job is still ${s.status}; call get_job with job_id "${s.id}" to wait for it.`,
+    next: s.unwaited
+      ? `Not waited for: this account's MCP calls already wait for ${MAX_WAITS} jobs; call get_job with job_id "${s.id}" when one of them has answered.`
+      : `The job is still ${s.status}; call get_job with job_id "${s.id}" to wait for it.`,
   });
 }
 
@@ -151,12 +172,35 @@ function failed(s: JobStatus): CallToolResult {
   return toolError({ error: s.status_message, code: 'job_failed', details: [{ job_id: s.id }] });
 }
 
-/** Rows of a finished run, `[offset, offset + limit)`, with the total. */
+/**
+ * Most JSON of rows in one answer, characters: the answer carries them twice (structured and as text) and an SSE
+ * frame escapes them again, under Lambda's 6 MB answer and within what a model reads.
+ */
+export const MAX_ROWS_JSON_CHARS = 1_000_000;
+
+/**
+ * Rows of a finished run from `offset`: at most `limit`, and fewer when their JSON would pass
+ * {@link MAX_ROWS_JSON_CHARS} (at least one); `next_offset` is where the next page starts, null after the last row.
+ */
 async function rowsOf(ctx: ToolCallContext, jobId: string, offset: number, limit: number) {
   const [entry] = await callJson<Array<{ data: Array<Record<string, unknown>>; row_count: number }>>(ctx, 'GET /api/v1/jobs/{id}/results/', { id: jobId });
-  const data = entry?.data ?? [];
-  const rows = data.slice(offset, offset + limit);
-  return { job_id: jobId, row_count: entry?.row_count ?? 0, offset, rows, has_more: offset + rows.length < data.length };
+  return { job_id: jobId, row_count: entry?.row_count ?? 0, offset, ...pageOfRows(entry?.data ?? [], offset, limit) };
+}
+
+/**
+ * A page of `data` from `offset`: at most `limit` rows, fewer when their JSON would pass `maxChars` (at least one).
+ * @returns the rows, whether more follow, and where the next page starts (null after the last row).
+ */
+export function pageOfRows<T>(data: readonly T[], offset: number, limit: number, maxChars = MAX_ROWS_JSON_CHARS): { rows: T[]; has_more: boolean; next_offset: number | null } {
+  const rows: T[] = [];
+  let chars = 0;
+  for (let i = offset; i < data.length && rows.length < limit; i++) {
+    chars += JSON.stringify(data[i]).length + 1;
+    if (rows.length > 0 && chars > maxChars) break;
+    rows.push(data[i]!);
+  }
+  const next = offset + rows.length < data.length ? offset + rows.length : null;
+  return { rows, has_more: next !== null, next_offset: next };
 }
 
 const MAX_ROWS: JSONSchema = { type: 'integer', minimum: 0, maximum: 1000, default: 50, description: 'Rows to return in the answer (default 50); get_results pages through all of them' };
@@ -192,7 +236,7 @@ const jobTools: McpTool[] = [
     },
     call: (args, ctx) => guarded(async () => {
       const job = await callJson<{ id: string }>(ctx, 'POST /api/v1/generate/', { body: without(args, ['wait_seconds']) });
-      const s = await waitForJob(ctx, job.id, waitMs(args, ctx));
+      const s = await waitForJob(ctx, job.id, waitUntil(args, ctx));
       return isFinished(s) ? generated(s) : stillRunning(s);
     }),
   },
@@ -208,7 +252,7 @@ const jobTools: McpTool[] = [
     },
     call: (args, ctx) => guarded(async () => {
       const job = await callJson<{ id: string }>(ctx, 'POST /api/v1/run/', { body: without(args, ['max_rows', 'wait_seconds']) });
-      const s = await waitForJob(ctx, job.id, waitMs(args, ctx));
+      const s = await waitForJob(ctx, job.id, waitUntil(args, ctx));
       if (!isFinished(s)) return stillRunning(s);
       return finishedJob(ctx, s, typeof args.max_rows === 'number' ? args.max_rows : 50);
     }),
@@ -226,7 +270,7 @@ const jobTools: McpTool[] = [
       annotations: readOnly,
     },
     call: (args, ctx) => guarded(async () => {
-      const s = await waitForJob(ctx, String(args.job_id), waitMs(args, ctx));
+      const s = await waitForJob(ctx, String(args.job_id), waitUntil(args, ctx));
       if (!isFinished(s)) return stillRunning(s);
       return s.job_type === 'generate' ? generated(s) : finishedJob(ctx, s, typeof args.max_rows === 'number' ? args.max_rows : 50);
     }),

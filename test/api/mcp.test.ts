@@ -9,6 +9,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -137,6 +139,16 @@ for (const via of ['http', 'stdio'] as const) describe(`MCP server ${via === 'ht
     assert.ok(at.some((x) => x.progress > 0 && x.progress < 100 && x.t < done - 100), `one in between, early: ${JSON.stringify(at.map((x) => [x.progress, done - x.t]))}`);
   });
 
+  it('one account waits for at most 4 jobs at once: a fifth call answers at once, saying why', async () => {
+    // A run of 3 pages, each answered after 1.5 s: about 4.5 s.
+    const yaml = `version: "2.0"\ntarget:\n  url: ${site.url}/slow/1500/books/\n  engine: lightweight\nextract:\n  container: article.product_pod\n  fields:\n    - { name: title, selector: h3 a, type: attribute, attribute: title }\npagination:\n  type: click\n  selector: li.next a\n  max_pages: 3\n`;
+    const started = structured(await mcp.callTool({ name: 'run_config', arguments: { yaml_content: yaml, wait_seconds: 0 } }));
+    assert.equal(started.finished, false);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => mcp.callTool({ name: 'get_job', arguments: { job_id: started.job_id, wait_seconds: 2 } }, undefined, { timeout: 60_000 })));
+    const notes = answers.map((a) => structured(a)).map((a) => (a.finished ? 'finished' : a.next));
+    assert.equal(notes.filter((n) => /^Not waited for/.test(n)).length, 1, notes.join(' | '));
+  });
+
   it('run_config runs the saved config, metered as POST /run/; get_results pages through every row', async () => {
     const api = client(svc.url, pro.api_key);
     const before = (await api.get('/api/v1/me/')).body.subscription.credits_remaining;
@@ -235,12 +247,16 @@ for (const via of ['http', 'stdio'] as const) describe(`MCP server ${via === 'ht
     assert.equal(answers.find((a) => a.id === 2)!.result.tools.length, 15);
   });
 
-  if (via === 'http') it('a batch of more than 10 JSON-RPC messages is refused with invalid_request before any tool runs', async () => {
+  if (via === 'http') it('a batch of more than one JSON-RPC request is refused with invalid_request before any tool runs', async () => {
+    const api = client(svc.url, pro.api_key);
     const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_configs', arguments: {} } });
-    const res = await client(svc.url, pro.api_key).post('/mcp', Array.from({ length: 11 }, (_, i) => call(i)), { accept: 'application/json, text/event-stream' });
+    const res = await api.post('/mcp', [call(1), call(2)], { accept: 'application/json, text/event-stream' });
     assert.equal(res.status, 400);
     assert.equal(res.body.code, 'invalid_request');
-    assert.match(res.body.error, /at most 10 messages; got 11/);
+    assert.match(res.body.error, /may hold one request; got 2/);
+    const one = await api.post('/mcp', [call(3)], { accept: 'application/json, text/event-stream' });
+    assert.equal(one.status, 200, 'a batch of one request is answered');
+    assert.match(String(one.body), /"id":3/);
   });
 
   if (via === 'http') it('what the transport refuses (Accept, Content-Type, not JSON) is the service\'s error body', async () => {
@@ -314,6 +330,42 @@ describe('MCP: a quota refusal', () => {
     } finally {
       await svc.stop();
       await site.close();
+    }
+  });
+});
+
+describe('sai mcp: the bridge when the service fails mid-answer', () => {
+  it('a request whose answer stream ends without a result is answered with an error, not never', async () => {
+    // A stand-in service: answers initialize, then ends the answer to any other request after one progress event.
+    const paths = new Set<string>();
+    const server = http.createServer((req, res) => {
+      paths.add(`${req.method} ${req.url}`);
+      let body = '';
+      req.on('data', (c: Buffer) => { body += c.toString(); });
+      req.on('end', () => {
+        if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
+        const msg = JSON.parse(body) as { id?: number; method: string };
+        if (msg.id === undefined) return void res.writeHead(202).end();
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        if (msg.method === 'initialize') {
+          res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'stand-in', version: '1' } } })}\n\n`);
+          return;
+        }
+        res.end(': a comment, then the service is gone\n\n');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    // A base URL with a path (API Gateway's stage): the endpoint is under it.
+    const mcp = await connect(`http://127.0.0.1:${port}/prod/`, `sai_${'a'.repeat(40)}`, 'stdio');
+    try {
+      const started = Date.now();
+      await assert.rejects(mcp.callTool({ name: 'list_configs', arguments: {} }, undefined, { timeout: 30_000 }), /ended its answer without a result/);
+      assert.ok(Date.now() - started < 20_000, 'answered long before the client gives up');
+      assert.deepEqual([...paths].filter((p) => p.startsWith('POST')), ['POST /prod/mcp']);
+    } finally {
+      await mcp.close();
+      server.close();
     }
   });
 });

@@ -199,6 +199,17 @@ detail_fields:
     assert.equal(done.structuredContent.finished, true);
     assert.equal(done.structuredContent.rows.length, 3);
     assert.equal(done.structuredContent.rows[0].title, bookDetails()[0]!.title);
+    // A client-chosen Host that makes no URL is not a 500; a body over 1 MiB (API Gateway lets 10 MB through) is 413.
+    const auth = await authorizer(tokenEvent(`Bearer ${apiKey}`, 'POST', '/mcp'));
+    const odd = proxyEvent('POST', '/mcp', '/mcp', { headers: { accept: 'application/json, text/event-stream', host: 'a b' }, authorizer: { principalId: auth.principalId, ...auth.context }, body: { jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} } });
+    assert.equal((await mcp(odd, lambdaContext() as Parameters<ApiHandler>[1], { signal: new AbortController().signal }))!.statusCode, 200);
+    const big = proxyEvent('POST', '/mcp', '/mcp', { headers: { accept: 'application/json, text/event-stream' }, authorizer: { principalId: auth.principalId, ...auth.context } });
+    big.body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'run_config', arguments: { yaml_content: 'x'.repeat(1100 * 1024) } } })).toString('base64');
+    big.isBase64Encoded = true;
+    const refused = (await mcp(big, lambdaContext() as Parameters<ApiHandler>[1], { signal: new AbortController().signal }))!;
+    assert.equal(refused.statusCode, 413);
+    assert.equal(JSON.parse(refused.body).code, 'payload_too_large');
+
     const bad = await rpc(4, 'tools/call', { name: 'run_config', arguments: { yaml_content: 'extract: [\n' } });
     assert.equal(bad.isError, true);
     const body = JSON.parse(bad.content[0].text);

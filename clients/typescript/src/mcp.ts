@@ -19,6 +19,25 @@ export interface McpBridgeOptions {
   log?: (line: string) => void;
 }
 
+/** The ids of the JSON-RPC requests in a POST body (one message or a batch). */
+function requestIds(body: unknown): Array<string | number> {
+  if (typeof body !== 'string') return [];
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return (Array.isArray(parsed) ? parsed : [parsed])
+      .filter((m): m is { id: string | number } => typeof m === 'object' && m !== null && 'method' in m && 'id' in m)
+      .map((m) => m.id);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * How long after a POST's answer ends a request it carried may still be answered, ms: the SDK parses the last events
+ * after the body has ended; a loaded machine's event loop may lag.
+ */
+const ORPHAN_CHECK_MS = 2_000;
+
 /** JSON-RPC's code for a server error, used for a request the service could not be asked (its HTTP status in the message). */
 const SERVICE_UNREACHABLE = -32000;
 
@@ -36,15 +55,51 @@ export async function serveMcpOverStdio(o: McpBridgeOptions): Promise<void> {
   }
   const [{ StdioServerTransport }, { StreamableHTTPClientTransport }] = sdk;
   const agent = new StdioServerTransport();
-  const service = new StreamableHTTPClientTransport(new URL('/mcp', o.baseUrl), { requestInit: { headers: { authorization: `Bearer ${o.apiKey}` } } });
 
   // Requests forwarded and not answered yet: when stdin ends, their answers are still written before the bridge stops.
   const pending = new Set<string | number>();
+  // Requests the service has answered (the answer may still be on its way to the agent).
+  const answered = new Set<string | number>();
+  // The POST carrying each request, to cut it when the agent cancels the request.
+  const posts = new Map<string | number, AbortController>();
   let drained: (() => void) | null = null;
   const settle = (id: string | number) => {
     pending.delete(id);
+    answered.delete(id);
+    posts.delete(id);
     if (pending.size === 0) drained?.();
   };
+  const fail = (id: string | number, text: string) => {
+    if (!pending.has(id) || answered.has(id)) return;
+    answered.add(id);
+    void agent.send({ jsonrpc: '2.0', id, error: { code: SERVICE_UNREACHABLE, message: `scrape-ai at ${o.baseUrl}: ${text}` } }).finally(() => settle(id));
+  };
+
+  /**
+   * The service transport's fetch: each POST can be cut when its request is cancelled, and when a POST's answer ends
+   * without the answer to a request it carried (the service went away mid-stream: the SDK only reports the lost
+   * stream), that request is answered with an error rather than never.
+   */
+  const bridgeFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+    const ids = requestIds(init?.body);
+    if (ids.length === 0) return fetch(url, init);
+    const cut = new AbortController();
+    for (const id of ids) posts.set(id, cut);
+    const signal = init?.signal ? AbortSignal.any([init.signal, cut.signal]) : cut.signal;
+    const res = await fetch(url, { ...init, signal });
+    if (!res.body) return res;
+    // After the body ends, the SDK still parses its last events: the check waits a moment for their answers.
+    const check = (why: string) => setTimeout(() => { for (const id of ids) fail(id, why); }, ORPHAN_CHECK_MS).unref();
+    const watched = res.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+      flush: () => { check('the service ended its answer without a result'); },
+    }));
+    return new Response(watched, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+  const service = new StreamableHTTPClientTransport(new URL(`${o.baseUrl.replace(/\/+$/, '')}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${o.apiKey}` } },
+    fetch: bridgeFetch,
+  });
+
   // The agent is gone when stdin ends (the stdio transport itself does not watch for that) or the transport closes.
   const closed = new Promise<void>((resolve) => {
     agent.onclose = () => resolve();
@@ -56,15 +111,22 @@ export async function serveMcpOverStdio(o: McpBridgeOptions): Promise<void> {
     process.stdin.once('close', ended);
   });
   agent.onmessage = (message: JSONRPCMessage) => {
-    if ('id' in message && 'method' in message) pending.add(message.id);
+    const isRequest = 'id' in message && 'method' in message;
+    if (isRequest) pending.add(message.id);
+    // A cancelled request: its POST is cut (the local service then stops the tool's wait), and no answer is due.
+    if ('method' in message && message.method === 'notifications/cancelled') {
+      const id = (message.params as { requestId?: string | number } | undefined)?.requestId;
+      if (id !== undefined && pending.has(id)) {
+        posts.get(id)?.abort();
+        settle(id);
+      }
+    }
     service.send(message).catch((err: unknown) => {
       const status = typeof (err as { code?: unknown }).code === 'number' ? `HTTP ${(err as { code: number }).code}: ` : '';
       const text = status + (err instanceof Error ? err.message : String(err));
       log(text);
       // A request gets its answer, so that the agent does not wait for one that will never come.
-      if ('id' in message && 'method' in message) {
-        void agent.send({ jsonrpc: '2.0', id: message.id, error: { code: SERVICE_UNREACHABLE, message: `scrape-ai at ${o.baseUrl}: ${text}` } }).finally(() => settle(message.id));
-      }
+      if (isRequest) fail(message.id, text);
     });
   };
   service.onmessage = (message: JSONRPCMessage) => {
@@ -73,6 +135,10 @@ export async function serveMcpOverStdio(o: McpBridgeOptions): Promise<void> {
     const result = 'result' in message ? (message.result as { protocolVersion?: unknown }) : null;
     if (result && typeof result.protocolVersion === 'string') service.setProtocolVersion(result.protocolVersion);
     const id = 'id' in message && !('method' in message) ? message.id : undefined;
+    if (id !== undefined) {
+      if (!pending.has(id) || answered.has(id)) return; // cancelled, or already answered with an error
+      answered.add(id);
+    }
     void agent.send(message).finally(() => { if (id !== undefined) settle(id); });
   };
   service.onerror = (err: Error) => log(err.message);

@@ -119,12 +119,23 @@ function writeStream(res: http.ServerResponse, stream: ReadableStream<Uint8Array
   const reader = stream.getReader();
   const gone = () => void reader.cancel().catch(() => undefined);
   res.once('close', gone);
+  // The status and headers now: the client knows the answer has begun before its first event.
+  res.flushHeaders();
+  const drained = () => new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
   void (async () => {
     try {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        if (!res.write(value)) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+        if (!res.write(value)) await drained();
         if (res.destroyed) return;
       }
       res.end();

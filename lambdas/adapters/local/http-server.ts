@@ -45,7 +45,8 @@ export interface HttpServer {
 const CORS_PREFLIGHT = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'GET, POST, PUT, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers': 'Authorization, Content-Type',
+  // The MCP endpoint's headers too (Streamable HTTP: protocol version, session, resumption).
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID',
   'Access-Control-Max-Age': '600',
 };
 
