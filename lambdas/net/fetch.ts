@@ -208,12 +208,42 @@ export function guardedAgent(guard: OutboundGuard, o: { connections: number; tim
 
 /** The origin {@link Fetcher.fetch} checked before its first dispatch (carried along by undici's redirect handler). */
 const kCheckedOrigin = Symbol('scrape-ai.checkedOrigin');
+/** The caller's own headers of one attempt, dropped from its first hop to another origin on (see {@link hopGuard}). */
+const kCrossOriginStrip = Symbol('scrape-ai.crossOriginStrip');
 
-type GuardedDispatchOptions = Dispatcher.DispatchOptions & { [kCheckedOrigin]?: string };
+/** Headers (lower-case names) sent to the first origin only; `crossed` once a hop has gone to another origin. */
+interface CrossOriginStrip {
+  readonly names: ReadonlySet<string>;
+  readonly origin: string;
+  crossed: boolean;
+}
+
+type GuardedDispatchOptions = Dispatcher.DispatchOptions & { [kCheckedOrigin]?: string; [kCrossOriginStrip]?: CrossOriginStrip };
+
+/** A request's headers without the names given, whichever shape undici holds them in (an object, a flat array, pairs). */
+function withoutHeaders(headers: Dispatcher.DispatchOptions['headers'], names: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  const keep = (name: unknown, value: unknown) => {
+    if (value === undefined || names.has(String(name).toLowerCase())) return;
+    for (const v of Array.isArray(value) ? value : [value]) out.push(String(name), String(v));
+  };
+  if (Array.isArray(headers)) {
+    if (headers.length > 0 && Array.isArray(headers[0])) for (const [name, value] of headers as unknown as Array<[string, unknown]>) keep(name, value);
+    else for (let i = 0; i < headers.length; i += 2) keep(headers[i], headers[i + 1]);
+  } else if (headers && typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    for (const [name, value] of headers as Iterable<[string, unknown]>) keep(name, value);
+  } else if (headers) {
+    for (const [name, value] of Object.entries(headers)) keep(name, value);
+  }
+  return out;
+}
 
 /**
  * The interceptor under undici's redirect interceptor, so it sees every hop: a hop to an origin not checked yet is
- * checked by the guard before it is dispatched, and each response goes through a {@link GuardedHop}.
+ * checked by the guard before it is dispatched, and each response goes through a {@link GuardedHop}. The caller's
+ * own headers ({@link kCrossOriginStrip}) are left out from the first hop to another origin on, back on the first
+ * origin too (undici 7's redirect handler drops only Authorization, Cookie and Proxy-Authorization; 8's
+ * `stripHeadersOnCrossOriginRedirect` needs Node 22).
  */
 function hopGuard(guard: OutboundGuard, redirectBodyMax: number): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) => (opts: GuardedDispatchOptions, handler) => {
@@ -225,6 +255,11 @@ function hopGuard(guard: OutboundGuard, redirectBodyMax: number): Dispatcher.Dis
         handler.onResponseError?.(null as unknown as Dispatcher.DispatchController, err as Error);
         return false;
       }
+    }
+    const strip = opts[kCrossOriginStrip];
+    if (strip && (strip.crossed || origin !== strip.origin)) {
+      strip.crossed = true;
+      opts = { ...opts, headers: withoutHeaders(opts.headers, strip.names) };
     }
     return dispatch(opts, new GuardedHop(handler, guard, origin, opts.path, redirectBodyMax));
   };
@@ -660,14 +695,14 @@ export class Fetcher {
       }
     }
     const origin = url.origin;
-    const opts: GuardedDispatchOptions & { stripHeadersOnCrossOriginRedirect?: string[] } = {
+    const opts: GuardedDispatchOptions = {
       origin,
       path: url.pathname + url.search,
       method,
       headers,
       [kCheckedOrigin]: origin,
     };
-    if (strip) opts.stripHeadersOnCrossOriginRedirect = strip;
+    if (strip) opts[kCrossOriginStrip] = { names: new Set(strip), origin, crossed: false };
     return new Promise<FetchedPage>((resolve, reject) => {
       const handler = new PageHandler(this.o, url, startUrl, method, options.signal, resolve, reject);
       this.dispatcher.dispatch(opts, handler);

@@ -479,14 +479,20 @@ describe('request details', () => {
 describe('headers across redirects and odd Retry-After values', () => {
   it('per-request headers reach the origin named, not another origin a redirect leads to', async () => {
     const seen: Array<string | undefined> = [];
-    const other = await listen((req, res) => { seen.push(req.headers['x-token'] as string | undefined); res.end('<p>other</p>'); });
+    let firstUrl = '';
+    const other = await listen((req, res) => {
+      seen.push(req.headers['x-token'] as string | undefined);
+      if (req.url === '/back') { res.writeHead(302, { location: `${firstUrl}/final` }); res.end(); return; }
+      res.end('<p>other</p>');
+    });
     const first = await listen((req, res) => {
       seen.push(req.headers['x-token'] as string | undefined);
       if (req.url === '/same') { res.writeHead(302, { location: '/final' }); res.end(); return; }
       if (req.url === '/final') { res.end('<p>same</p>'); return; }
-      res.writeHead(302, { location: `${other.url.replace('127.0.0.1', 'localhost')}/x` });
+      res.writeHead(302, { location: `${other.url.replace('127.0.0.1', 'localhost')}/${req.url === '/round' ? 'back' : 'x'}` });
       res.end();
     });
+    firstUrl = first.url;
     const f = new Fetcher(new OutboundGuard({ allow: ['127.0.0.0/8', 'localhost'] }), { retries: 0 });
     try {
       await f.fetch(`${first.url}/same`, { headers: { 'x-token': 't1' } });
@@ -494,6 +500,10 @@ describe('headers across redirects and odd Retry-After values', () => {
       seen.length = 0;
       await f.fetch(`${first.url}/away`, { headers: { 'x-token': 't2' } });
       assert.deepEqual(seen, ['t2', undefined], 'dropped at the hop to another origin');
+      seen.length = 0;
+      const page = await f.fetch(`${first.url}/round`, { headers: { 'x-token': 't3' } });
+      assert.equal(page.text, '<p>same</p>');
+      assert.deepEqual(seen, ['t3', undefined, undefined], 'not sent again once a hop has gone to another origin, back on the first origin too');
     } finally {
       await f.close();
       await first.close();
