@@ -18,7 +18,9 @@
  *    notices, comments, tags, screen-reader text or most-read lists, and `<nav>` and `<header>` (marked on the
  *    untouched document, since Readability renames and unwraps elements); paragraphs and list items that are
  *    links to elsewhere (link text 80% or more) in a list, in a run or after a label ("More:", "Related: …");
- *    blocks that repeat the headline. Smallest first, and only while they hold 15% of the text or less together:
+ *    blocks that repeat the headline; then, within a share of their own, whole lines that are page furniture: the
+ *    page's own address (print headers, "retrieved from <url>"), interface labels ("Caption", "Close", "Read More",
+ *    "Breaking News") and date lines (a year and a clock time in a short line). Smallest first, and only while they hold 15% of the text or less together:
  *    the body is never cut by such a rule. Image captions and credits (`<figcaption>`, and blocks named so) are
  *    left out of the text and kept in the HTML.
  * 4. A fallback when Readability finds nothing or very little (less text than its own 500-character threshold):
@@ -156,10 +158,11 @@ function extractArticle(page: ToolPage): Omit<ContentReport, 'url'> {
   // The headline is not part of the body (the article-extraction-benchmark's labels leave it out, as trafilatura does).
   const titles = titleKeys([article?.title, readabilityTitle, headTitle, splitTitle(headTitle), meta.headline]);
   let content = article?.content ?? null;
-  if (content) cleanContent(content, titles);
+  const ownUrls = ownUrlKeys([page.url, ...meta.urls]);
+  if (content) cleanContent(content, titles, ownUrls);
   let text = content ? articleText(content) : '';
   if (declared && overshoots(text, declared)) {
-    const narrowed = fallbackContent(body, page.url, false, titles);
+    const narrowed = fallbackContent(body, page.url, false, titles, ownUrls);
     if (narrowed) {
       content = narrowed;
       text = articleText(narrowed);
@@ -167,7 +170,7 @@ function extractArticle(page: ToolPage): Omit<ContentReport, 'url'> {
   }
   if (text.length < SHORT_TEXT_CHARS) {
     // <body> only when Readability found nothing at all: for a short page it keeps what a reader should not see.
-    const fallback = fallbackContent(body, page.url, text.length === 0, titles);
+    const fallback = fallbackContent(body, page.url, text.length === 0, titles, ownUrls);
     const fallbackText = fallback ? articleText(fallback) : '';
     // Compared without the text of links: menus and lists of headlines around a short article do not make it longer.
     if (fallback && fallbackText.length > 0 && proseLength(fallback) >= Math.max(2 * (content ? proseLength(content) : 0), 1)) {
@@ -405,9 +408,14 @@ function markBoilerplate(doc: Document): void {
  * name ({@link markBoilerplate}), links to elsewhere ({@link markLinkBlocks}) and repeats of the headline
  * ({@link markTitles}), within {@link BOILERPLATE_MAX_SHARE} of its text ({@link removeBoilerplate}).
  */
-function cleanContent(content: Element, titles: ReadonlySet<string>): void {
+function cleanContent(content: Element, titles: ReadonlySet<string>, ownUrls: readonly string[]): void {
   markLinkBlocks(content);
   markTitles(content, titles);
+  removeBoilerplate(content, BLOCK_MARK);
+  // Whole lines that are page furniture, with a share of their own (the blocks above may have used all of theirs).
+  markOwnUrl(content, ownUrls);
+  markInterfaceLabels(content);
+  markDateLines(content);
   removeBoilerplate(content, BLOCK_MARK);
 }
 
@@ -503,6 +511,114 @@ function isLabel(el: Element): boolean {
   if (len === 0 || len > 60 || countWords(el.textContent ?? '') > 4) return false;
   const bold = Array.from(el.querySelectorAll('strong, b')).reduce((s, b) => s + visibleLength(b), 0);
   return bold >= len;
+}
+
+/** Blocks read for the page's own address, notices, interface labels and date lines. */
+const LINE_BLOCKS = 'p, div, span, li, dd, dt, td, blockquote, figure, small, address, time, h1, h2, h3, h4, h5, h6, a, button, strong, b, em';
+/** Most words of a block removed for holding the page's own address (a print header, "Citation: … retrieved from <url>"). */
+const OWN_URL_MAX_WORDS = 40;
+
+/**
+ * The page's own addresses as compared ({@link urlKey}): its final URL and the canonical URL it declares; only
+ * addresses with a path (a site's home address can be named in an article).
+ */
+function ownUrlKeys(urls: readonly string[]): string[] {
+  const keys = new Set<string>();
+  for (const u of urls) {
+    const k = u.length <= 2048 ? urlKey(u) : null;
+    if (k) keys.add(k);
+  }
+  return [...keys];
+}
+
+/** An http(s) address without its scheme, `www.`, query, fragment and trailing slash, lower case; null without a path. */
+function urlKey(u: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(u);
+  } catch {
+    return null;
+  }
+  if (!/^https?:$/.test(url.protocol)) return null;
+  const path = url.pathname.replace(/\/+$/, '');
+  if (path.length < 2) return null;
+  return `${url.hostname.replace(/^www\./, '')}${path}`.toLowerCase();
+}
+
+/**
+ * Whether `el` is a whole line of the text: not inside preformatted text, code or a table (data, not page furniture), and
+ * all the text of its nearest block (a `<span>` inside a sentence is not a line).
+ */
+function isWholeLine(el: Element, content: Element): boolean {
+  if (el.closest('pre, code, table')) return false;
+  let block: Element = el;
+  while (!BLOCK.has(block.localName.toLowerCase()) && block !== content && block.parentElement) block = block.parentElement;
+  return block === el || visibleLength(block) === visibleLength(el);
+}
+
+/** A few words of text: whitespace-separated, counted up to `max + 1`. */
+function wordsUpTo(text: string, max: number): number {
+  let n = 0;
+  for (const _ of text.matchAll(/\S+/g)) if (++n > max) break;
+  return n;
+}
+
+/**
+ * Marks as boilerplate the short blocks (at most {@link OWN_URL_MAX_WORDS} words) that hold the page's own address:
+ * print-only headers that write the page's URL out, "Citation: … retrieved … from <url>" lines. An article cites
+ * other pages, not itself.
+ */
+function markOwnUrl(content: Element, keys: readonly string[]): void {
+  if (keys.length === 0) return;
+  const has = (t: string) => {
+    const low = t.toLowerCase().replace(/https?:\/\/(?:www\.)?/g, '');
+    return keys.some((k) => low.includes(k));
+  };
+  if (!has(content.textContent ?? '')) return;
+  let n = 0;
+  for (const el of Array.from(content.querySelectorAll(LINE_BLOCKS))) {
+    const t = el.textContent ?? '';
+    if (t.length > 2000 || wordsUpTo(t, OWN_URL_MAX_WORDS) > OWN_URL_MAX_WORDS || !has(t) || !isWholeLine(el, content)) continue;
+    markBlock(el, BLOCK_MARK, `U${++n}`);
+  }
+}
+
+/**
+ * Whole texts of interface controls that pages render as text (gallery buttons, "read more" toggles, a news
+ * ticker's label): never the article's words.
+ */
+const INTERFACE_LABELS: ReadonlySet<string> = new Set([
+  'caption', 'close', 'hide caption', 'show caption', 'toggle caption', 'enlarge image', 'enlarge this image', 'click to enlarge',
+  'read more', 'continue reading', 'show more', 'load more', 'breaking news', 'advertisement', 'skip ad', 'fullscreen', 'full screen',
+]);
+
+/** Marks as boilerplate the blocks whose whole text is an {@link INTERFACE_LABELS} label. */
+function markInterfaceLabels(content: Element): void {
+  let n = 0;
+  for (const el of Array.from(content.querySelectorAll(LINE_BLOCKS))) {
+    const t = el.textContent ?? '';
+    if (t.length > 40) continue;
+    const key = titleKey(t);
+    if (key && INTERFACE_LABELS.has(key) && isWholeLine(el, content)) markBlock(el, BLOCK_MARK, `I${++n}`);
+  }
+}
+
+/** A year (1900–2099) and a clock time (`4:20`, `20:13`, `10h30`) in a line: a date line's parts. */
+const YEAR = /(?:^|\D)(?:19|20)\d\d(?:\D|$)/;
+const CLOCK = /(?:^|\D)\d{1,2}[:h]\d\d(?:\D|$)/;
+
+/**
+ * Marks as boilerplate the blocks that are a date line: 60 characters or fewer, a year and a clock time, and at most
+ * 6 words of letters ("November 19, 2019 | 4:20am", "Updated 10:32 AM ET, Mon November 18, 2019").
+ */
+function markDateLines(content: Element): void {
+  let n = 0;
+  for (const el of Array.from(content.querySelectorAll(LINE_BLOCKS))) {
+    const t = (el.textContent ?? '').trim();
+    if (t.length === 0 || t.length > 60 || !YEAR.test(t) || !CLOCK.test(t)) continue;
+    if ((t.match(/\p{L}+/gu) ?? []).length > 6 || !isWholeLine(el, content)) continue;
+    markBlock(el, BLOCK_MARK, `D${++n}`);
+  }
 }
 
 /** Blocks read for a repeated headline. */
@@ -652,7 +768,7 @@ const FALLBACK_DROP =
   '[hidden], [aria-hidden="true"], [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"]';
 
 /** The fallback of step 4, from a fresh parse (Readability emptied the first); null when the page has no text. */
-function fallbackContent(html: string, pageUrl: string, wholeBody: boolean, titles: ReadonlySet<string>): Element | null {
+function fallbackContent(html: string, pageUrl: string, wholeBody: boolean, titles: ReadonlySet<string>, ownUrls: readonly string[]): Element | null {
   const doc = parseDocument(parseHtml(html), html.length, pageUrl);
   markBoilerplate(doc);
   const pick = (selector: string): Element | null => {
@@ -682,7 +798,7 @@ function fallbackContent(html: string, pageUrl: string, wholeBody: boolean, titl
   }
   const wrapper = doc.createElement('div');
   wrapper.innerHTML = `<div id="readability-page-1" class="page">${root.innerHTML}</div>`;
-  cleanContent(wrapper, titles);
+  cleanContent(wrapper, titles, ownUrls);
   return visibleLength(wrapper) > 0 ? wrapper : null;
 }
 
@@ -862,6 +978,8 @@ interface PageMetadata {
   publishedTime: string | null;
   siteName: string | null;
   lang: string | null;
+  /** The page's own URLs as it declares them (`<link rel=canonical>`, `og:url`). */
+  urls: string[];
 }
 
 function readMetadata(doc: Document): PageMetadata {
@@ -888,6 +1006,7 @@ function readMetadata(doc: Document): PageMetadata {
       clean(doc.querySelector('article time[datetime], time[datetime]')?.getAttribute('datetime')),
     siteName: ld.publisher ?? metaContent('meta[name="application-name"]'),
     lang: langAttr ?? metaContent('meta[http-equiv="content-language" i]')?.split(',')[0]?.trim() ?? null,
+    urls: [clean(doc.querySelector('link[rel~="canonical" i][href]')?.getAttribute('href')), metaContent('meta[property="og:url"]')].filter((u): u is string => u !== null),
   };
 }
 

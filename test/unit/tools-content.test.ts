@@ -92,13 +92,13 @@ describe('extractContent on the 130 Readability test pages', () => {
   // without captions, bylines, dates, comments, related links and the headline, which Readability's expected output
   // keeps. Measured then: mean 0.9890, 97 pages at 0.99 or more; the lowest nytimes-5 0.690 (expected.html is a page
   // of story teasers Readability keeps), then ehow-1 0.911 (captions), firefox-nightly-blog 0.917 (comments).
-  it('text: mean token F1 against expected.html at least 0.985 (measured 0.9890), no page under 0.9 but nytimes-5 (a page of teasers)', () => {
+  it('text: mean token F1 against expected.html at least 0.985 (measured 0.9885), no page under 0.9 but nytimes-5 (a page of teasers)', () => {
     const mean = results.reduce((s, r) => s + r.f1, 0) / results.length;
     assert.ok(mean >= 0.985, `mean F1 ${mean.toFixed(4)}`);
     const low = results.filter((r) => r.f1 < 0.9 && r.name !== 'nytimes-5').map((r) => `${r.name} ${r.f1.toFixed(3)}`);
     assert.deepEqual(low, []);
     assert.ok(results.find((r) => r.name === 'nytimes-5')!.f1 >= 0.6);
-    // At least 92 of 130 pages at 0.99 or more (measured: 97).
+    // At least 92 of 130 pages at 0.99 or more (measured: 96).
     assert.ok(results.filter((r) => r.f1 >= 0.99).length >= 92);
   });
 
@@ -378,6 +378,43 @@ describe('extractContent on inline pages', () => {
     const r = extractContent(toolPage(article(`${gallery}${para(0)}${para(1)}<h2>River rises again downstream</h2>${paras10}`, head)));
     assert.doesNotMatch(r.text, /Town keeps dry/);
     assert.match(r.text, /River rises again downstream\n\nParagraph 0/);
+  });
+
+  it("removes a line holding the page's own address (print header, citation), not a line citing another page", () => {
+    const url = 'https://example.com/news/article/River-rises-123.php';
+    const printHeader = `<div><img src="/logo.png" alt=""><span>${url}</span></div>`;
+    const citation = `<p><strong>Citation</strong>: River rises (2019, November 18) retrieved 20 November 2019 from ${url}</p>`;
+    const other = '<p>The full report is at https://example.org/reports/river-2019.pdf for anyone who asks.</p>';
+    const r = extractContent(toolPage(article(`${printHeader}${paras10}${other}${citation}`), url));
+    assert.doesNotMatch(r.text, /River-rises-123|Citation|retrieved 20 November/);
+    assert.match(r.text, /example\.org\/reports\/river-2019\.pdf/);
+    assert.match(r.text, /Paragraph 0 of the story[\s\S]*Paragraph 9 of the story/);
+    // The canonical address counts as the page's own.
+    const canonical = extractContent(toolPage(article(`${paras10}<p>https://www.example.com/story/river/</p>`, '<title>t</title><link rel="canonical" href="https://example.com/story/river">'), 'https://example.com/amp/123'));
+    assert.doesNotMatch(canonical.text, /story\/river/);
+  });
+
+  it('removes lines that are interface labels (Caption, Close, Read More, Breaking News), not the same words inside a sentence', () => {
+    const gallery = '<div class="captionlink"><p>Caption</p><p>Close</p></div>';
+    const bar = '<div><span>Breaking News</span></div>';
+    const prose = '<p>The mayor said she would <span>read more</span> of the report before she would close the bridge.</p>';
+    const r = extractContent(toolPage(article(`${bar}${para(0)}${gallery}${paras10}<p><a href="#more">Read More</a></p>${prose}`)));
+    assert.doesNotMatch(r.text, /^Caption$|^Close$|Breaking News|^Read More$/m);
+    assert.match(r.text, /would read more of the report before she would close the bridge/);
+  });
+
+  it('removes date lines (a year and a clock time in a short line), not dates in sentences, tables or code', () => {
+    const dated = '<p>November 19, 2019 | 4:20am |</p><div>sexta-feira, 22 de outubro de 2010 às 20:13</div>';
+    const sentence = '<p>At 4:20 on November 19, 2019 the water reached the top of the old flood wall.</p>';
+    const code = '<pre><code><span>2020-08-01 18:00:00+00 │ 200 │ 4084</span></code></pre>';
+    const table = '<table><tr><td>2019-11-19 04:20</td><td>1.2 m</td></tr></table>';
+    const inline = '<p>Updated <span>19/11/2019 04:20</span> after the river crested at the bridge and the mayor spoke.</p>';
+    const r = extractContent(toolPage(article(`${dated}${paras10}${sentence}${code}${table}${inline}`)));
+    assert.doesNotMatch(r.text, /4:20am|sexta-feira/);
+    assert.match(r.text, /At 4:20 on November 19, 2019 the water/);
+    assert.match(r.text, /2020-08-01 18:00:00\+00/);
+    assert.match(r.text, /2019-11-19 04:20/);
+    assert.match(r.text, /Updated 19\/11\/2019 04:20 after the river/);
   });
 
   it('keeps a paywalled teaser rather than the menus and headline lists around it', () => {
