@@ -5,10 +5,13 @@
  * minutes, and neither should wait behind the other.
  *
  * - **Size**: `size` threads, started ahead ({@link ToolPool.warm}) and kept: a thread serves one call at a time.
- * - **Queue**: calls beyond the threads wait their turn, first come first served, `maxWaiting` at most; past it a
- *   call is refused at once with 503 `service_busy` and `Retry-After` ({@link ToolPool.reserve}, before anything
- *   is spent). A call still waiting when less than {@link MIN_BUDGET_MS} of its deadline is left is refused the
- *   same way.
+ * - **Queue**: calls beyond the threads wait, `maxWaiting` at most; past it a call is refused at once with 503
+ *   `service_busy` and `Retry-After` ({@link ToolPool.reserve}, before anything is spent). A call still waiting when
+ *   less than {@link MIN_BUDGET_MS} of its deadline is left is refused the same way.
+ * - **Fair between accounts** (one account never holds up another): one owner (an account) holds at most half of the
+ *   places (threads and queue; at least the threads), so a flood from one account leaves the other half to the
+ *   rest; and a free thread takes the oldest waiting call of the owner with the fewest calls being worked on, so
+ *   an account's own backlog does not run ahead of another account's one call.
  * - **Time budget**: a call's work gets what is left of its deadline when a thread takes it; at the deadline the
  *   thread is ended (`Worker.terminate`, which also stops a loop or a regular expression that never yields) and
  *   the call answered 422 `analysis_limit_exceeded` (`limit: time`).
@@ -70,6 +73,8 @@ export interface ToolTicket {
 
 interface Job {
   task: ToolTask;
+  /** Whose call it is (an account's id; '' when none was given). */
+  owner: string;
   resolve(json: string): void;
   reject(err: Error): void;
   /** While waiting: refuses the job when its deadline comes near. */
@@ -108,6 +113,11 @@ export class ToolPool {
   private readonly waiting: Job[] = [];
   /** Places taken by {@link reserve} and not yet run or cancelled. */
   private reserved = 0;
+  /** Places each owner holds: reserved, waiting or being worked on. */
+  private readonly held = new Map<string, number>();
+  /** When each owner's last job was given a thread (a counter, not a time): the round robin of {@link nextJob}. */
+  private readonly lastServed = new Map<string, number>();
+  private served = 0;
   private nextId = 1;
   private closed = false;
 
@@ -140,30 +150,50 @@ export class ToolPool {
     }));
   }
 
+  /** Most places one owner may hold: half of all (threads and queue), at least the threads. */
+  get placesPerOwner(): number {
+    return Math.max(this.options.size, Math.floor((this.options.size + this.options.maxWaiting) / 2));
+  }
+
   /**
    * Takes a place for a call, before anything is spent on it.
-   * @throws CodedError `service_busy` (503, `Retry-After`) when every thread is busy and `maxWaiting` calls wait.
+   * @param owner whose call it is (an account's id): one owner holds at most {@link placesPerOwner} places.
+   * @throws CodedError `service_busy` (503, `Retry-After`) when every thread is busy and `maxWaiting` calls wait, or
+   *   when the owner's calls hold their share already.
    */
-  reserve(): ToolTicket {
+  reserve(owner = ''): ToolTicket {
     if (this.closed) throw new Error('the tool pool is closed');
     if (this.inFlight >= this.options.size + this.options.maxWaiting) {
       throw new CodedError('service_busy', `Every tool worker is busy and ${this.options.maxWaiting} calls are waiting for one; retry in a few seconds`,
         [], { 'Retry-After': String(TOOL_BUSY_RETRY_AFTER_S) });
     }
+    const mine = this.held.get(owner) ?? 0;
+    if (owner !== '' && mine >= this.placesPerOwner) {
+      throw new CodedError('service_busy', `Your tool calls hold ${mine} of the ${this.options.size + this.options.maxWaiting} places of the tool workers, as many as one account may; retry when some have answered`,
+        [], { 'Retry-After': String(TOOL_BUSY_RETRY_AFTER_S) });
+    }
     this.reserved++;
+    this.held.set(owner, mine + 1);
     let used = false;
     const take = () => {
       if (used) throw new Error('a tool ticket is used once');
       used = true;
       this.reserved--;
     };
+    const release = () => {
+      const n = (this.held.get(owner) ?? 1) - 1;
+      if (n > 0) this.held.set(owner, n);
+      else this.held.delete(owner);
+    };
     return {
       run: (task) => {
         take();
-        return this.enqueue({ ...task, id: this.nextId++ });
+        return this.enqueue({ ...task, id: this.nextId++ }, owner).finally(release);
       },
       cancel: () => {
-        if (!used) take();
+        if (used) return;
+        take();
+        release();
       },
     };
   }
@@ -185,13 +215,13 @@ export class ToolPool {
     }));
   }
 
-  private enqueue(task: ToolTask): Promise<string> {
+  private enqueue(task: ToolTask, owner: string): Promise<string> {
     return new Promise<string>((resolve, reject) => {
       if (this.closed) {
         reject(new Error('the tool pool is closed'));
         return;
       }
-      const job: Job = { task, resolve, reject };
+      const job: Job = { task, owner, resolve, reject };
       const refuseAt = task.startedAt + task.deadlineMs - MIN_BUDGET_MS;
       job.waitTimer = setTimeout(() => {
         const i = this.waiting.indexOf(job);
@@ -204,17 +234,45 @@ export class ToolPool {
     });
   }
 
-  /** Gives waiting jobs to idle threads, in order; starts threads that are not running. */
+  /**
+   * The next waiting job for a free thread: the oldest job of the owner with the fewest jobs being worked on, and
+   * among those of the owner served least recently (round robin), so one owner's backlog does not run ahead of
+   * another's call. O(waiting + threads).
+   */
+  private nextJob(): Job | undefined {
+    if (this.waiting.length === 0) return undefined;
+    const working = new Map<string, number>();
+    for (const s of this.slots) if (s.job) working.set(s.job.owner, (working.get(s.job.owner) ?? 0) + 1);
+    const rank = (j: Job) => [working.get(j.owner) ?? 0, this.lastServed.get(j.owner) ?? -1] as const;
+    let best = 0;
+    let bestRank = rank(this.waiting[0]!);
+    for (let i = 1; i < this.waiting.length; i++) {
+      const r = rank(this.waiting[i]!);
+      if (r[0] < bestRank[0] || (r[0] === bestRank[0] && r[1] < bestRank[1])) {
+        best = i;
+        bestRank = r;
+      }
+    }
+    const [job] = this.waiting.splice(best, 1);
+    this.lastServed.set(job!.owner, this.served++);
+    // Owners with nothing waiting or held are forgotten: the map stays as small as the pool.
+    if (this.lastServed.size > 4 * (this.options.size + this.options.maxWaiting)) {
+      for (const owner of this.lastServed.keys()) if (!this.held.has(owner)) this.lastServed.delete(owner);
+    }
+    return job;
+  }
+
+  /** Gives waiting jobs to idle threads ({@link nextJob}); starts threads that are not running. */
   private pump(): void {
     if (this.closed) return;
     for (const slot of this.slots) if (!slot.worker && !slot.restarting) this.spawn(slot);
     for (const slot of this.slots) {
       if (slot.state !== 'idle' || !slot.worker) continue;
-      let job = this.waiting.shift();
+      let job = this.nextJob();
       while (job && job.task.startedAt + job.task.deadlineMs - Date.now() < MIN_BUDGET_MS) {
         clearTimeout(job.waitTimer);
         job.reject(busyAtDeadline());
-        job = this.waiting.shift();
+        job = this.nextJob();
       }
       if (!job) return;
       clearTimeout(job.waitTimer);

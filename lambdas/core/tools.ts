@@ -182,7 +182,7 @@ export async function runPageTool<P>(
   svc: Services, account: AccountRecord, work: ToolWork<P>, rawUrl: string, params: P,
   o: { page?: (call: ToolCall) => Promise<ToolPage> } = {},
 ): Promise<string> {
-  const ticket = toolPool().reserve();
+  const ticket = toolPool().reserve(String(account.id));
   let call: ToolCall;
   try {
     call = await startToolCall(svc, account, work.name as ToolName, rawUrl);

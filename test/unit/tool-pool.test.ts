@@ -2,7 +2,8 @@
  * The tool workers (lambdas/core/tool-pool.ts, tool-thread.ts): a thread that passes its memory cap or its time
  * budget is ended and answered 422 `analysis_limit_exceeded`, a fresh thread takes its place and the next call
  * works; recursion past the stack is the same 422; a thread that crashes fails its call alone; calls wait in FIFO
- * order, a bounded queue refuses with 503 `service_busy` and `Retry-After`, and a call that gets no thread before
+ * order within an account, an account's backlog does not run ahead of another account's call and one account holds
+ * at most half of the places, a bounded queue refuses with 503 `service_busy` and `Retry-After`, and a call that gets no thread before
  * its deadline is refused the same way; a Lambda bundle starts itself as its thread.
  */
 import { describe, it, after } from 'node:test';
@@ -107,6 +108,35 @@ describe('tool worker pool', () => {
     const order: number[] = [];
     await Promise.all([0, 1, 2, 3].map((i) => pool.reserve().run(task(echo, { value: i, sleepMs: 50 })).then((j) => order.push(JSON.parse(j).value))));
     assert.deepEqual(order, [0, 1, 2, 3]);
+  });
+
+  it('between accounts: one account\'s backlog does not run ahead of another account\'s call', async () => {
+    const pool = newPool({ size: 1, maxWaiting: 8 });
+    await pool.warm();
+    const order: string[] = [];
+    const run = (owner: string, value: string, sleepMs = 30) => pool.reserve(owner).run(task(echo, { value, sleepMs })).then((j) => { order.push(JSON.parse(j).value); });
+    // a1 takes the idle thread at once; a2..a4 wait; b1 comes last but runs next (b was not served yet), then a's.
+    await Promise.all([run('a', 'a1', 100), run('a', 'a2'), run('a', 'a3'), run('a', 'a4'), run('b', 'b1')]);
+    assert.deepEqual(order, ['a1', 'b1', 'a2', 'a3', 'a4']);
+  });
+
+  it('one account holds at most half of the places: its next call is refused, another account\'s is not', async () => {
+    const pool = newPool({ size: 1, maxWaiting: 5 });
+    await pool.warm();
+    assert.equal(pool.placesPerOwner, 3);
+    const held = [pool.reserve('7'), pool.reserve('7'), pool.reserve('7')];
+    const refused = (() => { try { pool.reserve('7'); return null; } catch (e) { return e as Error & { code?: string; headers?: Record<string, string> }; } })();
+    assert.ok(refused && isCodedError(refused), 'the account\'s fourth place is refused');
+    assert.equal(refused.code, 'service_busy');
+    assert.match(refused.message, /Your tool calls hold 3 of the 6 places/);
+    assert.equal(refused.headers?.['Retry-After'], '5');
+    const other = pool.reserve('8');
+    other.cancel();
+    held[0]!.cancel();
+    pool.reserve('7').cancel(); // a place given back is the account's again
+    await Promise.all(held.slice(1).map((t, i) => t.run(task(echo, { value: i }))));
+    pool.reserve('7').cancel(); // and places whose calls ended
+    assert.equal(pool.inFlight, 0);
   });
 
   it('a full queue refuses at once with 503 service_busy and Retry-After; a cancelled place is given back', async () => {
