@@ -141,12 +141,15 @@ export async function serveMcpOverStdio(o: McpBridgeOptions): Promise<void> {
     }
     void agent.send(message).finally(() => { if (id !== undefined) settle(id); });
   };
-  service.onerror = (err: Error) => log(err.message);
+  // Once stopping, the transport's own aborts (its GET stream, its POSTs) are not problems to report.
+  let stopping = false;
+  service.onerror = (err: Error) => { if (!stopping) log(err.message); };
   agent.onerror = (err: Error) => log(err.message);
 
   await service.start();
   await agent.start();
   await closed;
+  stopping = true;
   await service.close();
   await agent.close();
 }
