@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT } from './paths.ts';
-import { latencyStats, type LatencyStats } from './report.ts';
+import { latencyStats, listeningUrl, type LatencyStats } from './report.ts';
 
 const fmt = (x: LatencyStats) => `n=${String(x.n).padStart(6)}  p50 ${x.p50.toFixed(2).padStart(6)}  p95 ${x.p95.toFixed(2).padStart(6)}  p99 ${x.p99.toFixed(2).padStart(6)}  max ${x.max.toFixed(2).padStart(7)} ms`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -41,15 +41,7 @@ async function startService(extra: NodeJS.ProcessEnv = {}): Promise<Service> {
     SAI_PLANS_FILE: generousPlans(dataDir), ...extra,
   };
   const proc = spawn(process.execPath, [join(ROOT, 'bin/local.ts')], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    proc.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
-  });
+  const url = await listeningUrl(proc);
   proc.stdout!.resume();
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   return { url, dataDir, env, proc, stop: async () => { proc.kill('SIGTERM'); await exited; } };

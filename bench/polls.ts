@@ -18,7 +18,7 @@ import { runLightweight } from '../lambdas/engine/engines.ts';
 import { findNginx } from './deps.ts';
 import { startNginx } from './nginx.ts';
 import { BENCH_DIR, ROOT, SITE_DIR } from './paths.ts';
-import { latencyStats, type LatencyStats } from './report.ts';
+import { latencyStats, listeningUrl, type LatencyStats } from './report.ts';
 import { ensureSite, listingPath } from './site.ts';
 
 
@@ -56,15 +56,7 @@ async function measureOurs(yaml: string, idlePolls: number, concurrency: number)
   const account = JSON.parse(execFileSync(process.execPath, [join(ROOT, 'bin/accounts.ts'), 'create', '--email', 'bench@example.com', '--password', 'bench-password', '--plan', 'pro', '--json'], { env, cwd: ROOT, encoding: 'utf8' })) as { api_key: string };
   const proc = spawn(process.execPath, [join(ROOT, 'bin/local.ts')], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      proc.stdout!.on('data', (c: Buffer) => {
-        out += c.toString();
-        const m = /listening on (http:\/\/\S+)/.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      proc.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
-    });
+    const url = await listeningUrl(proc);
     const auth = { authorization: `Bearer ${account.api_key}` };
     // Idle: polls of a finished one-row job (a status read as cheap as a running job's), before the crawl.
     const small = await post(`${url}/api/v1/run/`, { yaml_content: yaml.replace(/max_pages: \d+/, 'max_pages: 1') + '\noutput: { limit: 1 }\n' }, auth);

@@ -1,5 +1,6 @@
 // What the bench runners (engine.ts, browser.ts) print and record alike: text tables, short values, the
 // median run, the commit measured, latency percentiles.
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './paths.ts';
@@ -43,4 +44,21 @@ export function latencyStats(ms: readonly number[]): LatencyStats {
   const s = [...ms].sort((a, b) => a - b);
   const q = (p: number) => (s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))]! : NaN);
   return { n: s.length, p50: q(0.5), p95: q(0.95), p99: q(0.99), max: s.length ? s[s.length - 1]! : NaN };
+}
+
+/**
+ * The address a service child process (bin/local.ts, or a contender printing the same line) says it listens on:
+ * the first `listening on http://…` of its stdout.
+ * @throws Error when the process exits first.
+ */
+export function listeningUrl(proc: ChildProcess): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    proc.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
+  });
 }
