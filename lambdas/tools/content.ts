@@ -159,9 +159,12 @@ function extractArticle(page: ToolPage): Omit<ContentReport, 'url'> {
   const titles = titleKeys([article?.title, readabilityTitle, headTitle, splitTitle(headTitle), meta.headline]);
   let content = article?.content ?? null;
   const ownUrls = ownUrlKeys([page.url, ...meta.urls]);
+  // Whether Readability took the page around the declared body is read before its boilerplate is removed: removing
+  // part of the menus it took does not make its choice right.
+  const readabilityText = content && declared ? blockText(content) : '';
   if (content) cleanContent(content, titles, ownUrls);
   let text = content ? articleText(content) : '';
-  if (declared && overshoots(text, declared)) {
+  if (declared && overshoots(readabilityText, declared)) {
     const narrowed = fallbackContent(body, page.url, false, titles, ownUrls);
     if (narrowed) {
       content = narrowed;
@@ -180,6 +183,7 @@ function extractArticle(page: ToolPage): Omit<ContentReport, 'url'> {
   }
   if (content) {
     for (const el of Array.from(content.querySelectorAll(`[${CAPTION_MARK}]`))) el.removeAttribute(CAPTION_MARK);
+    unwrapLooseText(content);
     stripClasses(content);
     removeComments(content);
   }
@@ -324,8 +328,13 @@ const BOILERPLATE_TAGS: ReadonlySet<string> = new Set(['nav', 'header']);
 const CAPTION_WORDS: ReadonlySet<string> = new Set(['caption', 'captions', 'figcaption', 'credit', 'credits', 'photo-credit']);
 /** Headings name sections; they are never removed for their names. */
 const HEADING = /^h[1-6]$/i;
-/** Boilerplate blocks are removed only while they hold at most this share of the content's text together. */
-const BOILERPLATE_MAX_SHARE = 0.15;
+/**
+ * Boilerplate blocks are removed only while they hold at most this share of the content's text together: what is
+ * left is never less than half of what Readability kept (a "related" class on the article's own wrapper removes
+ * nothing). Was 0.15 until the review of issue 27's third pass: short articles lost their removals to it (a print
+ * header's URL line is 16% of a 120-word story).
+ */
+const BOILERPLATE_MAX_SHARE = 0.5;
 /** Words of a class or id read (a longer name is cut: names are not prose). */
 const MAX_NAME_WORDS = 64;
 
@@ -344,9 +353,10 @@ const CAPTION_MARK = 'data-sai-caption';
  */
 function namesBlock(className: string, id: string, words: ReadonlySet<string>): boolean {
   if (/mathjax/i.test(className)) return false;
-  // An id of many words is an anchor made from a heading's text (Wikipedia's `Eich_CEO_promotion_controversy`).
+  // An id of many words is an anchor made from a heading's text (Wikipedia's `Eich_CEO_promotion_controversy`); an
+  // id of four words or fewer is a name (`cookie-law-info-bar`).
   const idWords = nameWords(id);
-  const all = [...nameWords(className), ...(idWords.length <= 3 ? idWords : [])];
+  const all = [...nameWords(className), ...(idWords.length <= 4 ? idWords : [])];
   for (let i = 0; i < all.length; i++) {
     if (i > 0 && all[i - 1] === 'no') continue;
     const w = all[i]!;
@@ -398,9 +408,43 @@ function markBoilerplate(doc: Document): void {
     if (HEADING.test(tag)) continue;
     const className = el.getAttribute('class') ?? '';
     const id = el.getAttribute('id') ?? '';
-    if (BOILERPLATE_TAGS.has(tag) || namesBlock(className, id, BOILERPLATE_WORDS)) markBlock(el, BLOCK_MARK, String(++n));
-    else if (tag === 'figcaption' || namesBlock(className, id, CAPTION_WORDS)) markBlock(el, CAPTION_MARK, String(++n));
+    if (BOILERPLATE_TAGS.has(tag) || namesBlock(className, id, BOILERPLATE_WORDS)) {
+      wrapLooseText(el);
+      markBlock(el, BLOCK_MARK, String(++n));
+    } else if (tag === 'figcaption' || namesBlock(className, id, CAPTION_WORDS)) {
+      wrapLooseText(el);
+      markBlock(el, CAPTION_MARK, String(++n));
+    }
   }
+}
+
+/** Attribute of the `<span>`s {@link wrapLooseText} adds; they are unwrapped again before the report is made. */
+const WRAP_MARK = 'data-sai-wrap';
+
+/**
+ * Wraps the text directly inside the `<div>`s of a block (`el` and those in it) in `<span>`s, so that the block's text
+ * keeps its mark through Readability: Readability moves a `<div>`'s loose text into a new, unmarked `<p>` and puts that
+ * `<p>` in the `<div>`'s place (`<div class="caption-text">A galaxy…</div>` comes out as `<p>A galaxy…</p>`), which
+ * would lose the block. The spans are phrasing content, so Readability scores and keeps the text as before;
+ * {@link unwrapLooseText} takes them out of the result.
+ */
+function wrapLooseText(el: Element): void {
+  const doc = el.ownerDocument;
+  const holders = el.localName.toLowerCase() === 'div' ? [el, ...Array.from(el.querySelectorAll('div'))] : Array.from(el.querySelectorAll('div'));
+  for (const holder of holders) {
+    for (const node of Array.from(holder.childNodes)) {
+      if (node.nodeType !== 3 || !(node.textContent ?? '').trim()) continue;
+      const span = doc.createElement('span');
+      span.setAttribute(WRAP_MARK, '');
+      holder.replaceChild(span, node);
+      span.appendChild(node);
+    }
+  }
+}
+
+/** Puts the text {@link wrapLooseText} wrapped back in the wrapping span's place. */
+function unwrapLooseText(content: Element): void {
+  for (const span of Array.from(content.querySelectorAll(`span[${WRAP_MARK}]`))) span.replaceWith(...Array.from(span.childNodes));
 }
 
 /**
@@ -589,7 +633,10 @@ function markOwnUrl(content: Element, keys: readonly string[]): void {
  */
 const INTERFACE_LABELS: ReadonlySet<string> = new Set([
   'caption', 'close', 'hide caption', 'show caption', 'toggle caption', 'enlarge image', 'enlarge this image', 'click to enlarge',
-  'read more', 'continue reading', 'show more', 'load more', 'breaking news', 'advertisement', 'skip ad', 'fullscreen', 'full screen',
+  'read more', 'continue reading', 'show more', 'load more', 'breaking news', 'fullscreen', 'full screen',
+  // the labels over an ad's slot
+  'advertisement', 'advert', 'ad', 'sponsored', 'sponsored content', 'skip ad', 'story continues below', 'article continues below',
+  'story continues below advertisement', 'continue reading below', 'scroll to continue with content',
 ]);
 
 /** Marks as boilerplate the blocks whose whole text is an {@link INTERFACE_LABELS} label. */

@@ -90,16 +90,18 @@ describe('extractContent on the 130 Readability test pages', () => {
 
   // Issue 27 made the text what people label as an article's body (the article-extraction-benchmark, bench/content.ts):
   // without captions, bylines, dates, comments, related links and the headline, which Readability's expected output
-  // keeps. Measured then: mean 0.9890, 97 pages at 0.99 or more; the lowest nytimes-5 0.690 (expected.html is a page
-  // of story teasers Readability keeps), then ehow-1 0.911 (captions), firefox-nightly-blog 0.917 (comments).
-  it('text: mean token F1 against expected.html at least 0.985 (measured 0.9885), no page under 0.9 but nytimes-5 (a page of teasers)', () => {
+  // keeps. Measured then: mean 0.9890, 97 pages at 0.99 or more. Its third pass (boilerplate up to half the text, not
+  // 15%) measured mean 0.9864, 93 pages at 0.99 or more; the lowest nytimes-5 0.649 (expected.html is a page of story
+  // teasers Readability keeps), firefox-nightly-blog 0.855 (its readers' comments, which the labels leave out and
+  // expected.html keeps), then msn 0.902 (a photo credit).
+  it('text: mean token F1 against expected.html at least 0.985 (measured 0.9864), no page under 0.9 but nytimes-5 and firefox-nightly-blog', () => {
     const mean = results.reduce((s, r) => s + r.f1, 0) / results.length;
     assert.ok(mean >= 0.985, `mean F1 ${mean.toFixed(4)}`);
-    const low = results.filter((r) => r.f1 < 0.9 && r.name !== 'nytimes-5').map((r) => `${r.name} ${r.f1.toFixed(3)}`);
+    const known: Record<string, number> = { 'nytimes-5': 0.6, 'firefox-nightly-blog': 0.8 };
+    const low = results.filter((r) => r.f1 < (known[r.name] ?? 0.9)).map((r) => `${r.name} ${r.f1.toFixed(3)}`);
     assert.deepEqual(low, []);
-    assert.ok(results.find((r) => r.name === 'nytimes-5')!.f1 >= 0.6);
-    // At least 92 of 130 pages at 0.99 or more (measured: 96).
-    assert.ok(results.filter((r) => r.f1 >= 0.99).length >= 92);
+    // At least 90 of 130 pages at 0.99 or more (measured: 93).
+    assert.ok(results.filter((r) => r.f1 >= 0.99).length >= 90);
   });
 
   // Measured when written: agree (conflicts) — title 130 (0), byline 125 (0), lang 129 (0), excerpt 128 (0),
@@ -401,6 +403,44 @@ describe('extractContent on inline pages', () => {
     const r = extractContent(toolPage(article(`${bar}${para(0)}${gallery}${paras10}<p><a href="#more">Read More</a></p>${prose}`)));
     assert.doesNotMatch(r.text, /^Caption$|^Close$|Breaking News|^Read More$/m);
     assert.match(r.text, /would read more of the report before she would close the bridge/);
+  });
+
+  it('a short story loses its boilerplate up to half of its text, never more', () => {
+    // Two paragraphs and a print header writing out the page's own address: the line is over 15% of the text.
+    const url = 'https://example.com/news/article/Cat-found-in-New-Mexico-after-going-missing-in-14848175.php';
+    const short = extractContent(toolPage(article(`<div><img src="/logo.png" alt=""><span>${url}</span></div>${para(0)}${para(1)}`), url));
+    assert.doesNotMatch(short.text, /14848175/);
+    assert.match(short.text, /^Paragraph 0 of the story[\s\S]*Paragraph 1 of the story/);
+    // A share bar of a third of a short story goes; a "related" wrapper of most of the text is the story and stays.
+    const bar = `<div class="share-tools"><p>${'Share this story with your friends on every network you use, today and every day. '.repeat(2)}</p></div>`;
+    const shared = extractContent(toolPage(article(`${para(0)}${bar}${para(1)}`)));
+    assert.doesNotMatch(shared.text, /Share this story/);
+    assert.match(shared.text, /Paragraph 0 of the story[\s\S]*Paragraph 1 of the story/);
+    const wrapped = extractContent(toolPage(article(`<div class="related-story">${para(0)}${para(1)}${para(2)}</div>${para(3)}`)));
+    assert.match(wrapped.text, /Paragraph 0 of the story[\s\S]*Paragraph 3 of the story/);
+  });
+
+  it('a named block keeps its name when Readability rewrites its <div> (loose text), and its HTML has no trace of that', () => {
+    // Readability puts a <div>'s loose text into a new <p> in the <div>'s place: the caption and the cookie bar (an
+    // id of four words) must still be known as such.
+    const hero = '<div class="hero"><img src="/img/galaxy.png" alt="A galaxy cluster"><div class="caption-text">The centres of massive galaxy clusters are super hot.</div><div class="credit">(Image: © TNG Collaboration)</div></div>';
+    const cookies = '<div id="cookie-law-info-bar">This website uses cookies to improve your experience. <a href="/privacy">Read More</a></div>';
+    const r = extractContent(toolPage(article(`${hero}${paras10}${cookies}`), 'https://example.com/news/galaxies'));
+    assert.doesNotMatch(r.text, /super hot|TNG Collaboration|uses cookies/);
+    assert.match(r.text, /^Paragraph 0 of the story[\s\S]*Paragraph 9 of the story[^\n]*$/);
+    assert.match(r.html, /The centres of massive galaxy clusters are super hot/);
+    assert.doesNotMatch(r.html, /data-sai/);
+    // A five-word id is still an anchor made of a heading's text, not a name.
+    const anchor = extractContent(toolPage(article(`${paras10}<div id="share-price-of-the-firm">The share price doubled in ten years, the annual report says.</div>`)));
+    assert.match(anchor.text, /The share price doubled in ten years/);
+  });
+
+  it("removes the labels over an ad's slot (Advert, Sponsored, Story continues below), not the words in a sentence", () => {
+    const slot = (label: string) => `<div class="x9f"><center><span style="font-size:0.7em">${label}</span><br></center></div>`;
+    const prose = '<p>The council voted to advert to the old plan; the story continues below the fold of the minutes, it said.</p>';
+    const r = extractContent(toolPage(article(`${para(0)}${slot('Advert')}${para(1)}${slot('Sponsored')}${paras10}${slot('Story continues below')}${prose}`)));
+    assert.doesNotMatch(r.text, /^(?:Advert|Sponsored|Story continues below)$/m);
+    assert.match(r.text, /voted to advert to the old plan; the story continues below the fold/);
   });
 
   it('removes date lines (a year and a clock time in a short line), not dates in sentences, tables or code', () => {
