@@ -146,6 +146,33 @@ ${quoteFields}actions:
 `), { host }), (e: Error & { code?: string }) => e.code === 'action_failed' && /actions\[1\] \(click "#nope"\): no element matches the selector "#nope"/.test(e.message));
   });
 
+  it('a click or a hover on an element that is there but hidden fails the run with action_failed saying so, not a browser error', async () => {
+    const inline = await serveInline({
+      '/hidden': '<!DOCTYPE html><html><body><ul><li class="item">one</li></ul><button id="gone" style="display:none">more</button><a id="zero" href="#" style="position:absolute;width:0;height:0;overflow:hidden"></a></body></html>',
+    });
+    try {
+      for (const [type, selector] of [['click', '#gone'], ['hover', '#zero']] as const) {
+        await assert.rejects(
+          runHeavy(parseConfig(`target: { url: "${inline.url}/hidden", engine: heavy }
+extract:
+  container: li.item
+  fields:
+    - { name: what, selector: ":scope", type: text }
+actions:
+  - { type: ${type}, selector: "${selector}" }
+`), { host }),
+          (e: Error & { code?: string }) => {
+            assert.equal(e.code, 'action_failed', e.message);
+            assert.match(e.message, new RegExp(`^actions\\[0\\] \\(${type} "${selector}"\\): the element matched by "${selector}" cannot take a ${type}: it is hidden, has no size or is covered`));
+            return true;
+          },
+        );
+      }
+    } finally {
+      await inline.close();
+    }
+  });
+
   it('eval fields run in the page on the same items; a throwing script gives the default and a warning', async () => {
     const r = await runHeavy(parseConfig(`target: { url: "${site.url}/js/quotes/", engine: heavy, browser: { wait_selector: div.quote } }
 extract:

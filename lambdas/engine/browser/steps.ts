@@ -85,9 +85,10 @@ export interface StepPage {
   isNavigation(err: unknown): boolean;
   /**
    * `input: 'trusted'`: sends a click, a hover, a triple-click and typed keys, or a key press, as the browser's own
-   * input. @returns `missing` when no element matches the selector.
+   * input. @returns `missing` when no element matches the selector, `unusable` when the element is there but cannot
+   * take the input (hidden, no size, covered, gone from the page before the input reached it).
    */
-  trustedInput?(a: { type: 'click' | 'hover' | 'type' | 'keyboard'; selector: string | null; value: string | null; key: string | null }): Promise<'ok' | 'missing'>;
+  trustedInput?(a: { type: 'click' | 'hover' | 'type' | 'keyboard'; selector: string | null; value: string | null; key: string | null }): Promise<'ok' | 'missing' | 'unusable'>;
   /** `quiet: 'network'`: resolves once the tab has made no request for `idleMs`, or after `timeoutMs`. */
   networkIdle?(idleMs: number, timeoutMs: number): Promise<void>;
   /** Starts watching for a navigation of the main frame. */
@@ -168,8 +169,9 @@ function pageAction(a: ActionSpec): PageAction {
 /**
  * Runs the config's actions in order. An action with a selector waits up to {@link ACTION_ELEMENT_WAIT_MS} for its
  * element. After each: `wait_after` ms, then a navigation the action started until its new document is there.
- * @throws CodedError `action_failed` naming the action (no element, no option with the value, not a `<select>`, a
- *   script that threw); the page's own errors as they are (the loader explains them).
+ * @throws CodedError `action_failed` naming the action (no element, an element that cannot take the browser's input,
+ *   no option with the value, not a `<select>`, a script that threw); the page's own errors as they are (the loader
+ *   explains them).
  */
 export async function runActions(page: StepPage, actions: readonly ActionSpec[]): Promise<void> {
   for (let i = 0; i < actions.length; i++) {
@@ -180,7 +182,7 @@ export async function runActions(page: StepPage, actions: readonly ActionSpec[])
     if (a.selector && a.type !== 'scroll' && a.type !== 'keyboard' && a.type !== 'script' && !(await elementAppears(page, a.selector))) throw await missing();
     const nav = page.watchNavigation();
     try {
-      let outcome: PageActionOutcome = 'ok';
+      let outcome: PageActionOutcome | 'unusable' = 'ok';
       if (a.type === 'script') {
         let r: Awaited<ReturnType<StepPage['script']>>;
         try {
@@ -198,6 +200,10 @@ export async function runActions(page: StepPage, actions: readonly ActionSpec[])
         outcome = await page.trustedInput!({ type: a.type, selector: a.selector ?? null, value: a.value ?? null, key: a.key ?? null });
       }
       if (outcome === 'missing') throw await missing();
+      if (outcome === 'unusable') {
+        const input = a.type === 'type' ? 'click to type into' : a.type;
+        throw new CodedError('action_failed', `${where}: the element matched by "${a.selector}" cannot take a ${input}: it is hidden, has no size or is covered (input: trusted sends the browser's own input, as a person's; a hidden control needs input: dom or a script action)`, [{ path: `actions[${i}].selector`, selector: a.selector }]);
+      }
       if (outcome === 'no_option') throw new CodedError('action_failed', `${where}: no option with the value "${a.value}"`, [{ path: `actions[${i}].value` }]);
       if (outcome === 'not_select') throw new CodedError('action_failed', `${where}: the element is not a <select>`, [{ path: `actions[${i}].selector`, selector: a.selector }]);
       // Let the page react (requests, rendering) before the next action; a navigation it started is waited out.

@@ -73,6 +73,16 @@ function jsonStrings(text: string, out: Set<string>): void {
   }
 }
 
+/**
+ * Whether a puppeteer input error says the element cannot take input where it is: no box to click (hidden, no size;
+ * puppeteer 24's `ElementHandle.clickablePoint`), or gone from the document before the input reached it
+ * (`assertConnectedElement`). Other errors (a crash, a closed page) are the loader's to explain.
+ */
+function isUnusableElement(err: unknown): boolean {
+  const message = err instanceof Error ? err.message : '';
+  return /^Node is (?:either not clickable or not an Element|either not visible or not an HTMLElement|detached from document|not of type HTMLElement)/.test(message);
+}
+
 function hostOf(url: string): string {
   try {
     return new URL(url).hostname.replace(/^\[|\]$/g, '');
@@ -373,6 +383,9 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
           await el.click({ count: 3 });
           await el.type(a.value ?? '');
         }
+      } catch (err) {
+        if (isUnusableElement(err)) return 'unusable';
+        throw err;
       } finally {
         void el.dispose().catch(() => undefined);
       }
