@@ -277,6 +277,19 @@ actions: [{ type: script, script: "new Promise((r) => setTimeout(r, 20000))" }]
     assert.equal(host.launches, launches + 1);
   });
 
+  it('a browser killed as a run opens its tab fails that run with browser_crashed, not a time-out', async () => {
+    // The kill lands while the job's context or tab is being made (puppeteer's newPage waits 30 s for a target that
+    // a dead browser never announces; untilDisconnected ends that wait).
+    const run = runHeavy(parseConfig(`target: { url: "${site.url}/quotes/", engine: heavy }\n${quoteFields}`), { host });
+    host.process()!.kill('SIGKILL');
+    await assert.rejects(run, (e: Error & { code?: string }) => {
+      assert.equal(e.code, 'browser_crashed', `${e.name}: ${e.message}`);
+      return true;
+    });
+    const next = await runHeavy(parseConfig(`target: { url: "${site.url}/quotes/", engine: heavy }\n${quoteFields}`), { host });
+    assert.equal(next.rows.length, 10);
+  });
+
   it('detail pages and categories in the browser', async () => {
     const r = await runHeavy(parseConfig(`target: { url: "${site.url}/quotes/", engine: heavy }
 extract:

@@ -25,6 +25,7 @@ import type { ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import type { Browser, Page } from 'puppeteer-core';
 import { guardPage, guardPopups } from './page-guard.ts';
+import { CodedError } from '../../errors.ts';
 import { lowerProcessGroupPriority } from '../../thread-priority.ts';
 
 /** Whether pages load images: 'lean' (Blink's images off) or 'images'. */
@@ -43,6 +44,22 @@ export interface JobContext {
   /** What this job's guard proxy refused or could not reach. */
   readonly proxyEvents: ProxyEventLog;
   close(): Promise<void>;
+}
+
+/**
+ * `open()`, failing as soon as `browser` disconnects (it crashed or was killed) with the error puppeteer gives calls on
+ * a closed connection ("Target closed: browser has disconnected"), which the loader reads as `browser_crashed`.
+ * Puppeteer's `newPage()` waits for the new tab's target with a 30 s time-out that a disconnect does not end: a
+ * browser dying while a tab opened failed the run 30 s later with a bare `TimeoutError`.
+ */
+export function untilDisconnected<T>(browser: Browser, open: () => Promise<T>): Promise<T> {
+  const closed = () => new Error('Target closed: browser has disconnected');
+  if (!browser.connected) return Promise.reject(closed());
+  return new Promise<T>((resolve, reject) => {
+    const onDisconnect = () => reject(closed());
+    browser.once('disconnected', onDisconnect);
+    open().then(resolve, reject).finally(() => browser.off('disconnected', onDisconnect));
+  });
 }
 
 /** Options of a {@link BrowserHost}. */
@@ -141,6 +158,7 @@ export class BrowserHost {
    * its own (a new profile) launched with the job's proxy, closed with the job. A Lambda instance runs one job
    * at a time, so that costs one launch per job.
    * @param o.images load images (default false: Blink's images off, see the file's comment)
+   * @throws CodedError `browser_crashed` when the browser dies while the context is being made
    */
   async newContext(o: { images?: boolean } = {}): Promise<JobContext> {
     const mode: ImageMode = o.images ? 'images' : 'lean';
@@ -150,7 +168,7 @@ export class BrowserHost {
       const browser = await this.get(mode, proxy.url).catch(async (err: unknown) => { await proxy.close(); throw err; });
       guardPopups(browser);
       return {
-        newPage: async () => guardPage(await browser.newPage()),
+        newPage: async () => guardPage(await untilDisconnected(browser, () => browser.newPage())),
         proxyEvents: proxy.events,
         close: async () => {
           await this.closeBrowser();
@@ -170,16 +188,19 @@ export class BrowserHost {
     if (entry?.browser === browser) entry.open++;
     let context: Awaited<ReturnType<Browser['createBrowserContext']>>;
     try {
-      context = await browser.createBrowserContext({ proxyServer: proxy.url, proxyBypassList: ['<-loopback>'] });
+      context = await untilDisconnected(browser, () => browser.createBrowserContext({ proxyServer: proxy.url, proxyBypassList: ['<-loopback>'] }));
     } catch (err) {
       if (entry?.browser === browser) entry.open--;
       await proxy.close();
+      if (!browser.connected || /Target closed|Connection closed/i.test((err as Error)?.message ?? '')) {
+        throw new CodedError('browser_crashed', `The browser stopped while the job's context was being made (${((err as Error)?.message ?? String(err)).split('\n')[0]}); the job failed and the next one starts a new browser`);
+      }
       throw err;
     }
     guardPopups(context);
     let closed = false;
     return {
-      newPage: async () => guardPage(await context.newPage()),
+      newPage: async () => guardPage(await untilDisconnected(browser, () => context.newPage())),
       proxyEvents: proxy.events,
       close: async () => {
         if (closed) return;
