@@ -109,7 +109,7 @@ export const ERROR_CODES = {
   response_too_large: { where: ['job', 'fetcher'], description: 'The first page is larger than 10 MiB (after decompression)', details: '`[{url}]`' },
   action_failed: {
     where: ['job'],
-    description: 'A browser action failed: no element matches its selector within 5 s, its element cannot take the browser\'s input (hidden, no size, covered), a `select` value has no option, or its script threw',
+    description: 'A browser action failed: no element matches its selector within 5 s, its element cannot take the browser\'s input (hidden, no size, or gone from the page), a `select` value has no option, or its script threw',
     details: '`[{path, selector?}]`',
   },
   browser_crashed: {

@@ -252,7 +252,9 @@ const OK_MAYBE_ITS_A_CANDIDATE = /and|article|body|column|content|main|mathjax|s
 
 /** Readability over `doc` keeping classes (step 3 reads them; {@link stripClasses} removes them after), giving the content element. */
 function readability(doc: Document): Readability<Element> {
-  // maxElemsToParse: a guard (readerDocument already cut the page there); Readability throws past it, and safe() catches.
+  // maxElemsToParse: a second guard, which does not fire over linkedom (its getElementsByTagName('*') has length 0);
+  // the bound is content-dom.ts's: at most CONTENT_LIMITS.elements elements built, before the marks' wrapping spans
+  // (one per loose text of a marked block's <div>s) were added.
   const reader = new Readability<Element>(doc, { keepClasses: true, serializer: (node) => node as Element, maxElemsToParse: CONTENT_LIMITS.elements + 16 });
   const internals = reader as unknown as { REGEXPS?: Record<string, RegExp> };
   if (internals.REGEXPS) internals.REGEXPS = { ...internals.REGEXPS, okMaybeItsACandidate: OK_MAYBE_ITS_A_CANDIDATE };
@@ -329,10 +331,11 @@ const CAPTION_WORDS: ReadonlySet<string> = new Set(['caption', 'captions', 'figc
 /** Headings name sections; they are never removed for their names. */
 const HEADING = /^h[1-6]$/i;
 /**
- * Boilerplate blocks are removed only while they hold at most this share of the content's text together: what is
- * left is never less than half of what Readability kept (a "related" class on the article's own wrapper removes
- * nothing). Was 0.15 until the review of issue 27's third pass: short articles lost their removals to it (a print
- * header's URL line is 16% of a 120-word story).
+ * Boilerplate blocks are removed only while they hold at most this share of the content's text together, in each
+ * removal pass ({@link cleanContent} makes two, {@link articleText} one for captions): a pass never takes more than
+ * half of the text it starts from (a "related" class on the article's own wrapper removes nothing). Was 0.15 until
+ * issue 27's third pass: short articles lost their removals to it (a print header's URL line is 16% of a 120-word
+ * story).
  */
 const BOILERPLATE_MAX_SHARE = 0.5;
 /** Words of a class or id read (a longer name is cut: names are not prose). */
@@ -407,7 +410,8 @@ function markBoilerplate(doc: Document): void {
     const tag = el.localName.toLowerCase();
     if (HEADING.test(tag)) continue;
     const className = el.getAttribute('class') ?? '';
-    const id = el.getAttribute('id') ?? '';
+    // An id inside a heading is the heading's anchor (`<h2><span id="Social_media_and_advertising">`), not a name.
+    const id = el.closest('h1, h2, h3, h4, h5, h6') ? '' : el.getAttribute('id') ?? '';
     if (BOILERPLATE_TAGS.has(tag) || namesBlock(className, id, BOILERPLATE_WORDS)) {
       wrapLooseText(el);
       markBlock(el, BLOCK_MARK, String(++n));
@@ -429,6 +433,9 @@ const WRAP_MARK = 'data-sai-wrap';
  * {@link unwrapLooseText} takes them out of the result.
  */
 function wrapLooseText(el: Element): void {
+  // A page-wide mark (`<body class="single-author">`) is never removed (it is more than the share): nothing to keep.
+  const tag = el.localName.toLowerCase();
+  if (tag === 'body' || tag === 'html') return;
   const doc = el.ownerDocument;
   const holders = el.localName.toLowerCase() === 'div' ? [el, ...Array.from(el.querySelectorAll('div'))] : Array.from(el.querySelectorAll('div'));
   for (const holder of holders) {

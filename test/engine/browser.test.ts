@@ -163,7 +163,7 @@ actions:
 `), { host }),
           (e: Error & { code?: string }) => {
             assert.equal(e.code, 'action_failed', e.message);
-            assert.match(e.message, new RegExp(`^actions\\[0\\] \\(${type} "${selector}"\\): the element matched by "${selector}" cannot take a ${type}: it is hidden, has no size or is covered`));
+            assert.match(e.message, new RegExp(`^actions\\[0\\] \\(${type} "${selector}"\\): the element matched by "${selector}" cannot be ${type === 'click' ? 'clicked' : 'hovered'}: it is hidden or has no size`));
             return true;
           },
         );
@@ -280,6 +280,7 @@ actions: [{ type: script, script: "new Promise((r) => setTimeout(r, 20000))" }]
   it('a browser killed as a run opens its tab fails that run with browser_crashed, not a time-out', async () => {
     // The kill lands while the job's context or tab is being made (puppeteer's newPage waits 30 s for a target that
     // a dead browser never announces; untilDisconnected ends that wait).
+    await host.get();
     const run = runHeavy(parseConfig(`target: { url: "${site.url}/quotes/", engine: heavy }\n${quoteFields}`), { host });
     host.process()!.kill('SIGKILL');
     await assert.rejects(run, (e: Error & { code?: string }) => {

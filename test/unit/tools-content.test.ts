@@ -430,9 +430,11 @@ describe('extractContent on inline pages', () => {
     assert.match(r.text, /^Paragraph 0 of the story[\s\S]*Paragraph 9 of the story[^\n]*$/);
     assert.match(r.html, /The centres of massive galaxy clusters are super hot/);
     assert.doesNotMatch(r.html, /data-sai/);
-    // A five-word id is still an anchor made of a heading's text, not a name.
+    // A five-word id is still an anchor made of a heading's text, not a name; so is any id inside a heading.
     const anchor = extractContent(toolPage(article(`${paras10}<div id="share-price-of-the-firm">The share price doubled in ten years, the annual report says.</div>`)));
     assert.match(anchor.text, /The share price doubled in ten years/);
+    const headed = extractContent(toolPage(article(`${paras10}<h2><span class="mw-headline" id="Social_media_and_advertising">Social media and advertising</span></h2>${para(10)}`)));
+    assert.match(headed.text, /\n\nSocial media and advertising\n\nParagraph 10 of the story/);
   });
 
   it("removes the labels over an ad's slot (Advert, Sponsored, Story continues below), not the words in a sentence", () => {

@@ -46,6 +46,9 @@ export interface JobContext {
   close(): Promise<void>;
 }
 
+/** What puppeteer's errors say when the browser (or the tab's session) is gone: a crash, a kill, a closed connection. */
+export const BROWSER_GONE = /Target closed|Connection closed|Session closed|browser has disconnected|Protocol error.*(closed|detached)/i;
+
 /**
  * `open()`, failing as soon as `browser` disconnects (it crashed or was killed) with the error puppeteer gives calls on
  * a closed connection ("Target closed: browser has disconnected"), which the loader reads as `browser_crashed`.
@@ -192,7 +195,7 @@ export class BrowserHost {
     } catch (err) {
       if (entry?.browser === browser) entry.open--;
       await proxy.close();
-      if (!browser.connected || /Target closed|Connection closed/i.test((err as Error)?.message ?? '')) {
+      if (!browser.connected || BROWSER_GONE.test((err as Error)?.message ?? '')) {
         throw new CodedError('browser_crashed', `The browser stopped while the job's context was being made (${((err as Error)?.message ?? String(err)).split('\n')[0]}); the job failed and the next one starts a new browser`);
       }
       throw err;

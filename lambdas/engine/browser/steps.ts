@@ -86,7 +86,7 @@ export interface StepPage {
   /**
    * `input: 'trusted'`: sends a click, a hover, a triple-click and typed keys, or a key press, as the browser's own
    * input. @returns `missing` when no element matches the selector, `unusable` when the element is there but cannot
-   * take the input (hidden, no size, covered, gone from the page before the input reached it).
+   * take the input (hidden or no size: no box to point at; or gone from the page before the input reached it).
    */
   trustedInput?(a: { type: 'click' | 'hover' | 'type' | 'keyboard'; selector: string | null; value: string | null; key: string | null }): Promise<'ok' | 'missing' | 'unusable'>;
   /** `quiet: 'network'`: resolves once the tab has made no request for `idleMs`, or after `timeoutMs`. */
@@ -201,8 +201,8 @@ export async function runActions(page: StepPage, actions: readonly ActionSpec[])
       }
       if (outcome === 'missing') throw await missing();
       if (outcome === 'unusable') {
-        const input = a.type === 'type' ? 'click to type into' : a.type;
-        throw new CodedError('action_failed', `${where}: the element matched by "${a.selector}" cannot take a ${input}: it is hidden, has no size or is covered (input: trusted sends the browser's own input, as a person's; a hidden control needs input: dom or a script action)`, [{ path: `actions[${i}].selector`, selector: a.selector }]);
+        const done = a.type === 'type' ? 'typed into' : a.type === 'hover' ? 'hovered' : 'clicked';
+        throw new CodedError('action_failed', `${where}: the element matched by "${a.selector}" cannot be ${done}: it is hidden or has no size, or it left the page before the input reached it (input: trusted sends the browser's own input, as a person's; a hidden control takes input: dom or a script action)`, [{ path: `actions[${i}].selector`, selector: a.selector }]);
       }
       if (outcome === 'no_option') throw new CodedError('action_failed', `${where}: no option with the value "${a.value}"`, [{ path: `actions[${i}].value` }]);
       if (outcome === 'not_select') throw new CodedError('action_failed', `${where}: the element is not a <select>`, [{ path: `actions[${i}].selector`, selector: a.selector }]);

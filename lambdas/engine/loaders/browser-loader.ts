@@ -21,7 +21,7 @@
 import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { CodedError } from '../../errors.ts';
 import type { ActionSpec } from '../config.ts';
-import type { BrowserHost, JobContext } from '../browser/host.ts';
+import { BROWSER_GONE, type BrowserHost, type JobContext } from '../browser/host.ts';
 import { documentHtml, isNavigationError, MAX_SELF_NAVIGATIONS, PAGE_SETTLE_MS, whenSettled } from '../browser/page-guard.ts';
 import { evalFieldsInPage, type EvalField, type EvalOutcome, type ItemQuery } from '../browser/in-page.ts';
 import { scriptInPage } from '../browser/in-page-steps.ts';
@@ -161,7 +161,7 @@ export class BrowserPageLoader implements PageLoader {
     if (this.crashed) return this.crashed;
     if (err instanceof CodedError) return err;
     const msg = (err as Error)?.message ?? String(err);
-    if (/Target closed|Connection closed|Session closed|browser has disconnected|Protocol error.*(closed|detached)/i.test(msg)) {
+    if (BROWSER_GONE.test(msg)) {
       return new CodedError('browser_crashed', `The browser stopped during the run (${msg.split('\n')[0]}); the job failed and the next one starts a new browser`);
     }
     if (isNavigationError(err)) {
