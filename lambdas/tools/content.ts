@@ -411,14 +411,13 @@ function markBoilerplate(doc: Document): void {
     if (HEADING.test(tag)) continue;
     const className = el.getAttribute('class') ?? '';
     // An id inside a heading is the heading's anchor (`<h2><span id="Social_media_and_advertising">`), not a name.
-    const id = el.closest('h1, h2, h3, h4, h5, h6') ? '' : el.getAttribute('id') ?? '';
-    if (BOILERPLATE_TAGS.has(tag) || namesBlock(className, id, BOILERPLATE_WORDS)) {
-      wrapLooseText(el);
-      markBlock(el, BLOCK_MARK, String(++n));
-    } else if (tag === 'figcaption' || namesBlock(className, id, CAPTION_WORDS)) {
-      wrapLooseText(el);
-      markBlock(el, CAPTION_MARK, String(++n));
-    }
+    const ownId = el.getAttribute('id') ?? '';
+    const id = ownId && el.closest('h1, h2, h3, h4, h5, h6') ? '' : ownId;
+    const attr = BOILERPLATE_TAGS.has(tag) || namesBlock(className, id, BOILERPLATE_WORDS) ? BLOCK_MARK
+      : tag === 'figcaption' || namesBlock(className, id, CAPTION_WORDS) ? CAPTION_MARK : null;
+    if (!attr) continue;
+    wrapLooseText(el);
+    markBlock(el, attr, String(++n));
   }
 }
 
@@ -437,7 +436,7 @@ function wrapLooseText(el: Element): void {
   const tag = el.localName.toLowerCase();
   if (tag === 'body' || tag === 'html') return;
   const doc = el.ownerDocument;
-  const holders = el.localName.toLowerCase() === 'div' ? [el, ...Array.from(el.querySelectorAll('div'))] : Array.from(el.querySelectorAll('div'));
+  const holders = tag === 'div' ? [el, ...Array.from(el.querySelectorAll('div'))] : Array.from(el.querySelectorAll('div'));
   for (const holder of holders) {
     for (const node of Array.from(holder.childNodes)) {
       if (node.nodeType !== 3 || !(node.textContent ?? '').trim()) continue;
