@@ -68,25 +68,42 @@ function transportRefusal(status: number, body: string): CodedError {
 }
 
 /**
+ * The body as the SDK transport reads it: UTF-8 decoded by `TextDecoder` (which drops one leading byte-order mark), then
+ * `JSON.parse`d. The handler parses it once, checks it, and hands the transport that same value (`parsedBody`), so what
+ * runs is what was counted (a second reading of the text once let a U+FEFF-prefixed batch of 100 calls through).
+ * @returns the parsed value, or `undefined` when the body is not JSON (the transport then answers its parse error).
+ */
+function parseBody(bytes: Uint8Array): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(new TextDecoder().decode(bytes)) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Messages of a JSON-RPC body that run something: every message with a method other than a notification's. */
+function runnableMessages(parsed: unknown): number {
+  const messages = Array.isArray(parsed) ? parsed : [parsed];
+  return messages.filter((m) => typeof m === 'object' && m !== null && 'method' in m
+    && !(typeof m.method === 'string' && m.method.startsWith('notifications/'))).length;
+}
+
+/**
  * Refuses what the transport would take but the service does not: a body over {@link MAX_BODY_BYTES} (API Gateway
  * lets 10 MB through; the local server refuses it before this) and a batch of more than one request (MCP 2025-06-18
- * dropped batches; each request of one would run at once, past the usage plan's count of one HTTP request).
+ * dropped batches; each request of one would run at once, past the usage plan's count of one HTTP request). The
+ * count is of the parsed value the transport is then given, never of another reading of the text.
+ * @throws CodedError `payload_too_large`, `invalid_request`
  */
-function checkBody(body: string): void {
-  if (Buffer.byteLength(body) > MAX_BODY_BYTES) throw new CodedError('payload_too_large', `The request body is too large (size: ${Buffer.byteLength(body)} bytes, limit: ${MAX_BODY_BYTES} bytes)`);
-  if (!body.trimStart().startsWith('[')) return;
-  let requests = 0;
-  try {
-    const parsed: unknown = JSON.parse(body);
-    if (Array.isArray(parsed)) requests = parsed.filter((m) => typeof m === 'object' && m !== null && 'method' in m && 'id' in m).length;
-  } catch {
-    return; // not JSON: the transport answers the parse error
-  }
+function checkBody(bytes: Uint8Array, parsed: { value: unknown } | undefined): void {
+  if (bytes.byteLength > MAX_BODY_BYTES) throw new CodedError('payload_too_large', `The request body is too large (size: ${bytes.byteLength} bytes, limit: ${MAX_BODY_BYTES} bytes)`);
+  if (!parsed || !Array.isArray(parsed.value)) return;
+  const requests = runnableMessages(parsed.value);
   if (requests > 1) throw new CodedError('invalid_request', `A JSON-RPC batch to /mcp may hold one request; got ${requests} (send them one POST each)`, [{ path: '(body)', message: 'at most one request' }]);
 }
 
 /** The transport's request: the caller's headers (a value `Headers` refuses is left out), a fixed URL. */
-function mcpRequest(headers: Record<string, string | undefined> | null, body: string): Request {
+function mcpRequest(headers: Record<string, string | undefined> | null, body: Uint8Array): Request {
   const h = new Headers();
   for (const [k, v] of Object.entries(headers ?? {})) {
     if (v == null) continue;
@@ -97,7 +114,7 @@ function mcpRequest(headers: Record<string, string | undefined> | null, body: st
     }
   }
   // The URL is only the transport's `requestInfo`; the caller's Host is not trusted to make one.
-  return new Request('http://localhost/mcp', { method: 'POST', headers: h, body });
+  return new Request('http://localhost/mcp', { method: 'POST', headers: h, body: new Uint8Array(body) });
 }
 
 export const handler = apiHandler(route('POST', '/mcp'), async (event, context) => {
@@ -111,9 +128,11 @@ export const handler = apiHandler(route('POST', '/mcp'), async (event, context) 
       throw err;
     }
   };
-  const body = event.body == null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  await counted(() => checkBody(body));
+  const body = event.body == null ? new Uint8Array() : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+  const parsed = parseBody(body);
+  await counted(() => checkBody(body, parsed));
   const res = await answerMcpRequest(mcpRequest(event.headers, body), {
+    parsedBody: parsed?.value,
     invoke: invoker({ event, context }),
     waitUntil: waitUntil(event.requestContext?.requestTimeEpoch, context.getRemainingTimeInMillis?.() ?? GATEWAY_LIMIT_MS),
     waitSlot: () => waitSlot(svc, account),

@@ -73,11 +73,12 @@ export type McpAnswer = { status: number; headers: Record<string, string>; body:
 
 /**
  * Answers one HTTP request to `/mcp` with a new server and a stateless transport, both closed once the answer is done.
+ * @param o.parsedBody the body already parsed (lambdas/http/mcp.ts checks it), given to the transport as it is
  * @param o.stream the host writes a streamed body as it comes (the local service): an SSE answer is then handed back
  *   as a stream (progress notifications reach the client while the job runs, with SSE keep-alive comments every
  *   15 s); otherwise, and for any other answer, the body is read whole (API Gateway: progress arrives with the result).
  */
-export async function answerMcpRequest(request: Request, o: McpServerOptions & { stream?: boolean; maxBodyBytes: number }): Promise<McpAnswer> {
+export async function answerMcpRequest(request: Request, o: McpServerOptions & { stream?: boolean; maxBodyBytes: number; parsedBody?: unknown }): Promise<McpAnswer> {
   const server = createMcpServer(o);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, keepAliveMs: o.stream ? 15_000 : 0, maxRequestBodySize: o.maxBodyBytes });
   let closed = false;
@@ -88,7 +89,8 @@ export async function answerMcpRequest(request: Request, o: McpServerOptions & {
   };
   try {
     await server.connect(transport);
-    const response = await transport.handleRequest(request);
+    // The body the caller parsed and checked is the one that runs (`undefined`: not JSON, the transport reads it and says so).
+    const response = await transport.handleRequest(request, o.parsedBody === undefined ? undefined : { parsedBody: o.parsedBody });
     const headers: Record<string, string> = {};
     response.headers.forEach((value, name) => { headers[name] = value; });
     const body = response.body;

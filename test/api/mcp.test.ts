@@ -259,6 +259,27 @@ for (const via of ['http', 'stdio'] as const) describe(`MCP server ${via === 'ht
     assert.match(String(one.body), /"id":3/);
   });
 
+  if (via === 'http') it('a batch behind a byte-order mark (or any text the transport reads past) is counted as the transport parses it', async () => {
+    const api = client(svc.url, pro.api_key);
+    const accept = { accept: 'application/json, text/event-stream' };
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_configs', arguments: {} } });
+    const batch = JSON.stringify([call(1), call(2), call(3)]);
+    const bom = await api.post('/mcp', `\uFEFF${batch}`, accept);
+    assert.equal(bom.status, 400, `a U+FEFF-prefixed batch of 3 is refused, got ${bom.status} ${String(JSON.stringify(bom.body)).slice(0, 200)}`);
+    assert.equal(bom.body.code, 'invalid_request');
+    assert.match(bom.body.error, /may hold one request; got 3/);
+    const spaced = await api.post('/mcp', ` \r\n\t${batch}`, accept);
+    assert.equal(spaced.status, 400);
+    assert.equal(spaced.body.code, 'invalid_request');
+    // Requests without an id are still requests the server runs: they count too.
+    const noIds = await api.post('/mcp', `\uFEFF${JSON.stringify([{ ...call(1), id: undefined }, call(2)])}`, accept);
+    assert.equal(noIds.status, 400);
+    assert.equal(noIds.body.code, 'invalid_request');
+    const one = await api.post('/mcp', `\uFEFF${JSON.stringify(call(4))}`, accept);
+    assert.equal(one.status, 200, 'one request behind a byte-order mark is answered, as the transport reads it');
+    assert.match(String(one.body), /"id":4/);
+  });
+
   if (via === 'http') it('what the transport refuses (Accept, Content-Type, not JSON) is the service\'s error body', async () => {
     const api = client(svc.url, pro.api_key);
     const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
