@@ -1,7 +1,8 @@
 /**
  * HTML to Markdown (issue 27): the content extractor's `format: "markdown"`. turndown 7.2.5 (MIT, maintained,
  * https://github.com/mixmark-io/turndown) with Joplin's GitHub Flavored Markdown plugin (@joplin/turndown-plugin-gfm
- * 1.0.68, MIT: tables, strikethrough, task lists); we write no converter. ATX headings (`## Title`), fenced code blocks
+ * 1.0.68, MIT: strikethrough, task lists, highlighted code; its tables' rules are ./markdown-tables.ts, the same
+ * output in linear time); we write no converter. ATX headings (`## Title`), fenced code blocks
  * with the language of a `language-*` class, `-` bullets.
  *
  * Input is the extractor's cleaned article HTML (Readability's markup, absolute URLs), so links and images come out
@@ -11,8 +12,9 @@
  * limit.
  */
 import TurndownService from 'turndown';
-// @ts-expect-error @joplin/turndown-plugin-gfm ships no type declarations; its `gfm` is a turndown plugin.
-import { gfm } from '@joplin/turndown-plugin-gfm';
+// @ts-expect-error @joplin/turndown-plugin-gfm ships no type declarations; each export is a turndown plugin.
+import { highlightedCodeBlock, strikethrough, taskListItems } from '@joplin/turndown-plugin-gfm';
+import { linearTables } from './markdown-tables.ts';
 
 /** Elements removed with everything inside them. */
 const REMOVED = ['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'form', 'button', 'select', 'textarea', 'input'] as const;
@@ -22,7 +24,9 @@ let service: TurndownService | null = null;
 function converter(): TurndownService {
   if (service) return service;
   const t = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*', strongDelimiter: '**', linkStyle: 'inlined' });
-  t.use(gfm as TurndownService.Plugin);
+  // The plugin's GFM rules, its tables as ./markdown-tables.ts has them (the same output in linear time).
+  t.use([highlightedCodeBlock, strikethrough, taskListItems] as TurndownService.Plugin[]);
+  t.use(linearTables);
   t.remove([...REMOVED] as unknown as TurndownService.Filter);
   // A line break inside a heading would end the ATX heading half-way: a space instead.
   t.addRule('breakInHeading', {
