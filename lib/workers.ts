@@ -95,6 +95,8 @@ export class Workers extends Construct {
     p.data.table.grantReadWriteData(this.generate);
     p.data.bucket.grantPut(this.generate);
     p.queues.generate.queue.grantSendMessages(this.generate);
+    // A generate job with `run: true` starts a run job of the config it saved, on the run queue (issue 40).
+    p.queues.run.queue.grantSendMessages(this.generate);
     p.queues.webhook.queue.grantSendMessages(this.generate);
     p.anthropicSecret?.grantRead(this.generate);
     this.generate.addEventSource(new SqsEventSource(p.queues.generate.queue, {

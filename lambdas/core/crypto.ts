@@ -107,3 +107,16 @@ export async function verifyPassword(password: string, stored: string | null): P
   const actual = await scryptAsync(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
   return stored !== null && timingSafeEqual(actual, expected);
 }
+
+/**
+ * A UUID (version 8, RFC 9562 section 5.8) from SHA-256 of `seed`: every caller with the same seed names the same
+ * record, so a retried or duplicate step finds what an earlier one made instead of making it twice (a schedule's
+ * firing for a slot, the config and the run of a generate job).
+ */
+export function derivedUuid(seed: string): string {
+  const h = createHash('sha256').update(seed).digest();
+  h[6] = (h[6]! & 0x0f) | 0x80;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}

@@ -3,16 +3,19 @@
  * skeleton of ./job-delivery.ts. The job goes `analyzing` (the page is loaded and read), `generating` (the
  * config is built), `validating` (it runs for a trial), then `completed` with the config saved to the
  * account's configs (named from the prompt, the prompt kept), the trial's rows as the job's results, and
- * `api_discovered`; or `failed`, saying what was tried. The generation itself is generator/generate-config.ts
+ * `api_discovered`; or `failed`, saying what was tried. A job made with `run: true` then starts a run job of the saved
+ * config (`run_job_id`, issue 40). The generation itself is generator/generate-config.ts
  * (heuristic, then the Claude agent when the service has its settings; docs/generate.md).
  */
-import { randomUUID } from 'node:crypto';
 import type { BrowserHost } from '../engine/browser/host.ts';
+import { isCodedError } from '../errors.ts';
 import type { GenerateProgress, GenerateStep } from '../generator/generator.ts';
 import { generateConfig } from '../generator/generate-config.ts';
-import { Workbench } from '../generator/workbench.ts';
+import { TRIAL_LIMITS, Workbench } from '../generator/workbench.ts';
+import { derivedUuid } from './crypto.ts';
 import { executeJobDelivery, type JobAttempt } from './job-delivery.ts';
-import type { ConfigRecord, Delivery, DeliveryOutcome } from './ports.ts';
+import type { ConfigRecord, Delivery, DeliveryOutcome, JobRecord } from './ports.ts';
+import { startRun } from './run-jobs.ts';
 import type { Services } from './services.ts';
 
 const STEP_ORDER: GenerateStep[] = ['analyzing', 'generating', 'validating'];
@@ -55,19 +58,12 @@ async function generateBody(svc: Services, a: JobAttempt, deps: GenerateDeps) {
     });
     onProgress({ step: 'validating', progress: 95, message: 'saving the config' });
     await a.settled();
-    const config: ConfigRecord = {
-      id: randomUUID(),
-      account_id: job.account_id,
-      name: result.config.name ?? `Generated from ${job.target_url}`,
-      target_url: job.target_url,
-      yaml_content: result.yaml,
-      prompt: job.prompt,
-      created_at: svc.clock.now().toISOString(),
-    };
-    await svc.store.createConfig(config);
+    const config = await saveConfig(svc, job, result.config.name ?? `Generated from ${job.target_url}`, result.yaml);
     const rows = result.trial.rows;
     const key = await a.saveRows(rows);
+    const run = job.run_requested ? await startConfigRun(svc, job, config.id) : null;
     const api = result.apiEndpoint ? `; the items come from the JSON API ${result.apiEndpoint}` : '';
+    const found = `Generated a config${result.generator === 'agent' ? ' with Claude' : ''} that found ${rows.length} item(s) on ${result.trial.pagesScraped} page(s) in its trial${api}; saved as "${config.name}" (config ${config.id}).`;
     return {
       row_count: rows.length,
       items_found: result.trial.itemsFound,
@@ -76,9 +72,59 @@ async function generateBody(svc: Services, a: JobAttempt, deps: GenerateDeps) {
       api_discovered: result.apiDiscovered,
       config_id: config.id,
       yaml_content: result.yaml,
-      status_message: `Generated a config${result.generator === 'agent' ? ' with Claude' : ''} that found ${rows.length} item(s) on ${result.trial.pagesScraped} page(s) in its trial${api}; saved as "${config.name}" (config ${config.id}). ${result.notes.slice(-4).join('; ')}`,
+      ...(run ?? {}),
+      status_message: `${found} ${runSentence(config.id, run)} ${result.notes.slice(-4).join('; ')}`.trim(),
     };
   } finally {
     await bench.close();
+  }
+}
+
+/**
+ * What the message says of the rows and the run: with `run: true`, the run job that gives all the rows (or why it could
+ * not start); without, that the rows are a trial of the first pages and how to get all of them (issue 40).
+ */
+function runSentence(configId: string, run: RunStart | null): string {
+  const trial = `The job's rows are a trial of the first pages only (at most ${TRIAL_LIMITS.pages} listing pages and ${TRIAL_LIMITS.rows} rows)`;
+  if (!run) return `${trial}; for all the rows, run the saved config (POST /api/v1/run/ with config_id ${configId}), or generate with "run": true.`;
+  if (run.run_job_id !== undefined) return `Running the saved config for all the rows: run job ${run.run_job_id}.`;
+  return `${trial}; the run of the saved config for all the rows could not start (${run.run_error}): run config ${configId} when it can.`;
+}
+
+/**
+ * Saves the generated config under an id made from the job's (so a second delivery of the job finds the config the first
+ * one saved and replaces its YAML, rather than saving a second config).
+ */
+async function saveConfig(svc: Services, job: JobRecord, name: string, yaml: string): Promise<ConfigRecord> {
+  const id = derivedUuid(`${job.id}/config`);
+  const again = await svc.store.updateConfigYaml(job.account_id, id, yaml, job.prompt);
+  if (again) return again;
+  const config: ConfigRecord = {
+    id, account_id: job.account_id, name, target_url: job.target_url, yaml_content: yaml, prompt: job.prompt, created_at: svc.clock.now().toISOString(),
+  };
+  await svc.store.createConfig(config);
+  return config;
+}
+
+/** The run a generate job with `run: true` started: its job, or why it could not start (`code: message`). */
+type RunStart = { run_job_id: string } | { run_job_id?: undefined; run_error: string };
+
+/**
+ * Starts the run of the saved config as POST /run/ would (the plan, the rate limit, the quota: a normal, metered run
+ * job), under an id made from the generate job's, so a second delivery finds the run the first one started. A refusal
+ * (the quota used up since the generate was accepted, the plan changed) is said, not thrown: the config and the trial
+ * rows stand. Any other error is thrown, and the delivery is retried.
+ */
+async function startConfigRun(svc: Services, job: JobRecord, configId: string): Promise<RunStart> {
+  const runId = derivedUuid(`${job.id}/run`);
+  if (await svc.store.getJobById(runId)) return { run_job_id: runId };
+  const account = await svc.store.getAccount(job.account_id);
+  if (!account) return { run_error: `not_found: account ${job.account_id} is gone` };
+  try {
+    return { run_job_id: (await startRun(svc, account, { config_id: configId }, { job_id: runId })).id };
+  } catch (err) {
+    if (await svc.store.getJobById(runId)) return { run_job_id: runId };
+    if (!isCodedError(err)) throw err;
+    return { run_error: `${err.code}: ${err.message}` };
   }
 }

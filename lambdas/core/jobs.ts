@@ -44,6 +44,11 @@ function summary(job: JobRecord): Record<string, unknown> {
     created_at: job.created_at,
   };
   if (job.completed_at) out.completed_at = job.completed_at;
+  // A generate job with `run: true` names its run (null until it completes), or says why none started (issue 40).
+  if (job.job_type === 'generate' && job.run_requested) {
+    out.run_job_id = job.run_job_id ?? null;
+    if (job.run_error) out.run_error = job.run_error;
+  }
   return out;
 }
 
@@ -163,12 +168,13 @@ export async function deadLetter(svc: Services, jobId: string, receiveCount: num
  * (`{job_id}`) on the queue of its type; the charge is given back when either fails, and a job whose message
  * could not be queued ends `failed` at once (no worker would ever take it).
  * @param what the job's type and what it works on; `id` when the caller names the job (a schedule's firing: one id
- *   per slot, so the store refuses a second job of the same firing), `schedule_id` for such a firing.
+ *   per slot, so the store refuses a second job of the same firing; a generate job's run), `schedule_id` for such a firing,
+ *   `run_requested` for a generate job that runs its config (issue 40).
  * @returns the job as stored.
  * @throws the store's error (nothing stored, charge refunded); CodedError `queue_unavailable` (the job ended
  *   `failed`, charge refunded).
  */
-export async function createAndQueueJob(svc: Services, account: AccountRecord, what: Pick<JobRecord, 'job_type' | 'target_url' | 'config_id' | 'yaml_content' | 'prompt'> & { job_type: JobType; schedule_id?: string | null; id?: string }, charge: Charge | null): Promise<JobRecord> {
+export async function createAndQueueJob(svc: Services, account: AccountRecord, what: Pick<JobRecord, 'job_type' | 'target_url' | 'config_id' | 'yaml_content' | 'prompt'> & { job_type: JobType; schedule_id?: string | null; run_requested?: boolean; id?: string }, charge: Charge | null): Promise<JobRecord> {
   const now = svc.clock.now().toISOString();
   const job: JobRecord = {
     id: randomUUID(),

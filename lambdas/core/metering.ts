@@ -97,7 +97,7 @@ function rateLimited(plan: Plan, retryAfter: number): CodedError {
     { 'Retry-After': String(retryAfter) });
 }
 
-function quotaExceeded(svc: Services, plan: Plan, op: Operation, q: NonNullable<ReturnType<typeof quotaFor>>, used: number, now: Date): CodedError {
+function quotaExceeded(svc: Services, plan: Plan, op: string, q: NonNullable<ReturnType<typeof quotaFor>>, used: number, now: Date): CodedError {
   const scale = svc.plans.billing === 'credits' ? MILLI : 1;
   const left = Math.max(0, q.limit - used) / scale;
   return new CodedError('quota_exceeded',
@@ -109,10 +109,13 @@ function quotaExceeded(svc: Services, plan: Plan, op: Operation, q: NonNullable<
  * Refuses an operation the account cannot pay for now, with reads only, before the request's costly
  * validation (a saved config parsed again): the plan ({@link checkPlan}), the hourly rate limit, the monthly
  * quota. {@link meter} still decides atomically afterwards.
+ * @param then an operation the request starts later on its own (a generate with `run: true` runs its config): the plan
+ *   must allow it too, and where both spend from one counter (credits) the quota must hold both costs.
  * @throws CodedError `plan_required`, `plan_unknown`, `rate_limited`, `quota_exceeded`, as {@link meter}.
  */
-export async function checkHeadroom(svc: Services, account: AccountRecord, op: Operation, tool?: string): Promise<void> {
+export async function checkHeadroom(svc: Services, account: AccountRecord, op: Operation, tool?: string, then?: Operation): Promise<void> {
   const plan = checkPlan(svc, account, op);
+  if (then) checkPlan(svc, account, then);
   const now = svc.clock.now();
   if (svc.plans.billing === 'credits' && plan.rate_limit_per_hour !== undefined) {
     const w = hourWindow(now);
@@ -124,9 +127,16 @@ export async function checkHeadroom(svc: Services, account: AccountRecord, op: O
     if ((await svc.store.getCounter(account.id, d.counter)) >= perDay) throw toolLimited(plan, tool, perDay, d.retryAfter);
   }
   const q = quotaFor(svc, plan, op, now);
-  if (!q || q.cost === 0) return;
-  const used = await svc.store.getCounter(account.id, q.counter);
-  if (used + q.cost > q.limit) throw quotaExceeded(svc, plan, op, q, used, now);
+  const after = then ? quotaFor(svc, plan, then, now) : null;
+  if (q && q.cost > 0) {
+    const used = await svc.store.getCounter(account.id, q.counter);
+    const both = after && after.counter === q.counter ? { ...q, cost: q.cost + after.cost } : q;
+    if (used + both.cost > q.limit) throw quotaExceeded(svc, plan, after && after.counter === q.counter ? `${op} and its ${then}` : op, both, used, now);
+  }
+  if (after && after.cost > 0 && after.counter !== q?.counter) {
+    const used = await svc.store.getCounter(account.id, after.counter);
+    if (used + after.cost > after.limit) throw quotaExceeded(svc, plan, then!, after, used, now);
+  }
 }
 
 /**

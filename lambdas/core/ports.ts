@@ -100,6 +100,15 @@ export interface JobRecord {
   changes?: JobChanges | null;
   /** The schedule whose firing created this run (issue 26), or null/absent for a run started by a call. */
   schedule_id?: string | null;
+  /**
+   * A generate job asked to run the config it saves (`run: true` on POST /generate/, issue 40; docs/api.md): on
+   * completion it starts a run job of that config. False, null or absent otherwise.
+   */
+  run_requested?: boolean | null;
+  /** The run job a generate job with `run_requested` started when it completed; null until then, or when none started. */
+  run_job_id?: string | null;
+  /** Why that run could not start (`code: message`, e.g. the quota was used up meanwhile); null otherwise. */
+  run_error?: string | null;
 }
 
 /**
@@ -246,6 +255,10 @@ export interface JobUpdate {
   increment_attempts?: boolean;
   /** What a completed run changed (issue 26). */
   changes?: JobChanges;
+  /** The run job a generate job started on completion (issue 40). */
+  run_job_id?: string;
+  /** Why a generate job's run could not start (issue 40). */
+  run_error?: string;
 }
 
 /** A page of a list, newest first, with an opaque cursor for the next page. */
@@ -278,10 +291,11 @@ export interface Store {
   /** @returns false when absent (or another account's). */
   deleteConfig(accountId: number, id: string): Promise<boolean>;
   /**
-   * Replaces a config's YAML (a self-healed config's new version).
+   * Replaces a config's YAML (a self-healed config's new version, an edit), and its prompt when `prompt` is given (a
+   * generate that replaces the config, issue 40).
    * @returns the updated config, or null when absent (or another account's).
    */
-  updateConfigYaml(accountId: number, id: string, yaml: string): Promise<ConfigRecord | null>;
+  updateConfigYaml(accountId: number, id: string, yaml: string, prompt?: string | null): Promise<ConfigRecord | null>;
 
   createJob(j: JobRecord): Promise<void>;
   /** Another account's job is null. */

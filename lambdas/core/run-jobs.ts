@@ -18,10 +18,17 @@ export interface RunRequest {
   yaml_content?: string;
 }
 
-/** A run started by a schedule's firing (core/schedules.ts) rather than by a call: the job's id is the firing's own. */
+/**
+ * A run started by the service rather than by a call: a schedule's firing (core/schedules.ts), or a generate job with
+ * `run: true` (core/generate-job-executor.ts). The job's id is the starter's own.
+ */
 export interface ScheduledOrigin {
-  schedule_id: string;
-  /** The job id of the firing (one per schedule and slot), so that a second firer of the same slot cannot create a second job. */
+  /** The schedule that fired; absent for a generate job's run. */
+  schedule_id?: string;
+  /**
+   * The job id (one per schedule and slot, one per generate job), so that a second firer of the same slot, or a second
+   * delivery of the same generate job, cannot create a second job.
+   */
   job_id: string;
 }
 
@@ -31,8 +38,8 @@ export interface RunMessage {
 }
 
 /**
- * Starts a run job: for POST /run/, and for a schedule's firing (`origin`), which goes through exactly the same
- * checks, metering and job record (plus `schedule_id`).
+ * Starts a run job: for POST /run/, and for a schedule's firing or a generate job's run (`origin`), which go through
+ * exactly the same checks, metering and job record (plus `schedule_id`).
  * @returns the `pending` job.
  * @throws CodedError: `plan_required`, `rate_limited`, `quota_exceeded` (checked first with reads, before the YAML is parsed, and again when charged), `invalid_request` (not exactly one of config_id and yaml_content), `not_found`
  *   (config), `invalid_config`, `browser_required`, `target_forbidden`, `plan_required`, `rate_limited`,

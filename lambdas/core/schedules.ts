@@ -17,7 +17,8 @@
  * A firing while the schedule's last job is unfinished is skipped and counted; a firing refused for the plan, the
  * quota or a config gone pauses the schedule with the reason in its record (`paused`), not a silent skip.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { derivedUuid } from './crypto.ts';
 import { CodedError, isCodedError } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { FINISHED } from './job-states.ts';
@@ -206,11 +207,7 @@ export async function deleteConfigSchedules(svc: Services, accountId: number, co
  * schedule id and the slot, so every firer of that slot names the same job.
  */
 export function firingJobId(scheduleId: string, slot: Date): string {
-  const h = createHash('sha256').update(`${scheduleId}@${slot.toISOString()}`).digest();
-  h[6] = (h[6]! & 0x0f) | 0x80;
-  h[8] = (h[8]! & 0x3f) | 0x80;
-  const x = h.subarray(0, 16).toString('hex');
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+  return derivedUuid(`${scheduleId}@${slot.toISOString()}`);
 }
 
 /** What a call of {@link fireSchedule} did. */

@@ -48,6 +48,9 @@ export interface LoadedPage {
   scrollGrows?: boolean;
 }
 
+/** What a generate job's trial run reads by default: listing pages and rows (the rows a generate job answers with, issue 40). */
+export const TRIAL_LIMITS = { pages: 2, rows: 30 } as const;
+
 /** Longest outline handed to the agent, characters. */
 const MAX_OUTLINE = 8000;
 /** A browser load waits for this (it never appears) until the page has gone quiet, at most this long. */
@@ -190,8 +193,8 @@ export class Workbench implements GeneratorTools {
    * @throws CodedError as a run's first page would fail (`target_failed`, `browser_required`, …).
    */
   async trial(config: ScrapeConfig): Promise<TrialRun> {
-    const maxPages = this.o.trialMaxPages ?? 2;
-    const maxItems = this.o.trialMaxItems ?? 30;
+    const maxPages = this.o.trialMaxPages ?? TRIAL_LIMITS.pages;
+    const maxItems = this.o.trialMaxItems ?? TRIAL_LIMITS.rows;
     const bounded: ScrapeConfig = {
       ...config,
       ...(config.pagination ? { pagination: { ...config.pagination, max_pages: Math.min(config.pagination.max_pages, maxPages) } } : {}),

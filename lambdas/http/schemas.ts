@@ -64,6 +64,11 @@ export const generateBody = {
   properties: {
     url: { type: 'string', minLength: 1, maxLength: 2048 },
     prompt: { type: 'string', minLength: 1, maxLength: MAX_PROMPT_CHARS },
+    run: {
+      type: 'boolean', default: false,
+      description: 'Run the saved config once it is generated: the job\'s status then carries `run_job_id`, a normal, metered run job that gives all the rows '
+        + '(needs a plan with server execution). Without it the generate job\'s rows are a trial of the first pages only',
+    },
   },
 } as const;
 
@@ -208,6 +213,8 @@ const jobSummaryProperties = {
   api_discovered: { type: 'boolean' },
   created_at: time,
   completed_at: time,
+  run_job_id: { anyOf: [uuid, { type: 'null' }], description: 'A generate job made with `run: true`: the run job of the saved config it started on completion (null until then); absent for other jobs' },
+  run_error: { type: 'string', description: 'A generate job made with `run: true` whose run could not start: `code: message`' },
 } as const;
 const jobSummaryRequired = ['id', 'status', 'progress', 'job_type', 'target_url', 'status_message', 'items_found', 'pages_scraped', 'api_discovered', 'created_at'];
 

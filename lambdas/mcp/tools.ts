@@ -115,6 +115,9 @@ interface JobStatus {
   pages_scraped: number;
   results: { data: Array<Record<string, unknown>>; row_count: number };
   yaml_config: { id: string | null; yaml_content: string };
+  /** A generate job made with `run: true`: its run (issue 40). */
+  run_job_id?: string | null;
+  run_error?: string;
 }
 
 /** How often a waiting tool reads the job's status, ms (first, then doubling up to the last). */
@@ -211,12 +214,31 @@ async function finishedJob(ctx: ToolCallContext, s: JobStatus, maxRows: number):
   return jsonResult({ finished: true, ...(await rowsOf(ctx, s.id, 0, maxRows)), status_message: s.status_message, pages_scraped: s.pages_scraped });
 }
 
-/** A finished generate job's answer: the saved config, its YAML and the rows it extracted. */
+/** What a finished generate job's answer says of its rows: a trial, and how to get all of them (issue 40). */
+function trialNote(s: JobStatus): string {
+  if (s.run_job_id) return `preview_rows are the trial's; the saved config is running for all the rows: call get_job with job_id "${s.run_job_id}".`;
+  const why = s.run_error ? ` Its run could not start (${s.run_error}).` : '';
+  return `preview_rows are a trial of the first pages only (at most 2 listing pages, 30 rows).${why} For all the rows, call run_config with config_id "${s.yaml_config.id}" (or generate_config with run: true).`;
+}
+
+/** A finished generate job's answer: the saved config, its YAML and the rows its trial extracted. */
 function generated(s: JobStatus): CallToolResult {
   if (s.status === 'failed') return failed(s);
   return jsonResult({
     finished: true, job_id: s.id, config_id: s.yaml_config.id, yaml_content: s.yaml_config.yaml_content,
     preview_rows: s.results.data, row_count: s.results.row_count, status_message: s.status_message,
+    ...(s.run_job_id !== undefined ? { run_job_id: s.run_job_id } : {}), ...(s.run_error ? { run_error: s.run_error } : {}),
+    next: trialNote(s),
+  });
+}
+
+/** A generate job with `run: true` and its finished run: the saved config and the run's first `maxRows` rows. */
+async function generatedAndRun(ctx: ToolCallContext, g: JobStatus, run: JobStatus, maxRows: number): Promise<CallToolResult> {
+  if (run.status === 'failed') return failed(run);
+  // `job_id` stays the generate job's; the rows are the run's (`run_job_id`, which get_results pages through).
+  return jsonResult({
+    finished: true, ...(await rowsOf(ctx, run.id, 0, maxRows)), job_id: g.id, run_job_id: run.id, config_id: g.yaml_config.id, yaml_content: g.yaml_config.yaml_content,
+    status_message: run.status_message, pages_scraped: run.pages_scraped,
   });
 }
 
@@ -228,16 +250,22 @@ const jobTools: McpTool[] = [
     listing: {
       name: 'generate_config',
       title: 'Generate a scraping config',
-      description: 'Writes a YAML scraping config for a page from a plain-language prompt (what to extract), tests it on the page and saves it to the account. '
+      description: 'Writes a YAML scraping config for a page from a plain-language prompt (what to extract), tests it on the first pages and saves it to the account. '
         + 'Costs one generation (1 credit, or 1 YAML generation on scrape plans). Usually 5-60 s; waits for the job with progress notifications. '
-        + 'Returns the YAML, the rows it extracted from the page (a preview) and `config_id` of the saved config, which run_config runs again at any time.',
-      inputSchema: extend(generateBody, { wait_seconds: WAIT_SECONDS }),
+        + 'Returns the YAML, `config_id` of the saved config and `preview_rows`: a trial of the first pages only (at most 2 listing pages, 30 rows). '
+        + 'With `run: true` the saved config is then run for all the rows (one more run\'s cost; plans with server execution), and the answer has the run\'s first `max_rows` rows, `row_count` and `run_job_id` (get_results pages through the rest).',
+      inputSchema: extend(generateBody, { max_rows: MAX_ROWS, wait_seconds: WAIT_SECONDS }),
       annotations: metered,
     },
     call: (args, ctx) => guarded(async () => {
-      const job = await callJson<{ id: string }>(ctx, 'POST /api/v1/generate/', { body: without(args, ['wait_seconds']) });
-      const s = await waitForJob(ctx, job.id, waitUntil(args, ctx));
-      return isFinished(s) ? generated(s) : stillRunning(s);
+      const until = waitUntil(args, ctx);
+      const job = await callJson<{ id: string }>(ctx, 'POST /api/v1/generate/', { body: without(args, ['wait_seconds', 'max_rows']) });
+      const s = await waitForJob(ctx, job.id, until);
+      if (!isFinished(s)) return stillRunning(s);
+      if (s.status === 'failed' || !s.run_job_id) return generated(s);
+      const run = await waitForJob(ctx, s.run_job_id, until);
+      if (!isFinished(run)) return stillRunning(run);
+      return generatedAndRun(ctx, s, run, typeof args.max_rows === 'number' ? args.max_rows : 50);
     }),
   },
   {

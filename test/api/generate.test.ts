@@ -9,6 +9,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { bookDetails } from '../fixtures/site/books.ts';
+import { allQuotes } from '../fixtures/site/quotes.ts';
 import { client, createAccount, startService, type TestService } from '../helpers/service.ts';
 import { httpError, reply, startAnthropicStub, toolUse, type AnthropicStub } from '../helpers/anthropic-stub.ts';
 
@@ -103,6 +104,38 @@ describe('generate jobs', () => {
     assert.equal((await api.get('/api/v1/jobs/')).body.results[0].job_type, 'generate');
   });
 
+  it('run: true runs the saved config as a normal, metered run job (run_job_id) that gives every row, where the trial gave the first pages', async () => {
+    const acc = await createAccount(svc.dataDir, { plan: 'growth' });
+    const api = client(svc.url, acc.api_key);
+    const before = (await api.get('/api/v1/me/')).body.subscription.credits_remaining;
+    const created = await api.post('/api/v1/generate/', { url: `${site.url}/quotes/`, prompt: 'every quote with its author', run: true });
+    assert.equal(created.status, 202, JSON.stringify(created.body));
+    const { job } = await follow(api, created.body.id);
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.match(job.run_job_id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, JSON.stringify(job));
+    assert.ok(job.results.row_count <= 30, `the generate job keeps its trial's rows: ${job.results.row_count}`);
+    assert.ok(job.status_message.includes(`Running the saved config for all the rows: run job ${job.run_job_id}`), job.status_message);
+    assert.equal(job.run_error, undefined);
+
+    const run = await api.waitForJob(job.run_job_id, 90_000);
+    assert.equal(run.job.status, 'completed', run.job.status_message);
+    assert.equal(run.job.job_type, 'run');
+    assert.equal(run.job.yaml_config.id, job.yaml_config.id, 'the run is of the config the generate job saved');
+    assert.equal(run.job.results.row_count, allQuotes().length, 'every quote of every page, not the trial\'s');
+    assert.equal((await api.get('/api/v1/me/')).body.subscription.credits_remaining, before - 2, 'the generation and the run each cost their credit');
+    const listed = (await api.get('/api/v1/jobs/')).body.results as Array<{ id: string; run_job_id?: string }>;
+    assert.equal(listed.find((j) => j.id === job.id)?.run_job_id, job.run_job_id, 'the job list names the run too');
+    assert.ok(listed.some((j) => j.id === job.run_job_id), 'the run is a job of the account like any other');
+  });
+
+  it('without run: true, the message says the rows are a trial of the first pages and how to get all of them', async () => {
+    const api = client(svc.url, pro.api_key);
+    const { job } = await follow(api, (await api.post('/api/v1/generate/', { url: `${site.url}/quotes/`, prompt: 'quotes and authors' })).body.id);
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.match(job.status_message, /rows are a trial of the first pages only \(at most 2 listing pages and 30 rows\); for all the rows, run the saved config \(POST \/api\/v1\/run\/ with config_id [0-9a-f-]{36}\), or generate with "run": true/);
+    assert.equal('run_job_id' in job, false, 'a generate job without run keeps SPEC.md\'s shape');
+  });
+
   it('refuses bad requests with a clear 4xx and charges nothing', async () => {
     const acc = await createAccount(svc.dataDir, { plan: 'starter' });
     const api = client(svc.url, acc.api_key);
@@ -117,6 +150,9 @@ describe('generate jobs', () => {
     await expect({ url: `${site.url}/books/`, prompt: '   ' }, 400, 'invalid_request');
     await expect({ url: `${site.url}/books/` }, 400, 'invalid_request');
     await expect({ url: `${site.url}/books/`, prompt: 'x'.repeat(2001) }, 400, 'invalid_request');
+    await expect({ url: `${site.url}/books/`, prompt: 'titles', run: 'yes' }, 400, 'invalid_request');
+    // Starter has no server execution: a generate that would run its config is refused before anything is spent.
+    await expect({ url: `${site.url}/books/`, prompt: 'titles', run: true }, 403, 'plan_required');
     assert.equal((await api.get('/api/v1/me/')).body.subscription.credits_remaining, 25);
   });
 

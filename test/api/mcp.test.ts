@@ -17,6 +17,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { allQuotes } from '../fixtures/site/quotes.ts';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { client, createAccount, startService, tempDataDir, type TestService } from '../helpers/service.ts';
 import { generateBody, runBody, toolBodies } from '../../lambdas/http/schemas.ts';
@@ -123,6 +124,24 @@ for (const via of ['http', 'stdio'] as const) describe(`MCP server ${via === 'ht
     const listed = structured(await mcp.callTool({ name: 'list_configs', arguments: {} }));
     assert.ok(listed.results.some((c: { id: string }) => c.id === configId));
     assert.equal(structured(await mcp.callTool({ name: 'get_config', arguments: { config_id: configId } })).yaml_content, out.yaml_content);
+  });
+
+  it('generate_config says its preview rows are a trial; with run: true it runs the saved config and answers the run\'s rows', async () => {
+    const trial = structured(await mcp.callTool({ name: 'generate_config', arguments: { url: `${site.url}/quotes/`, prompt: 'quotes and their authors' } }, undefined, { timeout: 120_000 }));
+    assert.equal(trial.finished, true);
+    assert.match(trial.next, /^preview_rows are a trial of the first pages only \(at most 2 listing pages, 30 rows\)\. For all the rows, call run_config with config_id "[0-9a-f-]{36}" \(or generate_config with run: true\)\.$/);
+    assert.equal(trial.run_job_id, undefined);
+    const api = client(svc.url, pro.api_key);
+    const before = (await api.get('/api/v1/me/')).body.subscription.credits_remaining;
+    const out = structured(await mcp.callTool({ name: 'generate_config', arguments: { url: `${site.url}/quotes/`, prompt: 'every quote with its author', run: true, max_rows: 1000 } }, undefined, { timeout: 120_000 }));
+    assert.equal(out.finished, true, JSON.stringify(out).slice(0, 500));
+    assert.match(out.run_job_id, /^[0-9a-f-]{36}$/);
+    assert.equal(out.row_count, allQuotes().length, 'every quote of every page');
+    assert.equal(out.rows.length, allQuotes().length);
+    assert.equal(out.has_more, false);
+    assert.match(out.yaml_content, /extract:/);
+    assert.equal((await api.get(`/api/v1/jobs/${out.run_job_id}/status/`)).body.yaml_config.id, out.config_id);
+    assert.equal((await api.get('/api/v1/me/')).body.subscription.credits_remaining, before - 2, 'a generation and a run');
   });
 
   it('progress notifications arrive while the job runs, before the result (the local service streams the answer)', async () => {

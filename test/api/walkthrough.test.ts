@@ -157,4 +157,21 @@ output: { deduplicate: true, limit: 5 }
     assert.deepEqual(job.results.data.map((r: { author: string }) => r.author), expected);
     assert.equal(job.yaml_config.id, null);
   });
+
+  it('generates a config with "run": true, as the README shows: the generate job names its run, whose results are every quote', async () => {
+    const api = client(svc.url, account.api_key);
+    const gen = await api.post('/api/v1/generate/', { url: `${site.url}/quotes/`, prompt: 'every quote with its author and tags', run: true });
+    assert.equal(gen.status, 202, JSON.stringify(gen.body));
+    assert.deepEqual([gen.body.status, gen.body.progress, gen.body.job_type, gen.body.target_url], ['pending', 0, 'generate', `${site.url}/quotes/`]);
+    const { job } = await api.waitForJob(gen.body.id, 90_000);
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.match(job.status_message, /^Generated a config that found \d+ item\(s\) on 2 page\(s\) in its trial; saved as .* Running the saved config for all the rows: run job [0-9a-f-]{36}/);
+    const { job: run } = await api.waitForJob(job.run_job_id, 90_000);
+    assert.equal(run.status, 'completed', run.status_message);
+    const results = await api.get(`/api/v1/jobs/${job.run_job_id}/results/`);
+    assert.equal(results.status, 200);
+    assert.equal(results.body[0].row_count, allQuotes().length, 'every quote of every page');
+    const texts = new Set(results.body[0].data.flatMap((r: Record<string, unknown>) => Object.values(r)));
+    assert.ok(allQuotes().every((q) => texts.has(q.text)), 'each quote of the fixture site is a row');
+  });
 });

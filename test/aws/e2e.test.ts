@@ -173,6 +173,53 @@ detail_fields:
     assert.equal(saved?.yaml_content, st.body.yaml_config.yaml_content);
   });
 
+  it('generate with run: true: the generate worker queues a metered run of the saved config on the run queue, whose worker gives every row; a run the quota no longer allows is said, not thrown', async () => {
+    const { account, apiKey } = await createAccount(svc, { email: 'gen-run@example.com', password: 'cloud password', plan: 'growth' });
+    const url = `${site.url}/quotes/`;
+    const g = await authorized(apiKey, generate, 'POST', '/api/v1/generate/', '/api/v1/generate/', { body: { url, prompt: 'every quote with its author', run: true } });
+    assert.equal(g.status, 202, JSON.stringify(g.body));
+    const message = sqs.sent.find((m) => m.url === GENERATE_QUEUE && JSON.parse(m.body).job_id === g.body.id)!;
+    assert.deepEqual(await generateWorker(sqsEvent(sqsRecord(message.body, 1, 'scrape-ai-test-generate'))), { batchItemFailures: [] });
+    const statusOf = async (id: string) => (await authorized(apiKey, status, 'GET', '/api/v1/jobs/{id}/status/', `/api/v1/jobs/${id}/status/`, { params: { id } })).body;
+    const st = await statusOf(g.body.id);
+    assert.equal(st.status, 'completed', st.status_message);
+    assert.ok(st.run_job_id, JSON.stringify(st));
+    const runMessage = sqs.sent.find((m) => m.url === RUN_QUEUE && JSON.parse(m.body).job_id === st.run_job_id);
+    assert.ok(runMessage, 'the run is queued on the run queue, as POST /run/ queues it');
+    // A second delivery of the finished generate message (at-least-once) starts no second run and saves no second config.
+    await generateWorker(sqsEvent(sqsRecord(message.body, 2, 'scrape-ai-test-generate')));
+    assert.equal(sqs.sent.filter((m) => m.url === RUN_QUEUE && JSON.parse(m.body).job_id === st.run_job_id).length, 1);
+    assert.equal((await svc.store.listConfigs(account.id)).length, 1);
+    assert.deepEqual(await runWorker(sqsEvent(sqsRecord(runMessage.body))), { batchItemFailures: [] });
+    const run = await statusOf(st.run_job_id);
+    assert.equal(run.status, 'completed', run.status_message);
+    assert.equal(run.yaml_config.id, st.yaml_config.id);
+    assert.equal(run.results.row_count, 100, 'every quote of the ten pages');
+    const m = await authorized(apiKey, me, 'GET', '/api/v1/me/', '/api/v1/me/');
+    assert.equal(m.body.subscription.credits_remaining, 75 - 2, 'the generation and its run');
+
+    // Accepted with room for both, then the month's credits are spent elsewhere before the generation ends.
+    const g2 = await authorized(apiKey, generate, 'POST', '/api/v1/generate/', '/api/v1/generate/', { body: { url, prompt: 'quotes, authors and tags', run: true } });
+    assert.equal(g2.status, 202, JSON.stringify(g2.body));
+    const month = new Date().toISOString().slice(0, 7);
+    const used = await svc.store.getCounter(account.id, `credits:${month}`);
+    assert.ok((await svc.store.consume(account.id, `credits:${month}`, 75_000 - used, 75_000)).ok);
+    const message2 = sqs.sent.find((x) => x.url === GENERATE_QUEUE && JSON.parse(x.body).job_id === g2.body.id)!;
+    assert.deepEqual(await generateWorker(sqsEvent(sqsRecord(message2.body, 1, 'scrape-ai-test-generate'))), { batchItemFailures: [] });
+    const st2 = await statusOf(g2.body.id);
+    assert.equal(st2.status, 'completed', 'the config and the trial rows stand');
+    assert.equal(st2.run_job_id, null);
+    assert.match(st2.run_error, /^quota_exceeded: /);
+    assert.match(st2.status_message, /the run of the saved config for all the rows could not start \(quota_exceeded: /);
+    // With one credit left, a generate alone could be paid for, a generate and its run cannot: refused up front.
+    await svc.store.refund(account.id, `credits:${month}`, 1000);
+    const g3 = await authorized(apiKey, generate, 'POST', '/api/v1/generate/', '/api/v1/generate/', { body: { url, prompt: 'quotes', run: true } });
+    assert.equal(g3.status, 429, JSON.stringify(g3.body));
+    assert.equal(g3.body.code, 'quota_exceeded');
+    assert.match(g3.body.error, /1 of 75 credits left, this generate and its run costs 2/);
+    assert.equal((await authorized(apiKey, generate, 'POST', '/api/v1/generate/', '/api/v1/generate/', { body: { url, prompt: 'quotes' } })).status, 202);
+  });
+
   it('MCP (POST /mcp) on the DynamoDB store: run_config answers a job still running within its wait, the run worker runs it, get_job gives its rows; a YAML error is a tool error with its line', async () => {
     const { apiKey } = await createAccount(svc, { email: 'mcp@example.com', password: 'cloud password', plan: 'growth' });
     /** One JSON-RPC request as API Gateway delivers it (binary media types: the body base64), the SSE answer parsed. */

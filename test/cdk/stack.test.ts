@@ -239,6 +239,8 @@ describe('CDK stack', () => {
     assert.match(JSON.stringify(mapping[1].Properties.EventSourceArn), /QueuesGenerate[0-9A-F]{8}"/);
     assert.equal(mapping[1].Properties.BatchSize, 1);
     assert.ok(!policyOf(resources, id).some((s) => s.actions.some((a) => a.startsWith('secretsmanager:'))), 'no secret without one named');
+    const sends = policyOf(resources, id).filter((s) => s.actions.includes('sqs:SendMessage')).map((s) => s.resources).join(' ');
+    assert.match(sends, /QueuesRun[0-9A-F]{8}"/, 'a generate job with run: true queues its run on the run queue (issue 40)');
 
     const arn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:anthropic-AbCdEf';
     const withKey = synth('dev', arn);

@@ -163,6 +163,31 @@ describe('sai CLI against the local service', () => {
     assert.ok(['pending', 'running'].includes(JSON.parse(noWait.stdout).status), noWait.stdout);
   });
 
+  it('generate --run waits for the generation and the run of the saved config and prints every row; without --run it says the rows were a trial', async () => {
+    const env = { SAI_BASE_URL: svc.url, SAI_API_KEY: pro.api_key, XDG_CONFIG_HOME: path.join(work, 'empty') };
+    const r = await sai(['generate', `${site.url}/quotes/`, '--prompt', 'every quote with its author', '--run', '--format', 'csv', '--interval', '100'], env);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.replace(/^\uFEFF/, '').split('\r\n').filter(Boolean);
+    assert.equal(lines.length, allQuotes().length + 1, `a header and every quote of every page:\n${r.stdout.slice(0, 400)}`);
+    assert.match(r.stderr, /Saved as config [0-9a-f-]{36}; running it for all the rows \(job [0-9a-f-]{36}\)/);
+    const json = await sai(['generate', `${site.url}/quotes/`, '--prompt', 'every quote with its author', '--run', '--json', '--interval', '100'], env);
+    assert.equal(json.code, 0, json.stderr);
+    const body = JSON.parse(json.stdout);
+    assert.equal(body.rows.length, allQuotes().length);
+    assert.deepEqual([body.run_job.job_type, body.run_job.yaml_config.id, body.generate_job.run_job_id], ['run', body.config_id, body.run_job.id]);
+
+    const trial = await sai(['generate', `${site.url}/quotes/`, '--prompt', 'quotes and their authors', '--interval', '100'], env);
+    assert.equal(trial.code, 0, trial.stderr);
+    assert.match(trial.stdout, /container:/, 'the YAML on stdout, as before');
+    assert.match(trial.stderr, /Its trial read the first pages only \(\d+ rows\); for all the rows: sai run --config [0-9a-f-]{36} \(or sai generate --run\)/);
+    const misuse = await sai(['generate', `${site.url}/quotes/`, '--prompt', 'quotes', '--format', 'csv'], env);
+    assert.equal(misuse.code, 2, misuse.stderr);
+    // Free has no server execution: refused before anything runs, exit 1 with the service's reason.
+    const refused = await sai(['generate', `${site.url}/quotes/`, '--prompt', 'quotes', '--run'], { ...env, SAI_API_KEY: free.api_key });
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /server execution/);
+  });
+
   it('run --local F.yaml --format xlsx -o out.xlsx runs on this machine and writes an XLSX', async () => {
     const out = path.join(work, 'out.xlsx');
     // No key and no service address: a local run needs neither. Loopback is allowed as the service allows it.

@@ -140,6 +140,8 @@ describe('Python client (clients/python): sdist and wheel built, the wheel insta
       SAI_SITE_URL: site.url,
       // The first three listing pages, as the fixture site serves them.
       SAI_EXPECTED_QUOTES: JSON.stringify(allQuotes().slice(0, 30).map((q) => ({ text: q.text, author: q.author }))),
+      // Every quote of every listing page: what a run of a generated config gives (generate(..., run=True)).
+      SAI_ALL_QUOTES_COUNT: String(allQuotes().length),
     });
     // From the temporary folder, without PYTHONPATH: `import scrape_ai` finds only the venv's installed wheel.
     const result = await run(venvPython, ['-m', 'unittest', 'discover', '-s', path.join(CLIENT, 'tests'), '-v'], env, 150_000, work);

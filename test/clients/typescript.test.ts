@@ -90,7 +90,7 @@ describe('TypeScript client types against docs/openapi.json', () => {
     same(requestSchema('post', '/api/v1/configs/'), { name: true, target_url: true, yaml_content: true } satisfies Req<CreateConfigRequest>,
       { name: true, target_url: true, yaml_content: true, prompt: true } satisfies All<CreateConfigRequest>, 'config body');
 
-    same(requestSchema('post', '/api/v1/generate/'), { url: true, prompt: true } satisfies Req<GenerateRequest>, { url: true, prompt: true } satisfies All<GenerateRequest>, 'generate body');
+    same(requestSchema('post', '/api/v1/generate/'), { url: true, prompt: true } satisfies Req<GenerateRequest>, { url: true, prompt: true, run: true } satisfies All<GenerateRequest>, 'generate body');
     assert.deepEqual(Object.keys(requestSchema('post', '/api/v1/run/').properties!).sort(), ['config_id', 'yaml_content'], 'run body');
     const started = { id: true, status: true, progress: true, job_type: true } satisfies Req<JobStarted>;
     const startedAll = { id: true, status: true, progress: true, job_type: true, target_url: true, created_at: true } satisfies All<JobStarted>;
@@ -98,10 +98,10 @@ describe('TypeScript client types against docs/openapi.json', () => {
 
     const jobs = responseSchema('get', '/api/v1/jobs/');
     same(jobs, { count: true, next_cursor: true, results: true } satisfies Req<JobList>, { count: true, next_cursor: true, results: true } satisfies All<JobList>, 'jobs');
-    same(jobs.properties!.results!.items!, { id: true, status: true, progress: true, job_type: true, target_url: true, status_message: true, items_found: true, pages_scraped: true, api_discovered: true, created_at: true } satisfies Req<JobSummary>, { id: true, status: true, progress: true, job_type: true, target_url: true, status_message: true, items_found: true, pages_scraped: true, api_discovered: true, created_at: true, completed_at: true } satisfies All<JobSummary>, 'jobs item');
+    same(jobs.properties!.results!.items!, { id: true, status: true, progress: true, job_type: true, target_url: true, status_message: true, items_found: true, pages_scraped: true, api_discovered: true, created_at: true } satisfies Req<JobSummary>, { id: true, status: true, progress: true, job_type: true, target_url: true, status_message: true, items_found: true, pages_scraped: true, api_discovered: true, created_at: true, completed_at: true, run_job_id: true, run_error: true } satisfies All<JobSummary>, 'jobs item');
     assert.deepEqual((doc.paths['/api/v1/jobs/'].get.parameters as Array<{ name: string }>).map((q) => q.name).sort(), ['cursor', 'limit']);
     same(responseSchema('get', '/api/v1/jobs/{id}/status/'), { id: true, status: true, progress: true, job_type: true, target_url: true, status_message: true, items_found: true, pages_scraped: true, api_discovered: true, created_at: true, results: true, yaml_config: true } satisfies Req<Job>,
-      { id: true, status: true, progress: true, job_type: true, target_url: true, status_message: true, items_found: true, pages_scraped: true, api_discovered: true, created_at: true, results: true, yaml_config: true, completed_at: true, changes: true } satisfies All<Job>, 'job');
+      { id: true, status: true, progress: true, job_type: true, target_url: true, status_message: true, items_found: true, pages_scraped: true, api_discovered: true, created_at: true, results: true, yaml_config: true, completed_at: true, changes: true, run_job_id: true, run_error: true } satisfies All<Job>, 'job');
     const summary = responseSchema('get', '/api/v1/jobs/{id}/status/').properties!.changes!.anyOf![0]!;
     same(summary, { added: true, removed: true, changed: true, compared_with: true } satisfies Req<JobChangesSummary>, { added: true, removed: true, changed: true, compared_with: true } satisfies All<JobChangesSummary>, 'job.changes');
     const changesAll = { job_id: true, compared_with: true, key_fields: true, added: true, removed: true, changed: true, total: true, offset: true, limit: true, results: true, message: true } as const;
@@ -441,6 +441,25 @@ describe('TypeScript client against the local service', () => {
     const page = await client.listJobs({ limit: 1 });
     assert.equal(page.results.length, 1);
     assert.equal(page.results[0]!.id, started.id);
+  });
+
+  it('generate({run: true}) waits for the generation and the run of the saved config and resolves with every row; without run, a started job', async () => {
+    const seen: string[] = [];
+    const done = await client.generate({ url: `${site.url}/quotes/`, prompt: 'every quote with its author', run: true }, { intervalMs: 100, timeoutMs: 120_000, onProgress: (j) => { seen.push(`${j.job_type}:${j.status}`); } });
+    assert.equal(done.rows.length, allQuotes().length, 'every quote of every page, not the trial\'s');
+    assert.equal(done.generate_job.status, 'completed');
+    assert.ok(done.generate_job.results.row_count <= 30, 'the generate job\'s own rows are the trial\'s');
+    assert.equal(done.generate_job.run_job_id, done.run_job.id);
+    assert.deepEqual([done.run_job.job_type, done.run_job.status, done.run_job.yaml_config.id], ['run', 'completed', done.config_id]);
+    assert.equal((await client.getConfig(done.config_id)).prompt, 'every quote with its author');
+    assert.ok(seen.includes('generate:completed') && seen.at(-1) === 'run:completed', seen.join(' '));
+    const started = await client.generate({ url: `${site.url}/quotes/`, prompt: 'quotes' });
+    assert.deepEqual([started.status, started.job_type], ['pending', 'generate']);
+    const trial = await client.waitForJob(started.id, { intervalMs: 100, timeoutMs: 90_000 });
+    assert.match(trial.status_message, /rows are a trial of the first pages only/);
+    assert.equal(trial.run_job_id, undefined);
+    const f = new ScrapeAI({ apiKey: free.api_key, baseUrl: svc.url });
+    await assert.rejects(f.generate({ url: `${site.url}/quotes/`, prompt: 'quotes', run: true }), (e) => e instanceof ForbiddenError && e.code === 'plan_required');
   });
 
   it('a tool call (seo-analyzer) returns its audits', async () => {

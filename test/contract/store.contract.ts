@@ -116,6 +116,9 @@ export function storeContract(name: string, opts: ContractOptions): void {
       assert.equal((await store.updateConfigYaml(a.id, c1.id, 'y1 healed'))?.yaml_content, 'y1 healed');
       assert.equal((await store.getConfig(a.id, c1.id))?.yaml_content, 'y1 healed');
       assert.equal(await store.updateConfigYaml(a.id, randomUUID(), 'x'), null);
+      const regenerated = await store.updateConfigYaml(a.id, c1.id, 'y1 regenerated', 'a new prompt');
+      assert.deepEqual([regenerated?.yaml_content, regenerated?.prompt, regenerated?.name], ['y1 regenerated', 'a new prompt', 'one'], 'with a prompt, the prompt too');
+      assert.equal((await store.getConfig(a.id, c1.id))?.prompt, 'a new prompt');
       assert.equal(await store.deleteConfig(a.id, c1.id), true);
       assert.equal(await store.deleteConfig(a.id, c1.id), false);
       assert.equal(await store.getConfig(a.id, c1.id), null);
@@ -137,6 +140,23 @@ export function storeContract(name: string, opts: ContractOptions): void {
       assert.equal(await store.updateJob(j.id, ['pending', 'running'], { status: 'failed' }), null);
       assert.equal((await store.getJobById(j.id))?.status, 'completed');
       assert.equal((await store.getJobById(j.id))?.row_count, 7);
+    });
+
+    it('keeps a generate job\'s run: requested at creation, its run job or its error written at completion (issue 40)', async () => {
+      const a = await newAccount(store);
+      const plain = newJob(a.id);
+      await store.createJob(plain);
+      assert.ok(!(await store.getJobById(plain.id))?.run_requested, 'not requested unless asked');
+      const j = { ...newJob(a.id), job_type: 'generate' as const, run_requested: true };
+      await store.createJob(j);
+      assert.equal((await store.getJobById(j.id))?.run_requested, true);
+      assert.equal((await store.getJobById(j.id))?.run_job_id ?? null, null);
+      const runId = randomUUID();
+      const done = await store.updateJob(j.id, ['pending'], { status: 'completed', run_job_id: runId });
+      assert.deepEqual([done?.run_requested, done?.run_job_id, done?.run_error ?? null], [true, runId, null]);
+      const k = { ...newJob(a.id), job_type: 'generate' as const, run_requested: true };
+      await store.createJob(k);
+      assert.equal((await store.updateJob(k.id, ['pending'], { status: 'completed', run_error: 'quota_exceeded: used up' }))?.run_error, 'quota_exceeded: used up');
     });
 
     it('with an attempt, only that attempt may change the job (a stale delivery cannot)', async () => {

@@ -432,6 +432,12 @@ describe('web dashboard in Chromium', { timeout: 240_000 }, () => {
     assert.equal(status.status, 'completed', status.status_message);
     assert.equal(await page.$eval('[data-testid=generate-job] .status', (el) => el.textContent), status.status_message);
     await capture('generate');
+    // The job's rows are a trial, and the page says so; its button runs the saved config for all of them (issue 40).
+    const trial = await page.$eval('[data-testid=generate-trial]', (el) => el.textContent ?? '');
+    assert.match(trial, new RegExp(`The ${status.results.row_count} rows of this job are a trial of the first pages only`));
+    await clickText('Run it for all the rows');
+    await page.waitForFunction(() => /^See all \d+ rows$/.test(document.querySelector('[data-testid=generate-run] a.button')?.textContent?.trim() ?? ''), { timeout: 60_000 });
+    assert.equal(await page.$eval('[data-testid=generate-run] a.button', (a) => a.textContent!.trim()), `See all ${allQuotes().length} rows`);
     {
       await clickText('Open the generated config');
       await page.waitForFunction((y: string) => (document.querySelector('#config-yaml') as HTMLTextAreaElement | null)?.value === y, {}, status.yaml_config.yaml_content);
@@ -447,6 +453,23 @@ describe('web dashboard in Chromium', { timeout: 240_000 }, () => {
     await page.waitForFunction((id: string) => !document.querySelector(`[data-config-id="${id}"]`), {}, generated.id);
     assert.equal((await api.get(`/api/v1/configs/${generated.id}/`)).status, 404);
     assert.ok(await page.$(`[data-config-id="${configId}"]`), 'the other config is still listed');
+  });
+
+  it('generate with "Run it for all the rows" sends run: true and follows the run job it names to all the rows', async () => {
+    await go('#/generate', 'Generate a config');
+    await fill('#gen-url', `${site.url}/quotes/`);
+    await fill('#gen-prompt', 'Every quote and its author, all pages');
+    await page.click('#gen-run');
+    await clickText('Generate');
+    await page.waitForFunction(() => /^See all \d+ rows$/.test(document.querySelector('[data-testid=generate-run] a.button')?.textContent?.trim() ?? ''), { timeout: 90_000 });
+    const genId = await page.$eval('[data-testid=generate-job] h2 a', (a) => a.getAttribute('href')!.split('/')[2]!);
+    const listed = (await api.get('/api/v1/jobs/')).body.results.find((j: { id: string }) => j.id.startsWith(genId));
+    assert.ok(listed?.run_job_id, `the generate job names its run: ${JSON.stringify(listed)}`);
+    assert.equal(await page.$('[data-testid=generate-trial]'), null, 'no trial notice when the run was asked for');
+    await capture('generate-run');
+    await clickText(`See all ${allQuotes().length} rows`);
+    await page.waitForFunction((id: string) => location.hash === `#/jobs/${id}`, {}, listed.run_job_id);
+    await page.waitForFunction((n: number) => document.querySelector('[data-testid=rows-range]')?.textContent?.endsWith(`of ${n}`), {}, allQuotes().length);
   });
 
   it('the jobs list refreshes itself while a job runs, until it ends', async () => {

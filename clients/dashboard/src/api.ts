@@ -207,6 +207,10 @@ export interface JobSummary {
   api_discovered?: boolean;
   created_at: string;
   completed_at?: string;
+  /** A generate job made with `run: true`: the run job of the saved config (null until it completes; issue 40). */
+  run_job_id?: string | null;
+  /** A generate job made with `run: true` whose run could not start: `code: message`. */
+  run_error?: string;
 }
 
 /** A row of results: field name → value, keys in the config's field order. */

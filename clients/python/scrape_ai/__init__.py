@@ -2,9 +2,10 @@
 
     >>> from scrape_ai import Client
     >>> client = Client()                      # SAI_API_KEY, SAI_BASE_URL
-    >>> job = client.generate("https://quotes.toscrape.com/", "quotes with their authors")
-    >>> job = client.wait_for_completion(job.id, on_progress=lambda j: print(j.progress, j.status_message))
-    >>> rows = client.get_results(job.id) if job.is_completed else []
+    >>> rows = client.generate("https://quotes.toscrape.com/", "quotes with their authors", run=True)
+    >>> rows.config_id, len(rows)              # every row of a run of the saved config
+
+    Without ``run=True``, ``generate`` returns the pending generate job, whose rows are a trial of the first pages.
 
 Configs, generate and run jobs, results, tools, schedules (``create_schedule``) and webhooks (``create_webhook``):
 see README.md for the whole interface, the errors and the retry rules.
@@ -16,6 +17,7 @@ from .errors import (
     AuthenticationError,
     ConflictError,
     ForbiddenError,
+    JobFailedError,
     JobTimeoutError,
     NetworkError,
     NotFoundError,
@@ -25,12 +27,13 @@ from .errors import (
     ServerError,
     ValidationError,
 )
-from .models import FINISHED_STATES, RUNNING_STATES, Job
+from .models import FINISHED_STATES, RUNNING_STATES, GeneratedRows, Job
 
 __all__ = [
     "__version__",
     "Client",
     "Job",
+    "GeneratedRows",
     "ProgressCallback",
     "DEFAULT_BASE_URL",
     "USER_AGENT",
@@ -48,4 +51,5 @@ __all__ = [
     "ServerError",
     "NetworkError",
     "JobTimeoutError",
+    "JobFailedError",
 ]

@@ -28,12 +28,13 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from http.client import HTTPException
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Tuple, Union, overload
 
 from ._version import __version__
 from .errors import (
     AuthenticationError,
     NetworkError,
+    JobFailedError,
     JobTimeoutError,
     RateLimitError,
     ScrapeAIError,
@@ -42,7 +43,7 @@ from .errors import (
     ValidationError,
     error_from_response,
 )
-from .models import Job
+from .models import GeneratedRows, Job
 
 __all__ = ["Client", "DEFAULT_BASE_URL", "USER_AGENT", "WEBHOOK_EVENTS"]
 
@@ -63,6 +64,12 @@ _TOOL_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 #: ``on_progress`` callbacks of :meth:`Client.wait_for_completion`.
 ProgressCallback = Callable[[Job], Any]
+
+
+def _code_of(message: Optional[str]) -> Optional[str]:
+    """The error code a failed job's message starts with (``target_failed: ...``), ``None`` without one."""
+    match = re.match(r"^([a-z][a-z_]*): ", message or "")
+    return match.group(1) if match else None
 
 
 def _parse_retry_after(value: Optional[str]) -> Optional[float]:
@@ -275,19 +282,90 @@ class Client:
 
     # ------------------------------------------------------------------------------------------------ jobs
 
-    def generate(self, url: str, prompt: str) -> Job:
-        """Starts a generate job: the service analyses ``url`` and writes a config for ``prompt``, tries it,
-        and saves it (``POST /api/v1/generate/``, 202). Costs one credit (or one YAML generation).
+    @overload
+    def generate(
+        self,
+        url: str,
+        prompt: str,
+        run: Literal[False] = False,
+        on_progress: Optional[ProgressCallback] = None,
+        interval: float = 2.0,
+        timeout: Optional[float] = None,
+    ) -> Job: ...
+
+    @overload
+    def generate(
+        self,
+        url: str,
+        prompt: str,
+        run: Literal[True],
+        on_progress: Optional[ProgressCallback] = None,
+        interval: float = 2.0,
+        timeout: Optional[float] = None,
+    ) -> GeneratedRows: ...
+
+    def generate(
+        self,
+        url: str,
+        prompt: str,
+        run: bool = False,
+        on_progress: Optional[ProgressCallback] = None,
+        interval: float = 2.0,
+        timeout: Optional[float] = None,
+    ) -> Union[Job, GeneratedRows]:
+        """Generates a config: the service analyses ``url``, writes a config for ``prompt``, tries it on the first
+        pages and saves it (``POST /api/v1/generate/``, 202). Costs one credit (or one YAML generation).
+
+        Without ``run``, returns at once with the pending generate job; wait with :meth:`wait_for_completion`. Its
+        rows are a **trial**: the first pages only (at most 2 listing pages, 30 rows). For all the rows, run the saved
+        config (``run(config_id=job.yaml_config["id"])``), or pass ``run=True``.
+
+        With ``run=True`` the service runs the saved config when the generation ends, as a normal, metered run job
+        (one more credit, or scrape; needs a plan with server execution), and this waits for both jobs and returns
+        every row of the run.
+
+        Args:
+            run: run the saved config for all the rows, and wait (docs/generate.md, "All the rows").
+            on_progress: with ``run=True``: called with each polled :class:`Job`, the generate job's then the run's.
+            interval: with ``run=True``: seconds between polls.
+            timeout: with ``run=True``: seconds to wait for both jobs in all; ``None`` waits as long as they take.
 
         Returns:
-            The new job (``pending``, progress 0); wait with :meth:`wait_for_completion`. The finished job's
-            ``yaml_config`` is the saved config ``{id, yaml_content}``, its ``rows`` the trial run's rows.
+            Without ``run``: the new :class:`Job` (``pending``, progress 0); the finished job's ``yaml_config`` is the
+            saved config ``{id, yaml_content}``, its ``rows`` the trial's rows. With ``run=True``: a
+            :class:`GeneratedRows`, the list of every row of the run, with ``config_id``, ``generate_job`` and
+            ``run_job``.
 
         Raises:
             ValidationError: ``invalid_url``, ``target_forbidden``, ``invalid_request`` (prompt 1-2,000
-                characters). RateLimitError, QuotaExceededError: the plan's limits. Never retried (a POST).
+                characters). ForbiddenError: ``plan_required`` (``run=True`` on a plan without server execution).
+                RateLimitError, QuotaExceededError: the plan's limits (``run=True`` needs room for both costs).
+                Never retried (a POST).
+            JobFailedError: with ``run=True``, the generation or the run ended ``failed``, or the run could not
+                start (``code`` says why, e.g. ``quota_exceeded``); ``err.job`` is that job.
+            JobTimeoutError: with ``run=True``, ``timeout`` passed first; the jobs keep going on the service.
         """
-        return Job(self._json("POST", "generate/", body={"url": url, "prompt": prompt}))
+        body: Dict[str, Any] = {"url": url, "prompt": prompt}
+        if not run:
+            return Job(self._json("POST", "generate/", body=body))
+        body["run"] = True
+        deadline = None if timeout is None else time.monotonic() + timeout
+
+        def left() -> Optional[float]:
+            return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+        started = Job(self._json("POST", "generate/", body=body))
+        generated = self.wait_for_completion(started.id, on_progress=on_progress, interval=interval, timeout=left())
+        if generated.is_failed:
+            raise JobFailedError(generated.status_message or "The generation failed", job=generated, code=_code_of(generated.status_message))
+        run_id = generated.get("run_job_id")
+        if not run_id:
+            why = generated.get("run_error") or "the service started no run (it may predate run=True)"
+            raise JobFailedError(f"The config was generated and saved, but its run could not start: {why}", job=generated, code=_code_of(why))
+        finished = self.wait_for_completion(run_id, on_progress=on_progress, interval=interval, timeout=left())
+        if finished.is_failed:
+            raise JobFailedError(finished.status_message or "The run failed", job=finished, code=_code_of(finished.status_message))
+        return GeneratedRows(self.get_results(run_id), generate_job=generated, run_job=finished)
 
     def run(self, config_id: Optional[str] = None, yaml_content: Optional[str] = None) -> Job:
         """Starts a run job on the service's servers (``POST /api/v1/run/``, 202): a stored config

@@ -21,6 +21,8 @@ ServerError                 5xx (``internal_error``, ``queue_unavailable``, ``se
 NetworkError                no HTTP answer at all: refused, reset, DNS, TLS, time-out
 JobTimeoutError             :meth:`Client.wait_for_completion` ran out of time (also a
                             built-in :class:`TimeoutError`)
+JobFailedError              ``generate(..., run=True)``: the generate job or its run ended ``failed``,
+                            or the run could not start (``code`` from the job's message)
 ==========================  ======================================================================
 """
 
@@ -41,6 +43,7 @@ __all__ = [
     "ServerError",
     "NetworkError",
     "JobTimeoutError",
+    "JobFailedError",
     "error_from_response",
 ]
 
@@ -148,6 +151,16 @@ class JobTimeoutError(ScrapeAIError, builtins.TimeoutError):
 
     def __init__(self, message: str, job: Any = None) -> None:
         super().__init__(message)
+        self.job = job
+
+
+class JobFailedError(ScrapeAIError):
+    """A job the client waited for on the caller's behalf (``Client.generate(..., run=True)``) ended ``failed``, or the
+    generate job's run could not start. ``job`` is that job (a :class:`scrape_ai.Job`); ``code`` is the code its
+    message starts with (``target_failed``, ``generation_failed``, ``quota_exceeded``, ...), ``None`` without one."""
+
+    def __init__(self, message: str, job: Any = None, code: Optional[str] = None) -> None:
+        super().__init__(message, code=code)
         self.job = job
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterator, List, Mapping, Optional
 
-__all__ = ["Job", "FINISHED_STATES", "RUNNING_STATES"]
+__all__ = ["Job", "GeneratedRows", "FINISHED_STATES", "RUNNING_STATES"]
 
 #: States of a job that will not change any more (SPEC.md "States and transitions").
 FINISHED_STATES = frozenset({"completed", "failed"})
@@ -156,3 +156,22 @@ class Job(Mapping[str, Any]):
     def to_dict(self) -> Dict[str, Any]:
         """A copy of the answer as a plain dict."""
         return dict(self.raw)
+
+
+class GeneratedRows(List[Dict[str, Any]]):
+    """What :meth:`Client.generate` returns with ``run=True``: a list of every row of the run of the generated config
+    (``GET /api/v1/jobs/{run_job_id}/results/``), which also says where they come from.
+
+    Attributes:
+        generate_job: the finished generate job (its ``rows`` are the trial's, of the first pages only).
+        run_job: the finished run job of the saved config, whose rows these are.
+        config_id: the saved config (``generate_job.yaml_config["id"]``), to run again with :meth:`Client.run`.
+    """
+
+    def __init__(self, rows: List[Dict[str, Any]], generate_job: Job, run_job: Job) -> None:
+        super().__init__(rows)
+        self.generate_job = generate_job
+        self.run_job = run_job
+        yaml_config = generate_job.yaml_config or {}
+        self.config_id: Optional[str] = yaml_config.get("id")
+

@@ -8,7 +8,8 @@
 - ``SAI_FREE_API_KEY``: a Free account (no server execution, 10 calls an hour);
 - ``SAI_QUOTA_API_KEY``: an account whose month holds one tool call (0.1 credit);
 - ``SAI_SITE_URL``: the fixture site (quotes.toscrape.com look-alike under ``/quotes/``);
-- ``SAI_EXPECTED_QUOTES``: JSON ``[{text, author}]`` of the fixture's first 30 quotes, from its own data.
+- ``SAI_EXPECTED_QUOTES``: JSON ``[{text, author}]`` of the fixture's first 30 quotes, from its own data;
+- ``SAI_ALL_QUOTES_COUNT``: how many quotes the fixture's listing pages hold in all.
 
 ``RetryTest`` runs against a small scripted HTTP server in this process (no service needed): which answers
 are retried, how long the client waits, what it sends.
@@ -37,7 +38,9 @@ from scrape_ai import (
     Client,
     ConflictError,
     ForbiddenError,
+    GeneratedRows,
     Job,
+    JobFailedError,
     JobTimeoutError,
     NetworkError,
     NotFoundError,
@@ -307,6 +310,34 @@ class LiveServiceTest(unittest.TestCase):
         self.assertEqual(len(rows), finished.row_count)
         expected_texts = {q["text"] for q in json.loads(env("SAI_EXPECTED_QUOTES"))}
         self.assertTrue(any(v in expected_texts for v in rows[0].values() if isinstance(v, str)), rows[0])
+
+    def test_generate_with_run_waits_for_the_run_and_returns_every_row(self) -> None:
+        url = f"{self.site}/quotes/"
+        seen: List[Tuple[Optional[str], str]] = []
+        rows = self.client.generate(url, "every quote with its author", run=True, on_progress=lambda j: seen.append((j.job_type, j.status)), interval=0.1, timeout=120)
+        self.assertIsInstance(rows, GeneratedRows)
+        self.assertIsInstance(rows, list)
+        self.assertEqual(len(rows), int(env("SAI_ALL_QUOTES_COUNT")), "every row of every page, not the trial's")
+        self.assertTrue(rows.generate_job.is_completed)
+        self.assertLessEqual(rows.generate_job.row_count or 0, 30, "the generate job's own rows are the trial's")
+        self.assertEqual(rows.generate_job["run_job_id"], rows.run_job.id)
+        self.assertEqual((rows.run_job.job_type, rows.run_job.status), ("run", "completed"))
+        self.assertEqual(rows.run_job.yaml_config and rows.run_job.yaml_config["id"], rows.config_id)
+        self.assertEqual(self.client.get_config(rows.config_id or "")["prompt"], "every quote with its author")
+        self.assertEqual(seen[-1], ("run", "completed"))
+        self.assertIn(("generate", "completed"), seen, "the callback sees the generate job, then the run")
+
+    def test_generate_without_run_says_its_rows_are_a_trial(self) -> None:
+        job = self.client.wait_for_completion(self.client.generate(f"{self.site}/quotes/", "quotes and their authors").id, interval=0.1, timeout=90)
+        self.assertTrue(job.is_completed, job.status_message)
+        self.assertIn("rows are a trial of the first pages only", job.status_message or "")
+        self.assertNotIn("run_job_id", job)
+
+    def test_generate_with_run_on_the_free_plan_is_plan_required(self) -> None:
+        free = Client(api_key=env("SAI_FREE_API_KEY"), base_url=self.base_url)
+        with self.assertRaises(ForbiddenError) as caught:
+            free.generate(f"{self.site}/quotes/", "quotes", run=True)
+        self.assertEqual(caught.exception.code, "plan_required")
 
     # ---------------------------------------------------------------------------------- schedules
 
@@ -829,6 +860,24 @@ class RetryTest(unittest.TestCase):
         self.assertTrue(job.is_failed)
         self.assertFalse(job.is_running)
         self.assertEqual(job.status_message, "target_failed: x")
+
+    def test_generate_with_run_raises_job_failed_when_the_run_could_not_start_or_failed(self) -> None:
+        created = json_reply(202, {"id": "g1", "status": "pending", "progress": 0, "job_type": "generate"})
+        self.stub.script[("POST", "/api/v1/generate/")] = [created, created]
+        self.stub.script[("GET", "/api/v1/jobs/g1/status/")] = [
+            json_reply(200, {"id": "g1", "status": "completed", "progress": 100, "job_type": "generate", "run_job_id": None, "run_error": "quota_exceeded: Monthly quota used up"}),
+            json_reply(200, {"id": "g1", "status": "completed", "progress": 100, "job_type": "generate", "run_job_id": "r1"}),
+        ]
+        self.stub.script[("GET", "/api/v1/jobs/r1/status/")] = [json_reply(200, {"id": "r1", "status": "failed", "progress": 40, "job_type": "run", "status_message": "target_failed: 404"})]
+        with self.assertRaises(JobFailedError) as caught:
+            self.client.generate("https://example.com/", "x", run=True, interval=0.01)
+        self.assertEqual(caught.exception.code, "quota_exceeded")
+        self.assertEqual(caught.exception.job.id, "g1")
+        self.assertIn("its run could not start", str(caught.exception))
+        self.assertEqual(json.loads(self.stub.requests[0]["body"])["run"], True)
+        with self.assertRaises(JobFailedError) as failed:
+            self.client.generate("https://example.com/", "x", run=True, interval=0.01)
+        self.assertEqual((failed.exception.code, failed.exception.job.id), ("target_failed", "r1"))
 
     def test_get_results_joins_the_entries_and_a_failed_job_has_none(self) -> None:
         self.stub.script[("GET", "/api/v1/jobs/j1/results/")] = [json_reply(200, [{"data": [{"a": 1}], "row_count": 1}, {"data": [{"a": 2}], "row_count": 1}])]

@@ -427,22 +427,47 @@ export function buildProgram(): Command {
     process.stdout.write(`deleted ${id}\n`);
   });
 
-  program.command('generate').description('generate a YAML config for a page from a description')
+  program.command('generate').description('generate a YAML config for a page from a description (--run: and run it for all the rows)')
     .argument('<url>')
     .requiredOption('--prompt <text>', 'what to extract')
+    .option('--run', 'run the saved config once generated (a metered run on the service) and print all its rows')
+    .option('--format <format>', 'with --run: the rows as json, csv or xlsx on stdout (or to --rows-output)', 'json')
+    .option('--rows-output <file>', 'with --run: write the rows to this file instead of stdout')
     .option('--no-wait', 'print the started job and return at once')
     .option('-o, --output <file>', 'write the generated YAML to this file')
     .option('--interval <ms>', 'time between status polls', '1000')
-    .action(async (url: string, o: { prompt: string; wait: boolean; output?: string; interval: string }, cmd: Command) => {
+    .action(async (url: string, o: { prompt: string; run?: boolean; format: string; rowsOutput?: string; wait: boolean; output?: string; interval: string }, cmd: Command) => {
       const g = globals(cmd);
+      const format = parseFormat(o.format);
+      if (!o.run && (o.rowsOutput || o.format !== 'json')) throw new UsageError('--format and --rows-output go with --run (the rows of a run of the generated config)');
       const client = clientFor(cmd);
-      const started = await client.generate({ url, prompt: o.prompt });
+      const started = await client.startGenerate({ url, prompt: o.prompt, ...(o.run ? { run: true } : {}) });
       if (!o.wait) return g.json ? printJson(started) : void process.stdout.write(`${started.id}\n`);
       const job = await waitWithProgress(client, started.id, g, Number(o.interval) || 1000);
       if (o.output) writeOutput(o.output, job.yaml_config.yaml_content);
-      if (g.json) return printJson(job);
-      if (o.output) process.stdout.write(`config written to ${o.output} (job ${job.id})\n`);
-      else process.stdout.write(job.yaml_config.yaml_content);
+      if (!o.run) {
+        if (g.json) return printJson(job);
+        if (o.output) process.stdout.write(`config written to ${o.output} (job ${job.id})\n`);
+        else process.stdout.write(job.yaml_config.yaml_content);
+        process.stderr.write(`Saved as config ${job.yaml_config.id}. Its trial read the first pages only (${job.results.row_count} rows); `
+          + `for all the rows: sai run --config ${job.yaml_config.id} (or sai generate --run)\n`);
+        return;
+      }
+      if (!job.run_job_id) {
+        if (g.json) printJson(job);
+        throw new RunFailedError(`config ${job.yaml_config.id} was generated and saved, but its run could not start: ${job.run_error ?? 'the service started no run'}`);
+      }
+      process.stderr.write(`Saved as config ${job.yaml_config.id}; running it for all the rows (job ${job.run_job_id})\n`);
+      const run = await waitWithProgress(client, job.run_job_id, g, Number(o.interval) || 1000);
+      if (g.json) return printJson({ config_id: job.yaml_config.id, generate_job: job, run_job: run, rows: await client.getResults(run.id) });
+      if (!o.rowsOutput && format === 'xlsx' && process.stdout.isTTY) throw new UsageError('XLSX is binary: give --rows-output FILE or pipe the output');
+      const body = await client.getResultsFile(run.id, format);
+      if (o.rowsOutput) {
+        writeOutput(o.rowsOutput, body);
+        process.stdout.write(`${run.results.row_count} rows written to ${o.rowsOutput} (${format}; run job ${run.id})\n`);
+      } else {
+        process.stdout.write(body);
+      }
     });
 
   program.command('run').description('run a config: on the service (--config, --file) or on this machine (--local)')

@@ -13,6 +13,7 @@
  */
 import {
   AuthenticationError,
+  JobFailedError,
   JobTimeoutError,
   NetworkError,
   RateLimitError,
@@ -29,6 +30,7 @@ import type {
   ConfigValidation,
   JobChanges,
   GenerateRequest,
+  GeneratedRun,
   Job,
   JobList,
   JobStarted,
@@ -115,6 +117,11 @@ export function parseRetryAfter(value: string | null): number | null {
   const when = Date.parse(v);
   if (Number.isNaN(when)) return null;
   return Math.max(0, (when - Date.now()) / 1000);
+}
+
+/** The error code a failed job's message starts with (`target_failed: …`), `null` without one. */
+function codeOf(message: string | undefined): string | null {
+  return /^([a-z][a-z_]*): /.exec(message ?? '')?.[1] ?? null;
 }
 
 /** Resolves after `ms`, or rejects with `signal.reason` when the signal aborts first. */
@@ -209,8 +216,41 @@ export class ScrapeAI {
   /** Deletes a config (`DELETE /api/v1/configs/{id}/`, 204). @throws NotFoundError */
   async deleteConfig(id: string): Promise<void> { await this.#request('DELETE', `configs/${segment(id)}/`); }
 
-  /** Starts a generate job (`POST /api/v1/generate/`): a config written for `url` from `prompt`. */
-  generate(request: GenerateRequest): Promise<JobStarted> { return this.#request('POST', 'generate/', { body: request }); }
+  /**
+   * Generates a config (`POST /api/v1/generate/`): a config written for `url` from `prompt`, tried on the first pages
+   * and saved. Without `run`, resolves at once with the started job; its rows (once finished) are a trial of the first
+   * pages only (at most 2 listing pages, 30 rows): for all of them, run the saved config or pass `run: true`.
+   *
+   * With `run: true` the service runs the saved config when the generation ends, as a normal, metered run job, and this
+   * waits for both jobs (`options`: as {@link ScrapeAI.waitForJob}, `onProgress` seeing the generate job, then the run,
+   * `timeoutMs` for both) and resolves with every row of the run.
+   * @throws ForbiddenError `plan_required` (`run: true` without server execution). @throws QuotaExceededError, RateLimitError.
+   * @throws JobFailedError (`run: true`) the generation or the run failed, or the run could not start (`code` says why).
+   * @throws JobTimeoutError (`run: true`) `timeoutMs` passed first; the jobs keep going.
+   */
+  generate(request: GenerateRequest & { run: true }, options?: WaitForJobOptions): Promise<GeneratedRun>;
+  generate(request: GenerateRequest): Promise<JobStarted>;
+  async generate(request: GenerateRequest, options: WaitForJobOptions = {}): Promise<JobStarted | GeneratedRun> {
+    if (request.run !== true) return this.startGenerate(request);
+    const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
+    const wait = (id: string) => this.waitForJob(id, { ...options, ...(deadline === undefined ? {} : { timeoutMs: Math.max(0, deadline - Date.now()) }) });
+    const started = await this.startGenerate(request);
+    const generated = await wait(started.id);
+    if (generated.status === 'failed') throw new JobFailedError(generated.status_message || 'The generation failed', { code: codeOf(generated.status_message), body: generated });
+    if (!generated.run_job_id) {
+      const why = generated.run_error ?? 'the service started no run (it may predate run: true)';
+      throw new JobFailedError(`The config was generated and saved, but its run could not start: ${why}`, { code: codeOf(why), body: generated });
+    }
+    const run = await wait(generated.run_job_id);
+    if (run.status === 'failed') throw new JobFailedError(run.status_message || 'The run failed', { code: codeOf(run.status_message), body: run });
+    return { rows: await this.getResults(run.id), config_id: generated.yaml_config.id ?? '', generate_job: generated, run_job: run };
+  }
+
+  /**
+   * Starts a generate job and resolves at once with it (`POST /api/v1/generate/`, 202), also with `run: true` (then the
+   * finished job's `run_job_id` names the run to wait for): what {@link ScrapeAI.generate} does without waiting.
+   */
+  startGenerate(request: GenerateRequest): Promise<JobStarted> { return this.#request('POST', 'generate/', { body: request }); }
 
   /** Starts a run of a saved config or an inline YAML (`POST /api/v1/run/`). @throws ForbiddenError `plan_required` on Free and Starter. */
   run(request: RunRequest): Promise<JobStarted> { return this.#request('POST', 'run/', { body: request }); }

@@ -18,6 +18,7 @@
  * | ServerError          | 5xx (`internal_error`, `queue_unavailable`, `service_busy`) |
  * | NetworkError         | no HTTP answer at all: refused, reset, DNS, TLS, time-out |
  * | JobTimeoutError      | `waitForJob` ran out of time |
+ * | JobFailedError       | `generate({…, run: true})`: the generation or its run ended `failed`, or the run could not start |
  */
 
 /** Options of every {@link ScrapeAIError}. */
@@ -80,6 +81,12 @@ export class ServerError extends ScrapeAIError {}
 export class NetworkError extends ScrapeAIError {}
 /** `waitForJob` gave up waiting (its `timeoutMs`); the job itself keeps going. */
 export class JobTimeoutError extends ScrapeAIError {}
+/**
+ * A job the client waited for on the caller's behalf (`generate({…, run: true})`) ended `failed`, or the generate job's
+ * run could not start. `body` is that job; `code` is the code its message starts with (`target_failed`,
+ * `generation_failed`, `quota_exceeded`, …), `null` without one.
+ */
+export class JobFailedError extends ScrapeAIError {}
 
 type ErrorClass = new (message: string, opts?: ScrapeAIErrorOptions) => ScrapeAIError;
 

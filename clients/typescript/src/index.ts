@@ -17,6 +17,7 @@ export {
   ServerError,
   NetworkError,
   JobTimeoutError,
+  JobFailedError,
   errorFromResponse,
 } from './errors.ts';
 export type { ScrapeAIErrorOptions } from './errors.ts';

@@ -47,7 +47,26 @@ export interface UpdateConfigRequest { yaml_content: string }
 export interface ConfigValidation { valid: true; fields: string[] }
 
 /** `POST /api/v1/generate/` body: the page and what to extract from it. */
-export interface GenerateRequest { url: string; prompt: string }
+export interface GenerateRequest {
+  url: string;
+  prompt: string;
+  /**
+   * Run the saved config once it is generated, as a normal, metered run job, for all the rows (docs/generate.md, "All
+   * the rows"); without it the generate job's rows are a trial of the first pages only. Needs server execution.
+   */
+  run?: boolean;
+}
+/** What `generate({…, run: true})` resolves with: every row of the run of the generated config. */
+export interface GeneratedRun {
+  /** Every row of the run job (`GET /jobs/{run_job_id}/results/`). */
+  rows: Row[];
+  /** The saved config, to run again. */
+  config_id: string;
+  /** The finished generate job (its own rows are the trial's). */
+  generate_job: Job;
+  /** The finished run job of the saved config. */
+  run_job: Job;
+}
 /** `POST /api/v1/run/` body: a saved config or an inline YAML config (exactly one). */
 export type RunRequest = { config_id: string; yaml_content?: never } | { yaml_content: string; config_id?: never };
 /** `POST /api/v1/generate/` and `POST /api/v1/run/` 202: the job that was started. */
@@ -64,6 +83,10 @@ export interface JobSummary {
   items_found: number;
   pages_scraped: number;
   api_discovered: boolean;
+  /** A generate job made with `run: true`: the run job it started on completion (null until then); absent otherwise. */
+  run_job_id?: string | null;
+  /** A generate job made with `run: true` whose run could not start: `code: message`. */
+  run_error?: string;
   created_at: string;
   completed_at?: string;
 }

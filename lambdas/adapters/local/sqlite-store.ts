@@ -21,7 +21,7 @@ import {
   type JobUpdate, type Page, type SchedulePatch, type ScheduleRecord, type Store, type WebhookDeliveryRecord, type WebhookRecord,
 } from '../../core/ports.ts';
 
-const SCHEMA_VERSION = 5;
+const SCHEMA_VERSION = 6;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -71,7 +71,10 @@ CREATE TABLE IF NOT EXISTS jobs (
   results_key TEXT,
   prompt TEXT,
   changes TEXT,
-  schedule_id TEXT
+  schedule_id TEXT,
+  run_requested INTEGER,
+  run_job_id TEXT,
+  run_error TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_by_account ON jobs (account_id, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs (status);
@@ -157,6 +160,8 @@ const MIGRATIONS: Record<number, (db: DatabaseSync) => void> = {
   4: (db) => addColumn(db, 'jobs', 'changes', 'TEXT'),
   // 4 -> 5: schedules and webhooks (issue 26); their tables are made by the schema, a run job names its schedule.
   5: (db) => addColumn(db, 'jobs', 'schedule_id', 'TEXT'),
+  // 5 -> 6: a generate job that runs the config it saves (issue 40).
+  6: (db) => { addColumn(db, 'jobs', 'run_requested', 'INTEGER'); addColumn(db, 'jobs', 'run_job_id', 'TEXT'); addColumn(db, 'jobs', 'run_error', 'TEXT'); },
 };
 
 /** Opens a SQLite database file with the settings every connection of this service uses. */
@@ -186,7 +191,10 @@ type SqlRow = Record<string, SQLInputValue>;
 
 function toJob(r: SqlRow | undefined): JobRecord | null {
   if (!r) return null;
-  return { ...(r as unknown as JobRecord), api_discovered: r.api_discovered === 1, changes: typeof r.changes === 'string' ? JSON.parse(r.changes) as JobChanges : null };
+  return {
+    ...(r as unknown as JobRecord), api_discovered: r.api_discovered === 1, changes: typeof r.changes === 'string' ? JSON.parse(r.changes) as JobChanges : null,
+    run_requested: r.run_requested === null || r.run_requested === undefined ? null : r.run_requested === 1,
+  };
 }
 
 /** The schedule fields a patch may change, and their columns (booleans as 0/1, structured fields as JSON text). */
@@ -347,7 +355,10 @@ export class SqliteStore implements Store {
     return this.q('SELECT * FROM configs WHERE account_id = ? ORDER BY created_at DESC, id DESC').all(accountId) as unknown as ConfigRecord[];
   }
 
-  async updateConfigYaml(accountId: number, id: string, yaml: string): Promise<ConfigRecord | null> {
+  async updateConfigYaml(accountId: number, id: string, yaml: string, prompt?: string | null): Promise<ConfigRecord | null> {
+    if (prompt !== undefined) {
+      return (this.q('UPDATE configs SET yaml_content = ?, prompt = ? WHERE id = ? AND account_id = ? RETURNING *').get(yaml, prompt, id, accountId) as unknown as ConfigRecord | undefined) ?? null;
+    }
     return (this.q('UPDATE configs SET yaml_content = ? WHERE id = ? AND account_id = ? RETURNING *').get(yaml, id, accountId) as unknown as ConfigRecord | undefined) ?? null;
   }
 
@@ -358,10 +369,11 @@ export class SqliteStore implements Store {
 
   async createJob(j: JobRecord): Promise<void> {
     this.q(`INSERT INTO jobs (id, account_id, job_type, status, progress, status_message, items_found, pages_scraped, api_discovered,
-        target_url, config_id, yaml_content, created_at, updated_at, started_at, completed_at, attempts, row_count, results_key, prompt, schedule_id)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+        target_url, config_id, yaml_content, created_at, updated_at, started_at, completed_at, attempts, row_count, results_key, prompt, schedule_id, run_requested)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
       j.id, j.account_id, j.job_type, j.status, j.progress, j.status_message, j.items_found, j.pages_scraped, j.api_discovered ? 1 : 0,
-      j.target_url, j.config_id, j.yaml_content, j.created_at, j.updated_at, j.started_at, j.completed_at, j.attempts, j.row_count, j.results_key, j.prompt ?? null, j.schedule_id ?? null);
+      j.target_url, j.config_id, j.yaml_content, j.created_at, j.updated_at, j.started_at, j.completed_at, j.attempts, j.row_count, j.results_key, j.prompt ?? null, j.schedule_id ?? null,
+      j.run_requested === undefined || j.run_requested === null ? null : j.run_requested ? 1 : 0);
   }
 
   async getJob(accountId: number, id: string): Promise<JobRecord | null> {
@@ -393,7 +405,7 @@ export class SqliteStore implements Store {
   async updateJob(id: string, fromStatuses: readonly JobStatus[], u: JobUpdate, attempt?: number): Promise<JobRecord | null> {
     const sets: string[] = ['updated_at = ?'];
     const args: SQLInputValue[] = [new Date().toISOString()];
-    const plain = ['status', 'status_message', 'items_found', 'pages_scraped', 'completed_at', 'row_count', 'results_key', 'config_id', 'yaml_content'] as const;
+    const plain = ['status', 'status_message', 'items_found', 'pages_scraped', 'completed_at', 'row_count', 'results_key', 'config_id', 'yaml_content', 'run_job_id', 'run_error'] as const;
     for (const k of plain) {
       if (u[k] !== undefined) {
         sets.push(`${k} = ?`);

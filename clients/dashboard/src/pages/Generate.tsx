@@ -2,19 +2,66 @@
  * Generate a config from a URL and a prompt: `POST /api/v1/generate/` starts a job, whose states
  * (pending → analyzing → generating → validating → completed | failed, docs/generate.md) are shown live by
  * polling `GET /api/v1/jobs/{id}/status/`; a completed job links to the config it saved.
+ *
+ * The generate job's rows are a trial of the first pages (docs/generate.md, "All the rows"): the page says so. With
+ * "Run it for all the rows" checked the request carries `run: true`, and the run job it names (`run_job_id`) is
+ * followed to its end too, with a link to its rows; without it, a button runs the saved config (`POST /run/`).
  */
 import { useState } from 'preact/hooks';
 import { errorText, isFinished, request, type Job, type JobSummary } from '../api.ts';
 import { usePoll } from '../poll.ts';
-import { ErrorAlert, JobProgress, Status } from '../components/ui.tsx';
+import { ErrorAlert, JobProgress, Status, StatusBadge } from '../components/ui.tsx';
 
 const STATES = ['pending', 'analyzing', 'generating', 'validating', 'completed'];
+
+/** Follows a job by id (every second while unfinished): its latest status, or null before the first answer. */
+function useJob(id: string | null | undefined, onError: (message: string) => void): Job | null {
+  const [job, setJob] = useState<Job | null>(null);
+  usePoll(
+    async () => {
+      if (!id) return;
+      try {
+        setJob(await request<Job>(`/jobs/${id}/status/`));
+      } catch (err) {
+        onError(errorText(err));
+        throw err;
+      }
+    },
+    1000,
+    Boolean(id) && (job === null || job.id !== id || !isFinished(job.status)),
+    [id],
+  );
+  return job && job.id === id ? job : null;
+}
+
+/** The run of the saved config: its state and progress while it runs, then a link to all its rows. */
+function RunOfConfig({ job }: { job: Job | null }) {
+  if (!job) return <Status>Starting the run of the saved config…</Status>;
+  return (
+    <div data-testid="generate-run">
+      <p>
+        Run of the saved config for all the rows: <StatusBadge status={job.status} />
+      </p>
+      <JobProgress value={job.progress} label="Run progress" />
+      <Status>{job.status_message ?? job.status}</Status>
+      {job.status === 'completed' && (
+        <p>
+          <a class="button" href={`#/jobs/${job.id}`}>
+            See all {job.results?.row_count ?? ''} rows
+          </a>
+        </p>
+      )}
+    </div>
+  );
+}
 
 /** The generate page. */
 export function Generate() {
   const [url, setUrl] = useState('');
   const [prompt, setPrompt] = useState('');
-  const [job, setJob] = useState<Job | null>(null);
+  const [runAll, setRunAll] = useState(false);
+  const [started, setStarted] = useState<JobSummary | null>(null);
+  const [runId, setRunId] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -22,42 +69,51 @@ export function Generate() {
     e.preventDefault();
     setBusy(true);
     setError(null);
-    setJob(null);
+    setStarted(null);
+    setRunId(null);
     try {
-      const started = await request<JobSummary>('/generate/', { method: 'POST', body: { url: url.trim(), prompt: prompt.trim() } });
-      setJob(started);
+      setStarted(await request<JobSummary>('/generate/', { method: 'POST', body: { url: url.trim(), prompt: prompt.trim(), ...(runAll ? { run: true } : {}) } }));
     } catch (err) {
       setError(errorText(err));
     }
     setBusy(false);
   };
 
-  const running = job !== null && !isFinished(job.status);
-  usePoll(
-    async () => {
-      if (!job) return;
-      try {
-        setJob(await request<Job>(`/jobs/${job.id}/status/`));
-      } catch (err) {
-        setError(errorText(err));
-        throw err;
-      }
-    },
-    1000,
-    running,
-    [job?.id],
-  );
+  const polled = useJob(started?.id, setError);
+  const job: Job | JobSummary | null = polled ?? started;
+  const run = useJob(runId ?? polled?.run_job_id, setError);
 
+  /** Runs the saved config (`POST /run/`) for all the rows, and follows that run here. */
+  const runConfig = async () => {
+    const configId = polled?.yaml_config?.id;
+    if (!configId) return;
+    setError(null);
+    try {
+      setRunId((await request<JobSummary>('/run/', { method: 'POST', body: { config_id: configId } })).id);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+
+  const running = job !== null && !isFinished(job.status);
   const reached = job ? STATES.indexOf(job.status) : -1;
+  const done = polled?.status === 'completed' ? polled : null;
   return (
     <section>
       <h1 tabIndex={-1}>Generate a config</h1>
-      <p>The service reads the page, writes a YAML config for what the prompt asks, tries it, and saves it to your configs.</p>
+      <p>
+        The service reads the page, writes a YAML config for what the prompt asks, tries it on the first pages, and saves it to your configs. The try
+        gives a trial of the first pages only; run the config for all the rows.
+      </p>
       <form class="stack" onSubmit={submit} data-testid="generate-form">
         <label for="gen-url">Page URL</label>
         <input id="gen-url" type="url" required placeholder="https://…" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
         <label for="gen-prompt">What to extract</label>
         <textarea id="gen-prompt" required maxLength={2000} rows={3} value={prompt} onInput={(e) => setPrompt(e.currentTarget.value)} />
+        <label class="check">
+          <input id="gen-run" type="checkbox" checked={runAll} onChange={(e) => setRunAll(e.currentTarget.checked)} /> Run it for all the rows once generated (a
+          run of the saved config: one more run&apos;s cost; plans with server execution)
+        </label>
         <ErrorAlert message={error} />
         <div class="button-row">
           <button type="submit" disabled={busy || running}>
@@ -80,15 +136,30 @@ export function Generate() {
           </ol>
           <JobProgress value={job.progress} label="Generation progress" />
           <Status>{job.status_message ?? job.status}</Status>
-          {job.status === 'completed' && job.yaml_config?.id && (
-            <p>
-              <a class="button" href={`#/configs/${job.yaml_config.id}`}>
-                Open the generated config
-              </a>{' '}
-              <a class="button secondary" href={`#/jobs/${job.id}`}>
-                See the trial's rows
-              </a>
-            </p>
+          {done?.yaml_config?.id && (
+            <>
+              <p>
+                <a class="button" href={`#/configs/${done.yaml_config.id}`}>
+                  Open the generated config
+                </a>{' '}
+                <a class="button secondary" href={`#/jobs/${done.id}`}>
+                  See the trial&apos;s rows
+                </a>
+              </p>
+              {done.run_job_id || runId ? (
+                <RunOfConfig job={run} />
+              ) : (
+                <div class="notice" data-testid="generate-trial">
+                  <p>
+                    The {done.results?.row_count ?? 0} rows of this job are a trial of the first pages only (at most 2 listing pages, 30 rows).
+                    {done.run_error ? ` Its run could not start: ${done.run_error}.` : ''} Run the saved config for all of them.
+                  </p>
+                  <button type="button" onClick={runConfig}>
+                    Run it for all the rows
+                  </button>
+                </div>
+              )}
+            </>
           )}
         </div>
       )}
