@@ -15,6 +15,7 @@ import { TRIAL_LIMITS, Workbench } from '../generator/workbench.ts';
 import { derivedUuid } from './crypto.ts';
 import { executeJobDelivery, type JobAttempt } from './job-delivery.ts';
 import type { ConfigRecord, Delivery, DeliveryOutcome, JobRecord } from './ports.ts';
+import { sameConfigs } from './generate-jobs.ts';
 import { startRun } from './run-jobs.ts';
 import type { Services } from './services.ts';
 
@@ -58,12 +59,13 @@ async function generateBody(svc: Services, a: JobAttempt, deps: GenerateDeps) {
     });
     onProgress({ step: 'validating', progress: 95, message: 'saving the config' });
     await a.settled();
-    const config = await saveConfig(svc, job, result.config.name ?? `Generated from ${job.target_url}`, result.yaml);
+    const saved = await saveConfig(svc, job, result.config.name ?? `Generated from ${job.target_url}`, result.yaml);
+    const { config } = saved;
     const rows = result.trial.rows;
     const key = await a.saveRows(rows);
     const run = job.run_requested ? await startConfigRun(svc, job, config.id) : null;
     const api = result.apiEndpoint ? `; the items come from the JSON API ${result.apiEndpoint}` : '';
-    const found = `Generated a config${result.generator === 'agent' ? ' with Claude' : ''} that found ${rows.length} item(s) on ${result.trial.pagesScraped} page(s) in its trial${api}; saved as "${config.name}" (config ${config.id}).`;
+    const found = `Generated a config${result.generator === 'agent' ? ' with Claude' : ''} that found ${rows.length} item(s) on ${result.trial.pagesScraped} page(s) in its trial${api}; ${savedSentence(saved)}`;
     return {
       row_count: rows.length,
       items_found: result.trial.itemsFound,
@@ -91,19 +93,60 @@ function runSentence(configId: string, run: RunStart | null): string {
   return `${trial}; the run of the saved config for all the rows could not start (${run.run_error}): run config ${configId} when it can.`;
 }
 
+/** How the generated config was saved: replacing the config `config_id` named, or as a new one (beside alike ones). */
+interface SavedConfig {
+  config: ConfigRecord;
+  /** The config `config_id` named, whose YAML and prompt were replaced. */
+  replaced: boolean;
+  /** `config_id` named a config deleted before the generation ended: saved as a new one instead. */
+  replacedGone: boolean;
+  /** Other configs of the account with the same URL and prompt (none when one was replaced). */
+  alike: ConfigRecord[];
+}
+
+/** What the message says of the saved config (issue 40: a repeated generate says so, and how to replace instead). */
+function savedSentence(s: SavedConfig): string {
+  const name = `"${s.config.name}" (config ${s.config.id})`;
+  if (s.replaced) return `replaced the YAML of ${name}, as config_id asked.`;
+  const gone = s.replacedGone ? ' The config config_id named was deleted meanwhile, so it is saved as a new one.' : '';
+  const first = s.alike[0];
+  const alike = first
+    ? ` A config with the same URL and prompt exists: "${first.name}" (config ${first.id})${s.alike.length > 1 ? ` and ${s.alike.length - 1} more` : ''}; generate with "config_id": "${first.id}" to replace its YAML instead of saving another.`
+    : '';
+  return `saved as ${name}.${gone}${alike}`;
+}
+
+/** `name`, or `name (2)`, `name (3)`, … : the first that no config of `taken` has (issue 40). */
+function freeConfigName(name: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(name)) return name;
+  for (let n = 2; ; n++) {
+    const candidate = `${name} (${n})`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
 /**
- * Saves the generated config under an id made from the job's (so a second delivery of the job finds the config the first
- * one saved and replaces its YAML, rather than saving a second config).
+ * Saves the generated config: over the config the job's `config_id` names (its YAML and prompt; id, name and creation
+ * time stay), else as a new config under an id made from the job's (so a second delivery of the job finds the config
+ * the first one saved and replaces its YAML, rather than saving a second), named with a suffix when the account has a
+ * config of that name.
  */
-async function saveConfig(svc: Services, job: JobRecord, name: string, yaml: string): Promise<ConfigRecord> {
+async function saveConfig(svc: Services, job: JobRecord, name: string, yaml: string): Promise<SavedConfig> {
+  if (job.config_id) {
+    const replaced = await svc.store.updateConfigYaml(job.account_id, job.config_id, yaml, job.prompt);
+    if (replaced) return { config: replaced, replaced: true, replacedGone: false, alike: [] };
+  }
   const id = derivedUuid(`${job.id}/config`);
+  const others = (await svc.store.listConfigs(job.account_id)).filter((c) => c.id !== id);
+  const alike = sameConfigs(others, job.target_url, job.prompt ?? '');
   const again = await svc.store.updateConfigYaml(job.account_id, id, yaml, job.prompt);
-  if (again) return again;
+  if (again) return { config: again, replaced: false, replacedGone: Boolean(job.config_id), alike };
   const config: ConfigRecord = {
-    id, account_id: job.account_id, name, target_url: job.target_url, yaml_content: yaml, prompt: job.prompt, created_at: svc.clock.now().toISOString(),
+    id, account_id: job.account_id, name: freeConfigName(name, new Set(others.map((c) => c.name))), target_url: job.target_url, yaml_content: yaml,
+    prompt: job.prompt, created_at: svc.clock.now().toISOString(),
   };
   await svc.store.createConfig(config);
-  return config;
+  return { config, replaced: false, replacedGone: Boolean(job.config_id), alike };
 }
 
 /** The run a generate job with `run: true` started: its job, or why it could not start (`code: message`). */

@@ -5,7 +5,7 @@
  */
 import { CodedError } from '../errors.ts';
 import { checkHeadroom, meter } from './metering.ts';
-import { groupedQueue, type AccountRecord, type JobRecord } from './ports.ts';
+import { groupedQueue, type AccountRecord, type ConfigRecord, type JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
 import { createAndQueueJob } from './jobs.ts';
 import { parseTargetUrl } from './target-url.ts';
@@ -19,6 +19,17 @@ export interface GenerateBody {
    * carries `run_job_id`, a normal, metered run job that gives all the rows. Needs a plan with server execution.
    */
   run?: boolean;
+  /**
+   * A saved config of the account, of the same URL, whose YAML (and prompt) the generated config replaces, instead of
+   * a new config being saved (issue 40; docs/api.md "Generate").
+   */
+  config_id?: string;
+}
+
+/** A saved config of the account with the same URL and prompt as a generate request: said in the 202 answer. */
+export interface SameConfig {
+  id: string;
+  name: string;
 }
 
 /** What a generate message on the queue carries. */
@@ -31,21 +42,61 @@ export const MAX_PROMPT_CHARS = 2000;
 
 /**
  * Starts a generate job.
- * @returns the `pending` job.
  * With `run: true` the plan must have server execution and the quota must hold the run's cost too (the run itself is
- * metered when it starts, at the generation's end).
+ * metered when it starts, at the generation's end). With `config_id` the job replaces that config's YAML when it
+ * completes (the job's `config_id` names it from the start).
+ * @returns the `pending` job, and `existing`: a config of the account with the same URL and prompt, when there is one
+ *   and no `config_id` was given (the new config will be saved beside it, named with a suffix).
  * @throws CodedError: `plan_required`, `rate_limited`, `quota_exceeded` (checked first, with reads);
- *   `invalid_url` (not an absolute http or https URL); `invalid_request` (a blank prompt);
- *   `target_forbidden` (the outbound guard refuses the URL); `queue_unavailable`. Nothing is charged when it throws.
+ *   `invalid_url` (not an absolute http or https URL); `invalid_request` (a blank prompt, a `config_id` of another
+ *   URL); `not_found` (`config_id` is no config of the account); `target_forbidden` (the outbound guard refuses the
+ *   URL); `queue_unavailable`. Nothing is charged when it throws.
  */
-export async function startGenerate(svc: Services, account: AccountRecord, body: GenerateBody): Promise<JobRecord> {
+export async function startGenerate(svc: Services, account: AccountRecord, body: GenerateBody): Promise<{ job: JobRecord; existing: SameConfig | null }> {
   await checkHeadroom(svc, account, 'generate', undefined, body.run ? 'run' : undefined);
-  const prompt = body.prompt.replace(/\s+/g, ' ').trim();
+  const prompt = normalizePrompt(body.prompt);
   if (!prompt) throw new CodedError('invalid_request', 'prompt must say what to scrape, e.g. "book titles and prices from every page"', [{ path: 'prompt', message: 'is blank' }]);
   const url = parseTargetUrl(body.url);
   svc.guard.checkUrl(url.href);
+  let replaced: ConfigRecord | null = null;
+  let existing: SameConfig | null = null;
+  if (body.config_id !== undefined) {
+    replaced = await svc.store.getConfig(account.id, body.config_id.toLowerCase());
+    if (!replaced) throw new CodedError('not_found', `Config ${body.config_id} not found`);
+    if (!sameUrl(replaced.target_url, url.href)) {
+      throw new CodedError('invalid_request', `config_id names a config of another URL (${replaced.target_url}); a generate replaces the YAML of a config of its own URL`, [{ path: 'config_id', message: `is a config of ${replaced.target_url}, not of ${url.href}` }]);
+    }
+  } else {
+    const same = sameConfigs(await svc.store.listConfigs(account.id), url.href, prompt)[0];
+    if (same) existing = { id: same.id, name: same.name };
+  }
 
   const charge = await meter(svc, account, 'generate');
   // The message goes in the account's group: accounts are served in turn (docs/plans-and-metering.md, "Fair scheduling").
-  return createAndQueueJob({ ...svc, queue: groupedQueue(svc.queue, account.id) }, account, { job_type: 'generate', target_url: url.href, config_id: null, yaml_content: '', prompt: prompt, run_requested: body.run === true }, charge);
+  const job = await createAndQueueJob({ ...svc, queue: groupedQueue(svc.queue, account.id) }, account,
+    { job_type: 'generate', target_url: url.href, config_id: replaced?.id ?? null, yaml_content: '', prompt, run_requested: body.run === true }, charge);
+  return { job, existing };
+}
+
+/** A prompt as it is stored and compared: runs of white space made one space, trimmed. */
+export function normalizePrompt(prompt: string): string {
+  return prompt.replace(/\s+/g, ' ').trim();
+}
+
+/** Whether two target URLs are the same once parsed (`HTTPS://Example.com` and `https://example.com/` are). */
+function sameUrl(a: string, b: string): boolean {
+  try {
+    return new URL(a.trim()).href === new URL(b.trim()).href;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The configs of `configs` with the same target URL and prompt (white space and letter case aside) as a generate
+ * request's, newest first as given: what a repeated generate says it is alike to (issue 40).
+ */
+export function sameConfigs(configs: readonly ConfigRecord[], url: string, prompt: string): ConfigRecord[] {
+  const wanted = normalizePrompt(prompt).toLowerCase();
+  return configs.filter((c) => c.prompt !== null && normalizePrompt(c.prompt).toLowerCase() === wanted && sameUrl(c.target_url, url));
 }

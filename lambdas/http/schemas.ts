@@ -69,6 +69,11 @@ export const generateBody = {
       description: 'Run the saved config once it is generated: the job\'s status then carries `run_job_id`, a normal, metered run job that gives all the rows '
         + '(needs a plan with server execution). Without it the generate job\'s rows are a trial of the first pages only',
     },
+    config_id: {
+      ...uuid,
+      description: 'A saved config of the same URL whose YAML (and prompt) the generated config replaces, keeping its id and name; without it a new config is saved, '
+        + 'named with a suffix (" (2)") when the name is taken',
+    },
   },
 } as const;
 
@@ -198,7 +203,14 @@ export const jobCreatedAnswer = {
   type: 'object',
   required: ['id', 'status', 'progress', 'job_type'],
   additionalProperties: false,
-  properties: { id: uuid, status: jobStatus, progress, job_type: jobType, target_url: { type: 'string' }, created_at: time },
+  properties: {
+    id: uuid, status: jobStatus, progress, job_type: jobType, target_url: { type: 'string' }, created_at: time,
+    existing_config: {
+      type: 'object', required: ['id', 'name'], additionalProperties: false, properties: { id: uuid, name: { type: 'string' } },
+      description: 'A generate without `config_id`: a config of the account with the same URL and prompt, which this generate does not replace '
+        + '(pass its id as `config_id` to replace its YAML instead)',
+    },
+  },
 } as const;
 
 const jobSummaryProperties = {

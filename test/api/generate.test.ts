@@ -136,6 +136,59 @@ describe('generate jobs', () => {
     assert.equal('run_job_id' in job, false, 'a generate job without run keeps SPEC.md\'s shape');
   });
 
+  it('a generate of the same URL and prompt says so: saved beside it as "<name> (2)", or over it with config_id', async () => {
+    const acc = await createAccount(svc.dataDir, { plan: 'growth' });
+    const api = client(svc.url, acc.api_key);
+    const body = { url: `${site.url}/quotes/`, prompt: 'quotes and their authors' };
+    const first = await follow(api, (await api.post('/api/v1/generate/', body)).body.id);
+    assert.equal(first.job.status, 'completed', first.job.status_message);
+    const original = (await api.get(`/api/v1/configs/${first.job.yaml_config.id}/`)).body;
+    assert.doesNotMatch(first.job.status_message, /same URL and prompt/);
+
+    // The same URL (written differently) and the same prompt (other spacing and case): the answer names the config.
+    const again = await api.post('/api/v1/generate/', { url: `${site.url.replace('http://', 'HTTP://')}/quotes/`, prompt: '  Quotes and   their authors ' });
+    assert.equal(again.status, 202, JSON.stringify(again.body));
+    assert.deepEqual(again.body.existing_config, { id: original.id, name: original.name });
+    const second = await follow(api, again.body.id);
+    assert.equal(second.job.status, 'completed', second.job.status_message);
+    const copy = (await api.get(`/api/v1/configs/${second.job.yaml_config.id}/`)).body;
+    assert.notEqual(copy.id, original.id);
+    assert.equal(copy.name, `${original.name} (2)`, 'a new name, not a look-alike');
+    assert.ok(second.job.status_message.includes(`A config with the same URL and prompt exists: "${original.name}" (config ${original.id}); generate with "config_id": "${original.id}" to replace its YAML instead of saving another.`), second.job.status_message);
+    const third = await follow(api, (await api.post('/api/v1/generate/', body)).body.id);
+    assert.equal((await api.get(`/api/v1/configs/${third.job.yaml_config.id}/`)).body.name, `${original.name} (3)`);
+    assert.match(third.job.status_message, /exists: .* and 1 more; generate with "config_id"/);
+
+    // config_id: the generated YAML replaces that config's; no config is added; its name, id and creation time stay.
+    const before = (await api.get('/api/v1/configs/')).body.count;
+    const edited = 'version: "2.0"\nname: edited by hand\ntarget: { url: "' + site.url + '/quotes/" }\nextract:\n  container: div.quote\n  fields:\n    - { name: q, selector: span.text }\n';
+    assert.equal((await api.put(`/api/v1/configs/${original.id}/`, { yaml_content: edited })).status, 200);
+    const replace = await api.post('/api/v1/generate/', { ...body, prompt: 'every quote with its author', config_id: original.id });
+    assert.equal(replace.status, 202, JSON.stringify(replace.body));
+    assert.equal(replace.body.existing_config, undefined);
+    const replaced = await follow(api, replace.body.id);
+    assert.equal(replaced.job.status, 'completed', replaced.job.status_message);
+    assert.equal(replaced.job.yaml_config.id, original.id);
+    assert.ok(replaced.job.status_message.includes(`replaced the YAML of "${original.name}" (config ${original.id}), as config_id asked.`), replaced.job.status_message);
+    const now = (await api.get(`/api/v1/configs/${original.id}/`)).body;
+    assert.deepEqual([now.name, now.created_at, now.prompt], [original.name, original.created_at, 'every quote with its author']);
+    assert.equal(now.yaml_content, replaced.job.yaml_config.yaml_content);
+    assert.notEqual(now.yaml_content, edited);
+    assert.equal((await api.get('/api/v1/configs/')).body.count, before, 'no config added');
+
+    // Refusals, before anything is spent: another URL's config, an unknown or another account's config, a bad id.
+    const credits = (await api.get('/api/v1/me/')).body.subscription.credits_remaining;
+    const otherUrl = await api.post('/api/v1/generate/', { url: `${site.url}/books/`, prompt: 'books', config_id: original.id });
+    assert.equal(otherUrl.status, 400, JSON.stringify(otherUrl.body));
+    assert.equal(otherUrl.body.code, 'invalid_request');
+    assert.match(otherUrl.body.error, /config_id names a config of another URL/);
+    const stranger = client(svc.url, pro.api_key);
+    assert.equal((await stranger.post('/api/v1/generate/', { ...body, config_id: original.id })).body.code, 'not_found', 'another account\'s config is not found');
+    assert.equal((await api.post('/api/v1/generate/', { ...body, config_id: '00000000-0000-4000-8000-000000000000' })).status, 404);
+    assert.equal((await api.post('/api/v1/generate/', { ...body, config_id: 'not-a-uuid' })).body.code, 'invalid_request');
+    assert.equal((await api.get('/api/v1/me/')).body.subscription.credits_remaining, credits, 'nothing spent on a refusal');
+  });
+
   it('refuses bad requests with a clear 4xx and charges nothing', async () => {
     const acc = await createAccount(svc.dataDir, { plan: 'starter' });
     const api = client(svc.url, acc.api_key);

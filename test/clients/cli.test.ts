@@ -180,6 +180,14 @@ describe('sai CLI against the local service', () => {
     assert.equal(trial.code, 0, trial.stderr);
     assert.match(trial.stdout, /container:/, 'the YAML on stdout, as before');
     assert.match(trial.stderr, /Its trial read the first pages only \(\d+ rows\); for all the rows: sai run --config [0-9a-f-]{36} \(or sai generate --run\)/);
+    // The same URL and prompt again: said, with the option that replaces instead; --config-id then replaces it.
+    const repeated = await sai(['generate', `${site.url}/quotes/`, '--prompt', 'quotes and their authors', '--interval', '100', '-o', path.join(work, 'again.yaml')], env);
+    assert.equal(repeated.code, 0, repeated.stderr);
+    const original = /A config with the same URL and prompt exists: "[^"]+" \(([0-9a-f-]{36})\); this one is saved beside it\. --config-id \1 replaces its YAML instead\./.exec(repeated.stderr);
+    assert.ok(original, repeated.stderr);
+    const replace = await sai(['generate', `${site.url}/quotes/`, '--prompt', 'quotes and their authors', '--config-id', original[1]!, '--json', '--interval', '100'], env);
+    assert.equal(replace.code, 0, replace.stderr);
+    assert.equal(JSON.parse(replace.stdout).yaml_config.id, original[1], 'the named config was replaced');
     const misuse = await sai(['generate', `${site.url}/quotes/`, '--prompt', 'quotes', '--format', 'csv'], env);
     assert.equal(misuse.code, 2, misuse.stderr);
     // Free has no server execution: refused before anything runs, exit 1 with the service's reason.

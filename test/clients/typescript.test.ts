@@ -90,10 +90,10 @@ describe('TypeScript client types against docs/openapi.json', () => {
     same(requestSchema('post', '/api/v1/configs/'), { name: true, target_url: true, yaml_content: true } satisfies Req<CreateConfigRequest>,
       { name: true, target_url: true, yaml_content: true, prompt: true } satisfies All<CreateConfigRequest>, 'config body');
 
-    same(requestSchema('post', '/api/v1/generate/'), { url: true, prompt: true } satisfies Req<GenerateRequest>, { url: true, prompt: true, run: true } satisfies All<GenerateRequest>, 'generate body');
+    same(requestSchema('post', '/api/v1/generate/'), { url: true, prompt: true } satisfies Req<GenerateRequest>, { url: true, prompt: true, run: true, config_id: true } satisfies All<GenerateRequest>, 'generate body');
     assert.deepEqual(Object.keys(requestSchema('post', '/api/v1/run/').properties!).sort(), ['config_id', 'yaml_content'], 'run body');
     const started = { id: true, status: true, progress: true, job_type: true } satisfies Req<JobStarted>;
-    const startedAll = { id: true, status: true, progress: true, job_type: true, target_url: true, created_at: true } satisfies All<JobStarted>;
+    const startedAll = { id: true, status: true, progress: true, job_type: true, target_url: true, created_at: true, existing_config: true } satisfies All<JobStarted>;
     for (const p of ['/api/v1/generate/', '/api/v1/run/']) same(responseSchema('post', p), started, startedAll, p);
 
     const jobs = responseSchema('get', '/api/v1/jobs/');

@@ -291,6 +291,7 @@ class Client:
         on_progress: Optional[ProgressCallback] = None,
         interval: float = 2.0,
         timeout: Optional[float] = None,
+        config_id: Optional[str] = None,
     ) -> Job: ...
 
     @overload
@@ -302,6 +303,7 @@ class Client:
         on_progress: Optional[ProgressCallback] = None,
         interval: float = 2.0,
         timeout: Optional[float] = None,
+        config_id: Optional[str] = None,
     ) -> GeneratedRows: ...
 
     def generate(
@@ -312,6 +314,7 @@ class Client:
         on_progress: Optional[ProgressCallback] = None,
         interval: float = 2.0,
         timeout: Optional[float] = None,
+        config_id: Optional[str] = None,
     ) -> Union[Job, GeneratedRows]:
         """Generates a config: the service analyses ``url``, writes a config for ``prompt``, tries it on the first
         pages and saves it (``POST /api/v1/generate/``, 202). Costs one credit (or one YAML generation).
@@ -329,6 +332,9 @@ class Client:
             on_progress: with ``run=True``: called with each polled :class:`Job`, the generate job's then the run's.
             interval: with ``run=True``: seconds between polls.
             timeout: with ``run=True``: seconds to wait for both jobs in all; ``None`` waits as long as they take.
+            config_id: a saved config of the same URL whose YAML (and prompt) the generated config replaces. Without
+                it a new config is saved; when the account has one of the same URL and prompt, the answer (``Job``)
+                names it as ``existing_config`` ``{id, name}`` and the new config's name gets a suffix (``" (2)"``).
 
         Returns:
             Without ``run``: the new :class:`Job` (``pending``, progress 0); the finished job's ``yaml_config`` is the
@@ -338,7 +344,7 @@ class Client:
 
         Raises:
             ValidationError: ``invalid_url``, ``target_forbidden``, ``invalid_request`` (prompt 1-2,000
-                characters). ForbiddenError: ``plan_required`` (``run=True`` on a plan without server execution).
+                characters; a ``config_id`` of another URL). NotFoundError: no such ``config_id``. ForbiddenError: ``plan_required`` (``run=True`` on a plan without server execution).
                 RateLimitError, QuotaExceededError: the plan's limits (``run=True`` needs room for both costs).
                 Never retried (a POST).
             JobFailedError: with ``run=True``, the generation or the run ended ``failed``, or the run could not
@@ -346,6 +352,8 @@ class Client:
             JobTimeoutError: with ``run=True``, ``timeout`` passed first; the jobs keep going on the service.
         """
         body: Dict[str, Any] = {"url": url, "prompt": prompt}
+        if config_id is not None:
+            body["config_id"] = config_id
         if not run:
             return Job(self._json("POST", "generate/", body=body))
         body["run"] = True

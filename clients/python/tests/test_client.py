@@ -333,6 +333,27 @@ class LiveServiceTest(unittest.TestCase):
         self.assertIn("rows are a trial of the first pages only", job.status_message or "")
         self.assertNotIn("run_job_id", job)
 
+    def test_generate_of_the_same_url_and_prompt_names_the_config_and_config_id_replaces_it(self) -> None:
+        url, prompt = f"{self.site}/quotes/", "the author of each quote"
+        first = self.client.wait_for_completion(self.client.generate(url, prompt).id, interval=0.1, timeout=90)
+        self.assertTrue(first.is_completed, first.status_message)
+        assert first.yaml_config is not None
+        original = self.client.get_config(first.yaml_config["id"])
+        again = self.client.generate(url, prompt)
+        self.assertEqual(again["existing_config"], {"id": original["id"], "name": original["name"]})
+        second = self.client.wait_for_completion(again.id, interval=0.1, timeout=90)
+        assert second.yaml_config is not None
+        self.assertEqual(self.client.get_config(second.yaml_config["id"])["name"], f"{original['name']} (2)")
+        count = len(self.client.list_configs())
+        replaced = self.client.wait_for_completion(self.client.generate(url, prompt, config_id=original["id"]).id, interval=0.1, timeout=90)
+        self.assertTrue(replaced.is_completed, replaced.status_message)
+        assert replaced.yaml_config is not None
+        self.assertEqual(replaced.yaml_config["id"], original["id"])
+        self.assertEqual(len(self.client.list_configs()), count, "no config added")
+        with self.assertRaises(ValidationError) as caught:
+            self.client.generate(f"{self.site}/books/", prompt, config_id=original["id"])
+        self.assertEqual(caught.exception.code, "invalid_request")
+
     def test_generate_with_run_on_the_free_plan_is_plan_required(self) -> None:
         free = Client(api_key=env("SAI_FREE_API_KEY"), base_url=self.base_url)
         with self.assertRaises(ForbiddenError) as caught:

@@ -431,17 +431,22 @@ export function buildProgram(): Command {
     .argument('<url>')
     .requiredOption('--prompt <text>', 'what to extract')
     .option('--run', 'run the saved config once generated (a metered run on the service) and print all its rows')
+    .option('--config-id <id>', 'replace the YAML of this saved config (of the same URL) instead of saving a new one')
     .option('--format <format>', 'with --run: the rows as json, csv or xlsx on stdout (or to --rows-output)', 'json')
     .option('--rows-output <file>', 'with --run: write the rows to this file instead of stdout')
     .option('--no-wait', 'print the started job and return at once')
     .option('-o, --output <file>', 'write the generated YAML to this file')
     .option('--interval <ms>', 'time between status polls', '1000')
-    .action(async (url: string, o: { prompt: string; run?: boolean; format: string; rowsOutput?: string; wait: boolean; output?: string; interval: string }, cmd: Command) => {
+    .action(async (url: string, o: { prompt: string; run?: boolean; configId?: string; format: string; rowsOutput?: string; wait: boolean; output?: string; interval: string }, cmd: Command) => {
       const g = globals(cmd);
       const format = parseFormat(o.format);
       if (!o.run && (o.rowsOutput || o.format !== 'json')) throw new UsageError('--format and --rows-output go with --run (the rows of a run of the generated config)');
       const client = clientFor(cmd);
-      const started = await client.startGenerate({ url, prompt: o.prompt, ...(o.run ? { run: true } : {}) });
+      const started = await client.startGenerate({ url, prompt: o.prompt, ...(o.run ? { run: true } : {}), ...(o.configId ? { config_id: o.configId } : {}) });
+      if (started.existing_config && !g.json) {
+        process.stderr.write(`A config with the same URL and prompt exists: "${started.existing_config.name}" (${started.existing_config.id}); this one is saved beside it. `
+          + `--config-id ${started.existing_config.id} replaces its YAML instead.\n`);
+      }
       if (!o.wait) return g.json ? printJson(started) : void process.stdout.write(`${started.id}\n`);
       const job = await waitWithProgress(client, started.id, g, Number(o.interval) || 1000);
       if (o.output) writeOutput(o.output, job.yaml_config.yaml_content);

@@ -55,6 +55,11 @@ export interface GenerateRequest {
    * the rows"); without it the generate job's rows are a trial of the first pages only. Needs server execution.
    */
   run?: boolean;
+  /**
+   * A saved config of the same URL whose YAML (and prompt) the generated config replaces, keeping its id and name.
+   * Without it a new config is saved, named with a suffix (" (2)") when the name is taken.
+   */
+  config_id?: string;
 }
 /** What `generate({…, run: true})` resolves with: every row of the run of the generated config. */
 export interface GeneratedRun {
@@ -70,7 +75,16 @@ export interface GeneratedRun {
 /** `POST /api/v1/run/` body: a saved config or an inline YAML config (exactly one). */
 export type RunRequest = { config_id: string; yaml_content?: never } | { yaml_content: string; config_id?: never };
 /** `POST /api/v1/generate/` and `POST /api/v1/run/` 202: the job that was started. */
-export interface JobStarted { id: string; status: JobStatus; progress: number; job_type: JobType; target_url?: string; created_at?: string }
+export interface JobStarted {
+  id: string;
+  status: JobStatus;
+  progress: number;
+  job_type: JobType;
+  target_url?: string;
+  created_at?: string;
+  /** A generate without `config_id`: the account's config of the same URL and prompt, which this one does not replace. */
+  existing_config?: { id: string; name: string };
+}
 
 /** A job as listed (`GET /api/v1/jobs/` results); `progress` is 0–100. */
 export interface JobSummary {
