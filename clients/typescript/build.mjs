@@ -3,11 +3,13 @@
  * Builds the package with the repository's TypeScript and tsconfig.build.json: every file of src/ becomes
  * dist/<name>.js and dist/<name>.d.ts (ES modules; relative `.ts` imports rewritten to `.js`, in the declarations too).
  *
- * Not a plain `tsc -p tsconfig.build.json`: `sai run --local` (src/cli.ts) imports the service's engine from the
- * repository checkout (../../../lambdas/…), which brings the engine into the program. It is type-checked with the
- * package (any error fails the build) but not emitted: only files under src/ are written, flat in dist/. A declaration
- * or a static import that would refer to a file outside src/ fails the build (it could not resolve in the installed
- * package); a dynamic import() may (that is how `run --local` loads the engine, from a clone only).
+ * Not a plain `tsc -p tsconfig.build.json`: `sai run --local` (src/cli.ts) loads the service's engine through
+ * src/local-engine.ts, which re-exports it from the repository (../../../lambdas/…) and so brings the engine into the
+ * program. It is type-checked with the package (any error fails the build) but not emitted by tsc: only files under
+ * src/ are written, flat in dist/, and local-engine.ts is bundled by esbuild instead (dist/local-engine.js, the engine
+ * and its dependencies in one file, so the installed package runs configs without a checkout). A declaration or a
+ * static import that would refer to a file outside src/ fails the build (it could not resolve in the installed
+ * package).
  *
  * Plain JavaScript, so that `npm pack` runs it on any Node the repository's npm runs on.
  */
@@ -60,10 +62,14 @@ function rewriteSpecifiers(context) {
   return (file) => (ts.isSourceFile(file) ? ts.visitEachChild(file, visit, context) : file);
 }
 
+/** The module of the service's engine that `run --local` loads: bundled with esbuild below, not emitted by tsc. */
+const ENGINE_ENTRY = path.join(srcDir, 'local-engine.ts');
+
 const outputs = new Map();
 const problems = [];
 for (const file of program.getSourceFiles()) {
   if (file.isDeclarationFile || path.relative(srcDir, file.fileName).startsWith('..')) continue;
+  if (path.resolve(file.fileName) === ENGINE_ENTRY) continue;
   const result = program.emit(file, (fileName, text) => {
     const rel = path.relative(emittedSrcDir, fileName);
     if (rel.startsWith('..')) throw new Error(`build.mjs: unexpected output ${fileName}`);
@@ -82,6 +88,27 @@ if (problems.length) {
   process.stderr.write(`build.mjs: ${problems.join('\n')}\n`);
   process.exit(1);
 }
+
+// The engine for `run --local` (issue 40): src/local-engine.ts and everything it imports from the repository (the
+// crawler, the loaders, the outbound guard, the HTTP client, the exports, and their npm dependencies) in one ES module,
+// for the Node versions the `sai` command supports. The browser's packages stay outside (loaded by import() only when a
+// config needs the browser engine): puppeteer-core and @sparticuz/chromium, optional peer dependencies. A CommonJS
+// dependency's require() of a Node module goes through createRequire.
+const esbuild = await import('esbuild');
+const bundled = await esbuild.build({
+  entryPoints: [ENGINE_ENTRY],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  write: false,
+  outfile: path.join(outDir, 'local-engine.js'),
+  external: ['puppeteer-core', '@sparticuz/chromium'],
+  banner: { js: "import { createRequire as __saiCreateRequire } from 'node:module';\nconst require = __saiCreateRequire(import.meta.url);" },
+  legalComments: 'eof',
+  logLevel: 'warning',
+});
+for (const file of bundled.outputFiles) outputs.set(file.path, file.text);
 
 fs.rmSync(outDir, { recursive: true, force: true });
 for (const [fileName, text] of outputs) {

@@ -6,7 +6,8 @@
  * then used on the machine's older Node (20 here; the oldest `node` found on PATH or in /usr/bin, /usr/local/bin):
  * a `.mjs` file imports it and calls a loopback server of this test, the installed `sai` bin prints its help, and the
  * repository's `tsc` type-checks a `.ts` consumer against the installed `.d.ts` (`--module nodenext --strict`, no
- * skipLibCheck, no @types/node).
+ * skipLibCheck, no @types/node), and the installed `sai run --local` runs a config against the fixture site with the
+ * engine bundled into the package (dist/local-engine.js; issue 40), the folder holding no checkout.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +17,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
+import { allQuotes } from '../fixtures/site/quotes.ts';
+import { quotesConfigYaml } from '../fixtures/site/quotes-config.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const PACKAGE = path.join(ROOT, 'clients/typescript');
@@ -115,6 +119,7 @@ describe('TypeScript client package (npm pack, install from the tarball without 
   let fromRegistry: string[] = [];
   let server: http.Server;
   let baseUrl: string;
+  let site: FixtureSite;
   const seen: Array<{ method: string; url: string; authorization: string; userAgent: string }> = [];
 
   before(async () => {
@@ -142,8 +147,10 @@ describe('TypeScript client package (npm pack, install from the tarball without 
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    site = await startFixtureSite();
   });
   after(async () => {
+    await site?.close();
     await new Promise((resolve) => server?.close(resolve));
     fs.rmSync(work, { recursive: true, force: true });
   });
@@ -151,11 +158,13 @@ describe('TypeScript client package (npm pack, install from the tarball without 
   it('the tarball holds the built package: dist/*.js and dist/*.d.ts of every src file, the bin, no TypeScript source', (t) => {
     t.diagnostic(`npm and the checks run on ${node.bin} ${node.version}`);
     const files = packed.files.map((f) => f.path).sort();
-    for (const name of fs.readdirSync(path.join(PACKAGE, 'src')).filter((f) => f.endsWith('.ts'))) {
+    for (const name of fs.readdirSync(path.join(PACKAGE, 'src')).filter((f) => f.endsWith('.ts') && f !== 'local-engine.ts')) {
       const base = name.replace(/\.ts$/, '');
       assert.ok(files.includes(`dist/${base}.js`) && files.includes(`dist/${base}.d.ts`), `dist/${base}.js and .d.ts in ${files.join(', ')}`);
     }
     assert.ok(files.includes('bin/sai.js') && files.includes('package.json') && files.includes('README.md'), files.join(', '));
+    // The engine of `run --local` is one bundle (no declarations: it is not part of the library's interface).
+    assert.ok(files.includes('dist/local-engine.js') && !files.includes('dist/local-engine.d.ts'), files.join(', '));
     assert.deepEqual(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), [], 'no .ts source is shipped');
     assert.deepEqual(files.filter((f) => !/^(dist|bin)\/|^(package\.json|README\.md)$/.test(f)), [], 'nothing but dist/, bin/, package.json and README.md');
     const installed = JSON.parse(fs.readFileSync(path.join(project, 'node_modules/@scrape-ai/client/package.json'), 'utf8'));
@@ -209,6 +218,35 @@ console.log(JSON.stringify({
     const usage = await exec(node.bin, [sai, 'run', '--no-such-option'], { cwd: project, env });
     assert.equal(usage.code, 2, `${usage.stdout}\n${usage.stderr}`);
     assert.match(usage.stderr, /unknown option '--no-such-option'/);
+  });
+
+  it('the installed `sai run --local` runs a config on that Node with the engine bundled into the package; a browser config says what to install', async () => {
+    const sai = path.join(project, 'node_modules/.bin/sai');
+    const yaml = path.join(project, 'quotes.yaml');
+    fs.writeFileSync(yaml, quotesConfigYaml(`${site.url}/quotes/`, 2));
+    const runEnv = { ...env, SAI_OUTBOUND_ALLOW: '127.0.0.0/8', XDG_CONFIG_HOME: path.join(work, 'config') };
+    const r = await exec(sai, ['run', '--local', yaml, '--format', 'csv'], { cwd: project, env: runEnv });
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    assert.doesNotMatch(r.stderr, /Cannot find module/);
+    const lines = r.stdout.replace(/^\uFEFF/, '').split('\r\n').filter(Boolean);
+    assert.equal(lines[0], 'text,author');
+    assert.equal(lines.length, 21, 'a header and the 20 quotes of two pages');
+    assert.ok(lines[1]!.includes(allQuotes()[0]!.author), lines[1]);
+    assert.match(r.stderr, /100% Completed: 20 rows from 2 pages \(lightweight engine\)/);
+    const json = await exec(sai, ['run', '--local', yaml, '--json'], { cwd: project, env: runEnv });
+    assert.equal(json.code, 0, json.stderr);
+    assert.deepEqual(JSON.parse(json.stdout).data.map((q: { author: string }) => q.author), allQuotes().slice(0, 20).map((q) => q.author));
+    // The guard is the service's: loopback refused without the allowance.
+    const refused = await exec(sai, ['run', '--local', yaml], { cwd: project, env });
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /target_forbidden|private|loopback/i);
+    // The browser engine's packages are not bundled: a config that needs them says so and what to install.
+    const heavy = path.join(project, 'heavy.yaml');
+    fs.writeFileSync(heavy, quotesConfigYaml(`${site.url}/quotes/`, 1).replace('engine: lightweight', 'engine: heavy'));
+    assert.match(fs.readFileSync(heavy, 'utf8'), /engine: heavy/);
+    const browser = await exec(sai, ['run', '--local', heavy], { cwd: project, env: runEnv });
+    assert.equal(browser.code, 1, `${browser.stdout}\n${browser.stderr}`);
+    assert.match(browser.stderr, /needs the browser engine, and (puppeteer-core|@sparticuz\/chromium) is not installed.*npm install puppeteer-core@\S+ @sparticuz\/chromium@\S+/);
   });
 
   it("a TypeScript consumer type-checks against the installed .d.ts (repository's tsc, --module nodenext --strict)", async () => {

@@ -11,7 +11,9 @@
  *   is a terminal, one plain line per change otherwise.
  * - `results` writes the service's own export (`GET /jobs/{id}/results/?format=`, made by the service with
  *   lambdas/export/rows-export.ts); `run --local` exports its rows with that same `exportRows` here.
- * - `run --local` loads the engine (lambdas/engine) from the repository checkout, so it works from a clone only.
+ * - `run --local` loads the engine (lambdas/engine) through ./local-engine.ts: the repository's code in a clone, the
+ *   bundle build.mjs makes of it in the package (dist/local-engine.js); a config that needs the browser engine also
+ *   needs puppeteer-core and @sparticuz/chromium installed beside the package (optional peer dependencies).
  *
  * Exit codes ({@link EXIT}): 0 ok; 1 an error of the service, the network or the run (a failed job included);
  * 2 bad usage; 3 authentication (no key, a refused key or password); 4 quota spent or rate limited.
@@ -277,6 +279,18 @@ function collectParam(value: string, previous: Record<string, unknown>): Record<
   return { ...previous, [key]: parsed };
 }
 
+/** The browser engine's packages, optional peer dependencies of the package (package.json), at the versions the service uses. */
+const BROWSER_PACKAGES = ['puppeteer-core@24.42.0', '@sparticuz/chromium@147.0.0'] as const;
+
+/** The browser package a failed import names (`Cannot find package 'puppeteer-core'`), in `err` or its causes; null otherwise. */
+function missingBrowserPackage(err: unknown): string | null {
+  for (let e = err as { message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    const m = /Cannot find (?:package|module) '(puppeteer-core|@sparticuz\/chromium)/.exec(String(e.message ?? ''));
+    if (m) return m[1]!;
+  }
+  return null;
+}
+
 /** Runs a config on this machine with the service's engine (lambdas/engine), the outbound guard from `SAI_OUTBOUND_ALLOW`. */
 async function runLocal(file: string, o: { format?: string; output?: string; concurrency: string; maxPages?: string }, g: GlobalOptions): Promise<void> {
   const yaml = readInput(file);
@@ -286,14 +300,7 @@ async function runLocal(file: string, o: { format?: string; output?: string; con
   const maxPages = o.maxPages === undefined ? undefined : Number(o.maxPages);
   if (maxPages !== undefined && (!Number.isInteger(maxPages) || maxPages < 1)) throw new UsageError('--max-pages must be a whole number, 1 or more');
   // Loaded here: the remote commands do not need the engine (nor a repository checkout).
-  const [{ parseConfig }, engines, { BrowserHost }, { OutboundGuard }, { Fetcher }, { exportRows }] = await Promise.all([
-    import('../../../lambdas/engine/config.ts'),
-    import('../../../lambdas/engine/engines.ts'),
-    import('../../../lambdas/engine/browser/host.ts'),
-    import('../../../lambdas/net/guard.ts'),
-    import('../../../lambdas/net/fetch.ts'),
-    import('../../../lambdas/export/rows-export.ts'),
-  ]);
+  const { parseConfig, runConfig, BrowserHost, OutboundGuard, Fetcher, exportRows } = await import('./local-engine.ts');
   let config;
   try {
     config = parseConfig(yaml);
@@ -312,7 +319,7 @@ async function runLocal(file: string, o: { format?: string; output?: string; con
   try {
     bar.update(0, 'choosing the engine');
     // The engine is said once, when chosen; each progress line then says the counts once.
-    const { choice, result } = await engines.runConfig(config, {
+    const { choice, result } = await runConfig(config, {
       fetcher, concurrency, signal: controller.signal, ...(maxPages ? { maxPages } : {}),
       browser: () => {
         host ??= new BrowserHost({ guard });
@@ -346,6 +353,11 @@ async function runLocal(file: string, o: { format?: string; output?: string; con
   } catch (err) {
     bar.done();
     if (err instanceof UsageError || err instanceof RunFailedError) throw err;
+    const missing = missingBrowserPackage(err);
+    if (missing) {
+      throw new RunFailedError(`this config needs the browser engine, and ${missing} is not installed: the package bundles the lightweight engine only. `
+        + `Install the browser's packages beside it (npm install ${BROWSER_PACKAGES.join(' ')}; CHROME_PATH picks another Chromium), or run the config on the service (sai run --file)`);
+    }
     const e = err as { code?: string; message?: string };
     throw new RunFailedError(`the run failed: ${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}`);
   } finally {
