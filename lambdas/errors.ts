@@ -148,6 +148,16 @@ export const ERROR_CODES = {
     description: "A tool's work on the page was stopped at a limit the page made it reach: the call's time limit (25 s from the request; locally `SAI_TOOL_DEADLINE_MS`), the tool worker's memory cap (`SAI_TOOL_MEMORY_MB` locally, 512 MB by default), or nesting deeper than the analysis can follow. The call is not charged",
     details: '`[{url, limit, deadline_ms?, memory_mb?}]`, limit one of `time`, `memory`, `stack`',
   },
+  robots_disallowed: {
+    where: ['job'],
+    description: "The run's first page (the target, or the categories' index) is disallowed by its host's robots.txt for the `scrape-ai` agent, or every listing page that would have given rows was; detail pages it disallows are skipped with a warning naming the rule. `target.robots: ignore` turns it off where the plans file allows it (`robots_ignore`)",
+    details: '`[{url, robots_url, rule, line}]`',
+  },
+  blocked: {
+    status: 422, where: ['http', 'job'],
+    description: "The site answered with a bot-protection page (a challenge, a captcha wall or an access-denied page of Cloudflare, Akamai, PerimeterX/HUMAN, DataDome, Imperva, AWS WAF, reCAPTCHA or hCaptcha) instead of its page, on every proxy session the run could use; the message names the service. In a job: the first page, or every listing page that would have given rows; a tool call is not charged",
+    details: '`[{url, service, kind, status}]`, kind one of `challenge`, `captcha`, `block`',
+  },
   fetch_failed: {
     where: ['fetcher'],
     description: "A page could not be fetched after the fetcher's retries (network error, time-out, too many or bad redirects, a body that does not decode); the crawler reports it as `target_failed` for the first page and as a warning for later ones",

@@ -114,6 +114,8 @@ const TOOL_ERRORS: readonly ErrorCode[] = [...METERED, 'target_unreachable', 'an
 
 /** A tool's codes when it renders the page in Chromium: the page crashed, the browser went, the page never settled. */
 const BROWSER_TOOL_ERRORS: readonly ErrorCode[] = ['page_crashed', 'browser_crashed', 'page_unsettled', 'render_timeout'];
+/** The tools that read the target page: a bot-protection page instead of it is 422 `blocked` (net/blocks.ts). */
+const PAGE_TOOL_ERRORS: readonly ErrorCode[] = [...TOOL_ERRORS, 'blocked'];
 
 /** A tool's route: POST, metered, `{url, …}` in, its report out. */
 function tool(name: keyof typeof toolBodies, summary: string, extra: Partial<RouteDef> = {}): RouteDef {
@@ -218,11 +220,11 @@ const restRoutes: readonly RouteDef[] = [
     query: [{ name: 'limit', description: 'Attempts to return', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } }],
     responses: { 200: { description: 'Attempts, newest first: time, status code, duration, error, and what follows', schema: webhookDeliveriesAnswer } }, errors: [...ID_404, 'invalid_request'],
   },
-  tool('seo-analyzer', 'SEO metadata, Open Graph, headings, content metrics, Lighthouse SEO audits and a score'),
-  tool('tech-detector', 'Technologies, frameworks, infrastructure (Wappalyzer-format fingerprints)', { browser: true, errors: [...TOOL_ERRORS, ...BROWSER_TOOL_ERRORS] }),
-  tool('lead-generation', 'Emails, phone numbers, social links'),
+  tool('seo-analyzer', 'SEO metadata, Open Graph, headings, content metrics, Lighthouse SEO audits and a score', { errors: PAGE_TOOL_ERRORS }),
+  tool('tech-detector', 'Technologies, frameworks, infrastructure (Wappalyzer-format fingerprints)', { browser: true, errors: [...PAGE_TOOL_ERRORS, ...BROWSER_TOOL_ERRORS] }),
+  tool('lead-generation', 'Emails, phone numbers, social links', { errors: PAGE_TOOL_ERRORS }),
   tool('screenshot', 'Screenshot image', {
-    access: { table: 'write', bucket: 'read-write' }, browser: true, errors: [...TOOL_ERRORS, ...BROWSER_TOOL_ERRORS],
+    access: { table: 'write', bucket: 'read-write' }, browser: true, errors: [...PAGE_TOOL_ERRORS, ...BROWSER_TOOL_ERRORS],
     responses: {
       200: {
         description: 'The image; with `Accept: application/json`, where the stored image is for an hour',
@@ -231,8 +233,8 @@ const restRoutes: readonly RouteDef[] = [
       },
     },
   }),
-  tool('content-extractor', 'Article text, metadata, images'),
-  tool('broken-link-checker', 'The links and resources of a page checked: broken URLs, redirects, time-outs'),
+  tool('content-extractor', 'Article text, metadata, images', { errors: PAGE_TOOL_ERRORS }),
+  tool('broken-link-checker', 'The links and resources of a page checked: broken URLs, redirects, time-outs', { errors: PAGE_TOOL_ERRORS }),
   tool('dns-whois', 'DNS records, IP addresses and reverse names, nameservers, WHOIS (RDAP) data'),
   tool('ssl-checker', 'Certificate details and chain, expiry, TLS versions, HSTS and a grade'),
   {

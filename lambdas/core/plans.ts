@@ -50,6 +50,11 @@ export interface Plan {
    * plans with server execution have schedules; for them an absent field means {@link DEFAULT_SCHEDULE_MIN_INTERVAL_MINUTES}.
    */
   schedule_min_interval_minutes?: number;
+  /**
+   * Configs of this plan may say `target.robots: ignore` (docs/crawler.md, "robots.txt"). Absent or false: such a
+   * run is refused with 403 `plan_required`, unless the account is one of the plans file's `operator_accounts`.
+   */
+  robots_ignore?: boolean;
 }
 
 /** The shortest schedule interval of a plan with server execution whose plans-file entry does not say, minutes. */
@@ -62,10 +67,15 @@ export interface PlanCatalog {
   /** Cost of each operation in the variant's unit (credits, or scrapes/generations). */
   costs: Record<Operation, number>;
   plans: Record<string, Plan>;
+  /**
+   * Emails (lower case) of the operator's own accounts: they may run configs with `target.robots: ignore` whatever
+   * their plan. Empty by default.
+   */
+  operator_accounts: string[];
 }
 
 type RawPlan = Omit<Plan, 'name' | 'max_concurrent_jobs'> & { max_concurrent_jobs?: number };
-type RawVariant = { default_plan: string; costs: Record<Operation, number>; plans: Record<string, RawPlan> };
+type RawVariant = { default_plan: string; costs: Record<Operation, number>; plans: Record<string, RawPlan>; operator_accounts?: string[] };
 
 /** Jobs of one account running at once when its plan does not say (a plans file older than the field). */
 export const DEFAULT_MAX_CONCURRENT_JOBS = 1;
@@ -102,9 +112,12 @@ export function loadPlans(billing: Billing, file?: string): PlanCatalog {
     check(p.ssl_checker_any_port === undefined || typeof p.ssl_checker_any_port === 'boolean', `plan "${name}" ssl_checker_any_port must be true or false`);
     check(p.schedule_min_interval_minutes === undefined || (Number.isInteger(p.schedule_min_interval_minutes) && p.schedule_min_interval_minutes >= 1),
       `plan "${name}" schedule_min_interval_minutes must be an integer >= 1`);
+    check(p.robots_ignore === undefined || typeof p.robots_ignore === 'boolean', `plan "${name}" robots_ignore must be true or false`);
     plans[name] = { ...p, name, max_concurrent_jobs: maxJobs };
   }
-  return { billing, default_plan: v.default_plan, costs: v.costs, plans };
+  const operators = v.operator_accounts ?? [];
+  check(Array.isArray(operators) && operators.every((e) => typeof e === 'string' && e.includes('@')), `"${billing}.operator_accounts" must be a list of emails`);
+  return { billing, default_plan: v.default_plan, costs: v.costs, plans, operator_accounts: operators.map((e) => e.trim().toLowerCase()) };
 }
 
 /**
@@ -123,4 +136,12 @@ export function billingFromEnv(env: NodeJS.ProcessEnv = process.env): Billing {
   const b = (env.SAI_BILLING ?? 'credits').trim() || 'credits';
   if (b !== 'credits' && b !== 'scrapes') throw new Error(`SAI_BILLING must be "credits" or "scrapes", got "${b}"`);
   return b;
+}
+
+/**
+ * Whether an account may run configs with `target.robots: ignore`: its plan says `robots_ignore: true`, or it is one
+ * of the operator's own accounts (`operator_accounts` of the plans file). By default neither holds for any account.
+ */
+export function robotsIgnoreAllowed(catalog: PlanCatalog, account: { email: string; plan: string }): boolean {
+  return catalog.plans[account.plan]?.robots_ignore === true || catalog.operator_accounts.includes(account.email.trim().toLowerCase());
 }

@@ -8,6 +8,7 @@ import { CodedError } from '../errors.ts';
 import { assertLightweight } from '../engine/config.ts';
 import { parseConfigText } from './configs.ts';
 import { checkHeadroom, meter } from './metering.ts';
+import { robotsIgnoreAllowed } from './plans.ts';
 import { groupedQueue, type AccountRecord, type JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
 import { createAndQueueJob } from './jobs.ts';
@@ -70,6 +71,11 @@ export async function startRun(svc: Services, account: AccountRecord, req: RunRe
   // A browser-only config is fine with engine heavy or auto; with engine lightweight it cannot run.
   if (config.target.engine === 'lightweight') assertLightweight(config);
   svc.guard.checkUrl(config.target.url);
+  if (config.target.robots === 'ignore' && !robotsIgnoreAllowed(svc.plans, account)) {
+    const plansWithIt = Object.values(svc.plans.plans).filter((p) => p.robots_ignore === true).map((p) => p.name);
+    throw new CodedError('plan_required', `target.robots: ignore is not allowed for the ${account.plan} plan: robots.txt is obeyed (the operator allows ignoring it per plan, robots_ignore, or for its own accounts, operator_accounts, in the plans file)`,
+      [{ plan: account.plan, required: 'robots_ignore', plans_with_it: plansWithIt }]);
+  }
 
   const charge = await meter(svc, account, 'run');
   // The message goes in the account's group: accounts are served in turn (docs/plans-and-metering.md, "Fair scheduling").

@@ -22,6 +22,7 @@ import { CodedError, isCodedError, isErrorCode } from '../errors.ts';
 import { Fetcher, FetchError, type FetchedPage } from '../net/fetch.ts';
 import { OutboundGuard } from '../net/guard.ts';
 import { unreachableError } from '../net/unreachable.ts';
+import { blockMessage, detectBlock } from '../net/blocks.ts';
 import type { FetchedText, PageFetch, ToolPage } from '../tools/page.ts';
 
 /** The key in `workerData` that makes a thread a tool worker (and not a job worker or the HTTP thread). */
@@ -192,6 +193,20 @@ async function loadToolPage(guard: OutboundGuard, call: WorkCall): Promise<ToolP
   }
 }
 
+/**
+ * The page, unless it is a bot-protection page (lambdas/net/blocks.ts): a tool has nothing of the site to analyse
+ * then, and says so.
+ * @throws CodedError `blocked` (422, not charged) naming the service.
+ */
+function notBlocked(page: ToolPage): ToolPage {
+  const block = detectBlock({ status: page.status, headers: page.headers, body: page.html });
+  if (block) {
+    throw new CodedError('blocked', `${blockMessage(block, page.url, 'none')}; nothing of the site was analysed and the call is not charged`,
+      [{ url: page.url, service: block.service, kind: block.kind, status: block.status }]);
+  }
+  return page;
+}
+
 /** The follow-up fetch a tool gets ({@link PageFetch}): through the guard, null when the URL cannot be fetched. */
 function toolPageFetch(guard: OutboundGuard, call: WorkCall): PageFetch {
   const fetcher = toolFetchers(guard).followUp;
@@ -252,8 +267,9 @@ async function runTask(task: ToolTask): Promise<ToolThreadMessage> {
     const guard = guardFor(task.allow);
     const left = task.startedAt + task.deadlineMs - Date.now();
     const call: WorkCall = { url: new URL(task.url), signal: AbortSignal.timeout(Math.max(1, left - IO_MARGIN_MS)), startedAt: task.startedAt, deadlineMs: task.deadlineMs };
-    let page: Promise<ToolPage> | null = task.page ? Promise.resolve(task.page) : null;
-    const ctx: ToolWorkContext = { call, guard, page: () => page ??= loadToolPage(guard, call), fetch: toolPageFetch(guard, call) };
+    let page: Promise<ToolPage> | null = null;
+    const load = () => (task.page ? Promise.resolve(task.page) : loadToolPage(guard, call)).then(notBlocked);
+    const ctx: ToolWorkContext = { call, guard, page: () => page ??= load(), fetch: toolPageFetch(guard, call) };
     const result = await work.fn(ctx, task.params as never);
     return { type: 'done', id: task.id, json: JSON.stringify(result) ?? 'null' };
   } catch (err) {

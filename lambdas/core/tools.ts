@@ -146,7 +146,9 @@ export async function startToolCall(svc: Services, account: AccountRecord, tool:
 const REFUNDED_CODES: ReadonlySet<string> = new Set(['target_unreachable', 'target_forbidden', 'analysis_limit_exceeded', 'service_busy',
   // The page's own behaviour in the browser (engine/browser/page-guard.ts): a crashed renderer or browser, a page
   // that kept navigating itself, a render past its budget.
-  'page_crashed', 'browser_crashed', 'page_unsettled', 'render_timeout']);
+  'page_crashed', 'browser_crashed', 'page_unsettled', 'render_timeout',
+  // A bot-protection page instead of the site (net/blocks.ts): nothing of it was analysed.
+  'blocked']);
 
 /**
  * Runs a metered tool call's work: when the target cannot be loaded (`target_unreachable`, or `target_forbidden`

@@ -8,6 +8,11 @@ import { documentBase, loadHtml } from './extract.ts';
 import { pagerControl } from './pager.ts';
 import type { FetchedPage, Fetcher } from '../net/fetch.ts';
 import { CodedError } from '../errors.ts';
+import { describeBlock } from '../net/blocks.ts';
+import { BlockedError } from './crawl/access.ts';
+
+/** How the probe fetches the target: through the run's robots.txt, pace and retries (crawl/access.ts). */
+export type ProbeFetch = (url: string, signal?: AbortSignal) => Promise<FetchedPage>;
 
 export interface EngineChoice {
   engine: 'lightweight' | 'heavy';
@@ -18,9 +23,12 @@ export interface EngineChoice {
 
 /**
  * Picks the engine for a run.
- * @throws CodedError `target_forbidden` when probing the page is refused by the guard (no engine may fetch it).
+ * @param fetcher the probe: a function through the run's SiteAccess (runConfig), or a bare fetcher.
+ * @throws CodedError `target_forbidden` when probing the page is refused by the guard, `robots_disallowed` when
+ *   robots.txt disallows it (no engine may fetch it).
  */
-export async function chooseEngine(config: ScrapeConfig, fetcher: Fetcher, signal?: AbortSignal): Promise<EngineChoice> {
+export async function chooseEngine(config: ScrapeConfig, fetcher: Fetcher | ProbeFetch, signal?: AbortSignal): Promise<EngineChoice> {
+  const probe: ProbeFetch = typeof fetcher === 'function' ? fetcher : (url, s) => fetcher.fetch(url, s ? { signal: s } : {});
   const features = browserFeatures(config);
   if (config.target.engine === 'heavy') return { engine: 'heavy', reason: 'target.engine is heavy' };
   if (config.target.engine === 'lightweight') return { engine: 'lightweight', reason: 'target.engine is lightweight' };
@@ -30,14 +38,18 @@ export async function chooseEngine(config: ScrapeConfig, fetcher: Fetcher, signa
   let html: string;
   let page: FetchedPage;
   try {
-    page = await fetcher.fetch(config.target.url, { signal });
+    page = await probe(config.target.url, signal);
     // Refusals aimed at non-browsers (401, 403, 429, 5xx) may not be aimed at a browser; a 404 is a 404.
     if ([401, 403, 429].includes(page.status) || page.status >= 500) return { engine: 'heavy', reason: `auto: the page answered HTTP ${page.status} to a plain request; trying a browser` };
     if (page.status >= 400) return { engine: 'lightweight', reason: `auto: the page answered HTTP ${page.status}`, page };
     html = page.text;
   } catch (err) {
-    if (err instanceof CodedError && err.code === 'target_forbidden') throw err;
+    // No engine may load a page the guard or robots.txt refuses.
+    if (err instanceof CodedError && (err.code === 'target_forbidden' || err.code === 'robots_disallowed')) throw err;
     if (signal?.aborted) throw signal.reason;
+    if (err instanceof BlockedError) {
+      return { engine: 'heavy', reason: `auto: the site answered a plain request with ${describeBlock(err.block)} (HTTP ${err.block.status}); trying a browser` };
+    }
     return { engine: 'heavy', reason: `auto: the page could not be fetched without a browser (${(err as Error).message})` };
   }
   const $ = loadHtml(html);

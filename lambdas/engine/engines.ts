@@ -9,7 +9,9 @@ import { HttpPageLoader, type HttpLoaderOptions } from './loaders/http-loader.ts
 import { BrowserPageLoader, type BrowserLoaderOptions } from './loaders/browser-loader.ts';
 import { chooseEngine, type EngineChoice } from './choose.ts';
 import type { BrowserHost } from './browser/host.ts';
-import type { Fetcher } from '../net/fetch.ts';
+import { Fetcher } from '../net/fetch.ts';
+import { SiteAccess } from './crawl/access.ts';
+import type { RobotsRules } from './crawl/robots.ts';
 import { CodedError } from '../errors.ts';
 
 import type { RunProgress } from './crawler.ts';
@@ -21,7 +23,10 @@ export type { EngineChoice } from './choose.ts';
 export type LightweightOptions = CrawlOptions & Omit<HttpLoaderOptions, 'signal' | 'perHostConcurrency'>;
 
 /** Options of {@link runHeavy}: the crawl's and the browser loader's. */
-export type HeavyOptions = CrawlOptions & Omit<BrowserLoaderOptions, 'signal' | 'images'>;
+export type HeavyOptions = CrawlOptions & Omit<BrowserLoaderOptions, 'signal' | 'images'> & {
+  /** The HTTP client robots.txt is fetched with (without `access`); one on the host's guard is made when absent. */
+  fetcher?: Fetcher;
+};
 
 /**
  * Runs a config with the lightweight engine (HTTP, no browser).
@@ -31,7 +36,8 @@ export async function runLightweight(config: ScrapeConfig, o: LightweightOptions
   assertLightweight(config);
   const loader = new HttpPageLoader({ ...o, perHostConcurrency: Math.max(1, o.concurrency ?? 4), ...(o.signal ? { signal: o.signal } : {}) });
   try {
-    return await crawl(config, loader, o);
+    const access = o.access ?? new SiteAccess(config, { fetcher: loader.fetcher, concurrency: o.concurrency ?? 4 });
+    return await crawl(config, loader, { ...o, access });
   } finally {
     await loader.close();
   }
@@ -45,11 +51,18 @@ export async function runLightweight(config: ScrapeConfig, o: LightweightOptions
 export async function runHeavy(config: ScrapeConfig, o: HeavyOptions): Promise<CrawlResult> {
   const images = [...config.extract.fields, ...(config.detail_fields?.fields ?? [])].some((f) => f.type === 'eval')
     || config.actions.some((a) => a.type === 'script');
-  const loader = await BrowserPageLoader.open({ ...o, images, ...(o.signal ? { signal: o.signal } : {}) });
+  // robots.txt is fetched over HTTP, through the same guard as the pages.
+  const fetcher = o.access || o.fetcher ? null : new Fetcher(o.host.guard);
   try {
-    return await crawl(config, loader, o);
+    const access = o.access ?? new SiteAccess(config, { fetcher: o.fetcher ?? fetcher!, concurrency: o.concurrency ?? 4 });
+    const loader = await BrowserPageLoader.open({ ...o, images, ...(o.signal ? { signal: o.signal } : {}) });
+    try {
+      return await crawl(config, loader, { ...o, access });
+    } finally {
+      await loader.close();
+    }
   } finally {
-    await loader.close();
+    await fetcher?.close();
   }
 }
 
@@ -66,6 +79,8 @@ export interface RunConfigOptions extends Omit<CrawlOptions, 'onProgress'> {
   onProgress?: (p: RunProgress, choice: EngineChoice) => void;
   /** Called once the engine is chosen, before any page of the run is loaded. */
   onEngineChosen?: (choice: EngineChoice) => void;
+  /** robots.txt rules read already (a generation's), shared with this run; absent: the run reads its own. */
+  robots?: RobotsRules;
 }
 
 /** What {@link runConfig} produced: the rows and counts, and which engine ran them and why. */
@@ -83,13 +98,20 @@ export interface ConfigRun {
  *   no browser at hand), BrowserRequiredError (a lightweight config that needs a browser); otherwise as {@link crawl}.
  */
 export async function runConfig(config: ScrapeConfig, o: RunConfigOptions): Promise<ConfigRun> {
-  const { fetcher, browser, onProgress, onEngineChosen, ...crawlOptions } = o;
-  const choice = await chooseEngine(config, fetcher, o.signal);
+  const { fetcher, browser, onProgress, onEngineChosen, robots: _robots, ...crawlOptions } = o;
+  // One SiteAccess for the run: the probe and every page after it share robots.txt (fetched once) and the pace.
+  const access = o.access ?? new SiteAccess(config, { fetcher, concurrency: o.concurrency ?? 4, ...(o.robots ? { robots: o.robots } : {}) });
+  const probe = (url: string, signal?: AbortSignal) =>
+    access.load(url, async (beforeRequest) => {
+      await beforeRequest();
+      return fetcher.fetch(url, { retryStatuses: false, ...(signal ? { signal } : {}) });
+    }, (p) => ({ ...p, body: p.text }), signal, { engine: 'lightweight' });
+  const choice = await chooseEngine(config, probe, o.signal);
   onEngineChosen?.(choice);
-  const options: CrawlOptions = { ...crawlOptions, ...(onProgress ? { onProgress: (p: RunProgress) => onProgress(p, choice) } : {}) };
+  const options: CrawlOptions = { ...crawlOptions, access, ...(onProgress ? { onProgress: (p: RunProgress) => onProgress(p, choice) } : {}) };
   if (choice.engine === 'heavy') {
     if (!browser) throw new CodedError('browser_required', `The config needs a browser (${choice.reason}), and none is available here`);
-    return { choice, result: await runHeavy(config, { ...options, host: browser() }) };
+    return { choice, result: await runHeavy(config, { ...options, host: browser(), fetcher }) };
   }
   return { choice, result: await runLightweight(config, { ...options, fetcher, ...(choice.page ? { preloaded: choice.page } : {}) }) };
 }

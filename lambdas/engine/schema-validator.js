@@ -5,7 +5,7 @@
 "use strict";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://scrape-ai.dev/schemas/config-2.0.json","title":"scrape-ai YAML scraping config, version 2.0","description":"The YAML config language of SPEC.md. Reference: docs/config-language.md. Generated from lambdas/engine/schema.ts by `node scripts/generate.ts`: edit that file, not this one. Point your editor at this file (# yaml-language-server: $schema=<path>/lambdas/engine/schema.json).","type":"object","additionalProperties":false,"required":["target","extract"],"properties":{"version":{"enum":["2.0",2],"default":"2.0","description":"Language version. Only 2.0 exists (a bare 2.0 is read as \"2.0\")."},"name":{"type":"string","maxLength":200,"description":"A name for people."},"description":{"type":"string","maxLength":5000,"description":"A description for people."},"target":{"type":"object","additionalProperties":false,"required":["url"],"description":"Where to start and with which engine.","properties":{"url":{"type":"string","minLength":1,"maxLength":2048,"description":"The first page: an absolute http or https URL."},"engine":{"enum":["lightweight","heavy","auto"],"default":"auto","description":"lightweight: HTTP and HTML parsing, no browser. heavy: a real browser. auto: decided per run."},"browser":{"type":"object","additionalProperties":false,"default":{},"description":"Browser engine settings.","properties":{"wait_selector":{"type":"string","minLength":1,"description":"CSS selector awaited before scraping (browser engine)."},"timeout":{"type":"integer","minimum":0,"maximum":120000,"default":15000,"description":"Milliseconds to wait for wait_selector."}}}}},"extract":{"type":"object","additionalProperties":false,"description":"The items of a page and their fields.","properties":{"container":{"type":"string","minLength":1,"description":"CSS selector of each item (list), of the item (single) or of the table (table); required for list and table."},"type":{"enum":["list","single","table"],"default":"list","description":"list: a row per container match; single: one row; table: a row per table row."},"fields":{"type":"array","items":{"$ref":"#/definitions/field"},"maxItems":200,"default":[],"description":"The fields of each item; at least one, except for table."},"following_siblings":{"type":"integer","minimum":0,"maximum":10,"default":0,"description":"Extension, list only: each item is the container match plus up to this many of its following element siblings, stopping before the next container match (a record spread over rows, dt/dd pairs, a heading and its paragraph). Field selectors then match the whole document and keep the elements that are one of the item's elements or inside one, in document order."}}},"detail_fields":{"type":"object","additionalProperties":false,"required":["fields"],"description":"Fields taken from each item's own page (the URL of its first link field).","properties":{"fields":{"type":"array","minItems":1,"items":{"$ref":"#/definitions/field"},"maxItems":200,"description":"The fields of the detail page."}}},"pagination":{"type":"object","additionalProperties":false,"required":["type"],"description":"How to reach the next listing page.","properties":{"type":{"enum":["click","url","scroll_infinite"],"description":"click: a next or load-more control; url: a URL pattern; scroll_infinite: scroll (browser engine)."},"selector":{"type":"string","minLength":1,"description":"click: CSS selector of the next or load-more control."},"url_pattern":{"type":"string","minLength":1,"description":"url: a URL containing {page}, absolute or relative to the listing's first page."},"max_pages":{"type":"integer","minimum":1,"maximum":1000,"default":10,"description":"Listing pages in all, the first one included."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":0,"description":"Milliseconds to wait after each step."},"stop_condition":{"type":"object","additionalProperties":false,"default":{},"description":"When to stop before max_pages.","properties":{"max_items":{"type":"integer","minimum":1,"description":"Stop once this many items are collected (per category with categories)."}}}},"allOf":[{"if":{"properties":{"type":{"const":"click"}},"required":["type"]},"then":{"required":["selector"]}},{"if":{"properties":{"type":{"const":"url"}},"required":["type"]},"then":{"required":["url_pattern"]}}]},"categories":{"type":"object","additionalProperties":false,"description":"Crawl every category linked from the first page.","properties":{"container":{"type":"string","default":"","description":"CSS selector wrapping the category links; empty: the whole page."},"link_selector":{"type":"string","minLength":1,"default":"a","description":"CSS selector of the category links inside the container."},"link_attribute":{"type":"string","minLength":1,"default":"href","description":"The attribute holding the category URL."},"name_selector":{"type":"string","default":"","description":"CSS selector of the name inside the link; empty: the link's text."},"max_categories":{"type":"integer","minimum":1,"maximum":500,"default":50,"description":"At most this many categories, in page order."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":2000,"description":"Milliseconds to wait after each category."}}},"actions":{"type":"array","maxItems":100,"items":{"$ref":"#/definitions/action"},"default":[],"description":"Browser actions run in order before extraction (browser engine)."},"output":{"type":"object","additionalProperties":false,"default":{},"description":"Deduplication and a row limit.","properties":{"format":{"enum":["json"],"default":"json","description":"The only format."},"deduplicate":{"type":"boolean","default":false,"description":"Drop rows equal to an earlier row (true when deduplicate_fields is given and this is not)."},"deduplicate_fields":{"type":"array","items":{"type":"string","minLength":1},"minItems":1,"description":"Compare only these fields."},"limit":{"type":"integer","minimum":1,"description":"Keep at most this many rows."}}}},"definitions":{"field":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string","minLength":1,"maxLength":100,"pattern":"^(?!__proto__$)","description":"The row key (any text but __proto__; names starting with _category are reserved)."},"selector":{"type":"string","minLength":1,"description":"CSS selector inside the item; absent: the item element itself."},"type":{"enum":["text","attribute","html","link","image_url","count","exists","regex","eval"],"default":"text","description":"What to take from the element."},"attribute":{"type":"string","minLength":1,"description":"type attribute: the attribute name."},"pattern":{"type":"string","minLength":1,"description":"type regex: the regular expression; the first capture group when it has one."},"script":{"type":"string","minLength":1,"description":"type eval: a JavaScript expression (or function body) run in the page (browser engine)."},"transform":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Transforms applied in order (to_number, \"regex:(\\d+)\", \"split:,:0\", ...)."},"default":{"description":"The value when nothing is extracted (any value, null allowed); absent: null."},"multiple":{"type":"boolean","default":false,"description":"Extension: every match as an array instead of the first match."}},"allOf":[{"if":{"properties":{"type":{"const":"attribute"}},"required":["type"]},"then":{"required":["attribute"]}},{"if":{"properties":{"type":{"const":"regex"}},"required":["type"]},"then":{"required":["pattern"]}},{"if":{"properties":{"type":{"const":"eval"}},"required":["type"]},"then":{"required":["script"]}}]},"action":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"enum":["click","scroll","type","select","hover","keyboard","script"],"description":"What the action does."},"selector":{"type":"string","minLength":1,"description":"click, type, select, hover: CSS selector of the element."},"direction":{"enum":["down","up"],"description":"scroll: the direction (default down)."},"amount":{"anyOf":[{"const":"full"},{"type":"integer","minimum":1}],"description":"scroll: pixels, or full for the whole page (default full)."},"value":{"type":"string","description":"type: the text to type; select: the option value."},"key":{"type":"string","minLength":1,"description":"keyboard: a key name (End, Enter, ArrowDown, ...)."},"script":{"type":"string","minLength":1,"description":"script: JavaScript run in the page."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":500,"description":"Milliseconds to wait after the action (or for the navigation it started)."}},"allOf":[{"if":{"properties":{"type":{"enum":["click","type","select","hover"]}},"required":["type"]},"then":{"required":["selector"]}},{"if":{"properties":{"type":{"enum":["type","select"]}},"required":["type"]},"then":{"required":["value"]}},{"if":{"properties":{"type":{"const":"keyboard"}},"required":["type"]},"then":{"required":["key"]}},{"if":{"properties":{"type":{"const":"script"}},"required":["type"]},"then":{"required":["script"]}},{"if":{"properties":{"type":{"const":"scroll"}},"required":["type"]},"then":{"properties":{"direction":{"default":"down"},"amount":{"default":"full"}}}}]}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://scrape-ai.dev/schemas/config-2.0.json","title":"scrape-ai YAML scraping config, version 2.0","description":"The YAML config language of SPEC.md. Reference: docs/config-language.md. Generated from lambdas/engine/schema.ts by `node scripts/generate.ts`: edit that file, not this one. Point your editor at this file (# yaml-language-server: $schema=<path>/lambdas/engine/schema.json).","type":"object","additionalProperties":false,"required":["target","extract"],"properties":{"version":{"enum":["2.0",2],"default":"2.0","description":"Language version. Only 2.0 exists (a bare 2.0 is read as \"2.0\")."},"name":{"type":"string","maxLength":200,"description":"A name for people."},"description":{"type":"string","maxLength":5000,"description":"A description for people."},"target":{"type":"object","additionalProperties":false,"required":["url"],"description":"Where to start and with which engine.","properties":{"url":{"type":"string","minLength":1,"maxLength":2048,"description":"The first page: an absolute http or https URL."},"engine":{"enum":["lightweight","heavy","auto"],"default":"auto","description":"lightweight: HTTP and HTML parsing, no browser. heavy: a real browser. auto: decided per run."},"browser":{"type":"object","additionalProperties":false,"default":{},"description":"Browser engine settings.","properties":{"wait_selector":{"type":"string","minLength":1,"description":"CSS selector awaited before scraping (browser engine)."},"timeout":{"type":"integer","minimum":0,"maximum":120000,"default":15000,"description":"Milliseconds to wait for wait_selector."}}},"robots":{"enum":["obey","ignore"],"default":"obey","description":"obey: robots.txt rules (and Crawl-delay) of every host the run loads are kept. ignore: they are not read; allowed only where the plans file allows it (robots_ignore)."},"politeness":{"type":"object","additionalProperties":false,"default":{},"description":"The pace of requests to each host (listing, detail and category pages, both engines).","properties":{"mode":{"enum":["auto","fixed"],"default":"auto","description":"auto: the gap between requests follows the host's latency and slows down on 429 and 503 answers (AutoThrottle). fixed: the gap is delay."},"delay":{"type":"integer","minimum":0,"maximum":60000,"default":0,"description":"Milliseconds between the starts of two requests to one host, at least (fixed: exactly); a robots.txt Crawl-delay raises it."},"max_delay":{"type":"integer","minimum":0,"maximum":120000,"default":30000,"description":"auto: the largest gap it slows down to, milliseconds."},"target_concurrency":{"type":"number","exclusiveMinimum":0,"maximum":64,"description":"auto: requests in flight to one host it aims at; absent: the run's concurrency (SAI_JOB_CONCURRENCY)."}}},"proxy":{"type":"string","minLength":1,"maxLength":100,"pattern":"^[A-Za-z0-9_.-]+$","description":"none: no upstream proxy. A group name: the operator's proxy group of that name (SAI_PROXIES). Absent: the operator's default group, none if there is none."}}},"extract":{"type":"object","additionalProperties":false,"description":"The items of a page and their fields.","properties":{"container":{"type":"string","minLength":1,"description":"CSS selector of each item (list), of the item (single) or of the table (table); required for list and table."},"type":{"enum":["list","single","table"],"default":"list","description":"list: a row per container match; single: one row; table: a row per table row."},"fields":{"type":"array","items":{"$ref":"#/definitions/field"},"maxItems":200,"default":[],"description":"The fields of each item; at least one, except for table."},"following_siblings":{"type":"integer","minimum":0,"maximum":10,"default":0,"description":"Extension, list only: each item is the container match plus up to this many of its following element siblings, stopping before the next container match (a record spread over rows, dt/dd pairs, a heading and its paragraph). Field selectors then match the whole document and keep the elements that are one of the item's elements or inside one, in document order."}}},"detail_fields":{"type":"object","additionalProperties":false,"required":["fields"],"description":"Fields taken from each item's own page (the URL of its first link field).","properties":{"fields":{"type":"array","minItems":1,"items":{"$ref":"#/definitions/field"},"maxItems":200,"description":"The fields of the detail page."}}},"pagination":{"type":"object","additionalProperties":false,"required":["type"],"description":"How to reach the next listing page.","properties":{"type":{"enum":["click","url","scroll_infinite"],"description":"click: a next or load-more control; url: a URL pattern; scroll_infinite: scroll (browser engine)."},"selector":{"type":"string","minLength":1,"description":"click: CSS selector of the next or load-more control."},"url_pattern":{"type":"string","minLength":1,"description":"url: a URL containing {page}, absolute or relative to the listing's first page."},"max_pages":{"type":"integer","minimum":1,"maximum":1000,"default":10,"description":"Listing pages in all, the first one included."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":0,"description":"Milliseconds to wait after each step."},"stop_condition":{"type":"object","additionalProperties":false,"default":{},"description":"When to stop before max_pages.","properties":{"max_items":{"type":"integer","minimum":1,"description":"Stop once this many items are collected (per category with categories)."}}}},"allOf":[{"if":{"properties":{"type":{"const":"click"}},"required":["type"]},"then":{"required":["selector"]}},{"if":{"properties":{"type":{"const":"url"}},"required":["type"]},"then":{"required":["url_pattern"]}}]},"categories":{"type":"object","additionalProperties":false,"description":"Crawl every category linked from the first page.","properties":{"container":{"type":"string","default":"","description":"CSS selector wrapping the category links; empty: the whole page."},"link_selector":{"type":"string","minLength":1,"default":"a","description":"CSS selector of the category links inside the container."},"link_attribute":{"type":"string","minLength":1,"default":"href","description":"The attribute holding the category URL."},"name_selector":{"type":"string","default":"","description":"CSS selector of the name inside the link; empty: the link's text."},"max_categories":{"type":"integer","minimum":1,"maximum":500,"default":50,"description":"At most this many categories, in page order."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":2000,"description":"Milliseconds to wait after each category."}}},"actions":{"type":"array","maxItems":100,"items":{"$ref":"#/definitions/action"},"default":[],"description":"Browser actions run in order before extraction (browser engine)."},"output":{"type":"object","additionalProperties":false,"default":{},"description":"Deduplication and a row limit.","properties":{"format":{"enum":["json"],"default":"json","description":"The only format."},"deduplicate":{"type":"boolean","default":false,"description":"Drop rows equal to an earlier row (true when deduplicate_fields is given and this is not)."},"deduplicate_fields":{"type":"array","items":{"type":"string","minLength":1},"minItems":1,"description":"Compare only these fields."},"limit":{"type":"integer","minimum":1,"description":"Keep at most this many rows."}}}},"definitions":{"field":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string","minLength":1,"maxLength":100,"pattern":"^(?!__proto__$)","description":"The row key (any text but __proto__; names starting with _category are reserved)."},"selector":{"type":"string","minLength":1,"description":"CSS selector inside the item; absent: the item element itself."},"type":{"enum":["text","attribute","html","link","image_url","count","exists","regex","eval"],"default":"text","description":"What to take from the element."},"attribute":{"type":"string","minLength":1,"description":"type attribute: the attribute name."},"pattern":{"type":"string","minLength":1,"description":"type regex: the regular expression; the first capture group when it has one."},"script":{"type":"string","minLength":1,"description":"type eval: a JavaScript expression (or function body) run in the page (browser engine)."},"transform":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Transforms applied in order (to_number, \"regex:(\\d+)\", \"split:,:0\", ...)."},"default":{"description":"The value when nothing is extracted (any value, null allowed); absent: null."},"multiple":{"type":"boolean","default":false,"description":"Extension: every match as an array instead of the first match."}},"allOf":[{"if":{"properties":{"type":{"const":"attribute"}},"required":["type"]},"then":{"required":["attribute"]}},{"if":{"properties":{"type":{"const":"regex"}},"required":["type"]},"then":{"required":["pattern"]}},{"if":{"properties":{"type":{"const":"eval"}},"required":["type"]},"then":{"required":["script"]}}]},"action":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"enum":["click","scroll","type","select","hover","keyboard","script"],"description":"What the action does."},"selector":{"type":"string","minLength":1,"description":"click, type, select, hover: CSS selector of the element."},"direction":{"enum":["down","up"],"description":"scroll: the direction (default down)."},"amount":{"anyOf":[{"const":"full"},{"type":"integer","minimum":1}],"description":"scroll: pixels, or full for the whole page (default full)."},"value":{"type":"string","description":"type: the text to type; select: the option value."},"key":{"type":"string","minLength":1,"description":"keyboard: a key name (End, Enter, ArrowDown, ...)."},"script":{"type":"string","minLength":1,"description":"script: JavaScript run in the page."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":500,"description":"Milliseconds to wait after the action (or for the navigation it started)."}},"allOf":[{"if":{"properties":{"type":{"enum":["click","type","select","hover"]}},"required":["type"]},"then":{"required":["selector"]}},{"if":{"properties":{"type":{"enum":["type","select"]}},"required":["type"]},"then":{"required":["value"]}},{"if":{"properties":{"type":{"const":"keyboard"}},"required":["type"]},"then":{"required":["key"]}},{"if":{"properties":{"type":{"const":"script"}},"required":["type"]},"then":{"required":["script"]}},{"if":{"properties":{"type":{"const":"scroll"}},"required":["type"]},"then":{"properties":{"direction":{"default":"down"},"amount":{"default":"full"}}}}]}}};
 const schema12 = {"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string","minLength":1,"maxLength":100,"pattern":"^(?!__proto__$)","description":"The row key (any text but __proto__; names starting with _category are reserved)."},"selector":{"type":"string","minLength":1,"description":"CSS selector inside the item; absent: the item element itself."},"type":{"enum":["text","attribute","html","link","image_url","count","exists","regex","eval"],"default":"text","description":"What to take from the element."},"attribute":{"type":"string","minLength":1,"description":"type attribute: the attribute name."},"pattern":{"type":"string","minLength":1,"description":"type regex: the regular expression; the first capture group when it has one."},"script":{"type":"string","minLength":1,"description":"type eval: a JavaScript expression (or function body) run in the page (browser engine)."},"transform":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Transforms applied in order (to_number, \"regex:(\\d+)\", \"split:,:0\", ...)."},"default":{"description":"The value when nothing is extracted (any value, null allowed); absent: null."},"multiple":{"type":"boolean","default":false,"description":"Extension: every match as an array instead of the first match."}},"allOf":[{"if":{"properties":{"type":{"const":"attribute"}},"required":["type"]},"then":{"required":["attribute"]}},{"if":{"properties":{"type":{"const":"regex"}},"required":["type"]},"then":{"required":["pattern"]}},{"if":{"properties":{"type":{"const":"eval"}},"required":["type"]},"then":{"required":["script"]}}]};
 const schema14 = {"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"enum":["click","scroll","type","select","hover","keyboard","script"],"description":"What the action does."},"selector":{"type":"string","minLength":1,"description":"click, type, select, hover: CSS selector of the element."},"direction":{"enum":["down","up"],"description":"scroll: the direction (default down)."},"amount":{"anyOf":[{"const":"full"},{"type":"integer","minimum":1}],"description":"scroll: pixels, or full for the whole page (default full)."},"value":{"type":"string","description":"type: the text to type; select: the option value."},"key":{"type":"string","minLength":1,"description":"keyboard: a key name (End, Enter, ArrowDown, ...)."},"script":{"type":"string","minLength":1,"description":"script: JavaScript run in the page."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":500,"description":"Milliseconds to wait after the action (or for the navigation it started)."}},"allOf":[{"if":{"properties":{"type":{"enum":["click","type","select","hover"]}},"required":["type"]},"then":{"required":["selector"]}},{"if":{"properties":{"type":{"enum":["type","select"]}},"required":["type"]},"then":{"required":["value"]}},{"if":{"properties":{"type":{"const":"keyboard"}},"required":["type"]},"then":{"required":["key"]}},{"if":{"properties":{"type":{"const":"script"}},"required":["type"]},"then":{"required":["script"]}},{"if":{"properties":{"type":{"const":"scroll"}},"required":["type"]},"then":{"properties":{"direction":{"default":"down"},"amount":{"default":"full"}}}}]};
 const func2 = Object.prototype.hasOwnProperty;
@@ -26,7 +26,8 @@ const func3 = (function ucs2length(str) {
     }
     return length;
 });
-const pattern0 = new RegExp("^(?!__proto__$)", "u");
+const pattern0 = new RegExp("^[A-Za-z0-9_.-]+$", "u");
+const pattern1 = new RegExp("^(?!__proto__$)", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://scrape-ai.dev/schemas/config-2.0.json" */;
@@ -144,6 +145,12 @@ data3.engine = "auto";
 if(data3.browser === undefined){
 data3.browser = {};
 }
+if(data3.robots === undefined){
+data3.robots = "obey";
+}
+if(data3.politeness === undefined){
+data3.politeness = {};
+}
 if(data3.url === undefined){
 const err8 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
 if(vErrors === null){
@@ -155,7 +162,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key1 in data3){
-if(!(((key1 === "url") || (key1 === "engine")) || (key1 === "browser"))){
+if(!((((((key1 === "url") || (key1 === "engine")) || (key1 === "browser")) || (key1 === "robots")) || (key1 === "politeness")) || (key1 === "proxy"))){
 const err9 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -298,9 +305,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-else {
-const err21 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: "object"},message:"must be object"};
+let data9 = data3.robots;
+if(!((data9 === "obey") || (data9 === "ignore"))){
+const err21 = {instancePath:instancePath+"/target/robots",schemaPath:"#/properties/target/properties/robots/enum",keyword:"enum",params:{allowedValues: schema11.properties.target.properties.robots.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -309,22 +316,20 @@ vErrors.push(err21);
 }
 errors++;
 }
+let data10 = data3.politeness;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.mode === undefined){
+data10.mode = "auto";
 }
-if(data.extract !== undefined){
-let data9 = data.extract;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-if(data9.type === undefined){
-data9.type = "list";
+if(data10.delay === undefined){
+data10.delay = 0;
 }
-if(data9.fields === undefined){
-data9.fields = [];
+if(data10.max_delay === undefined){
+data10.max_delay = 30000;
 }
-if(data9.following_siblings === undefined){
-data9.following_siblings = 0;
-}
-for(const key3 in data9){
-if(!((((key3 === "container") || (key3 === "type")) || (key3 === "fields")) || (key3 === "following_siblings"))){
-const err22 = {instancePath:instancePath+"/extract",schemaPath:"#/properties/extract/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+for(const key3 in data10){
+if(!((((key3 === "mode") || (key3 === "delay")) || (key3 === "max_delay")) || (key3 === "target_concurrency"))){
+const err22 = {instancePath:instancePath+"/target/politeness",schemaPath:"#/properties/target/properties/politeness/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -334,11 +339,9 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data9.container !== undefined){
-let data10 = data9.container;
-if(typeof data10 === "string"){
-if(func3(data10) < 1){
-const err23 = {instancePath:instancePath+"/extract/container",schemaPath:"#/properties/extract/properties/container/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+let data11 = data10.mode;
+if(!((data11 === "auto") || (data11 === "fixed"))){
+const err23 = {instancePath:instancePath+"/target/politeness/mode",schemaPath:"#/properties/target/properties/politeness/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.target.properties.politeness.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -347,9 +350,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-else {
-const err24 = {instancePath:instancePath+"/extract/container",schemaPath:"#/properties/extract/properties/container/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data12 = data10.delay;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err24 = {instancePath:instancePath+"/target/politeness/delay",schemaPath:"#/properties/target/properties/politeness/properties/delay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -358,10 +361,9 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-let data11 = data9.type;
-if(!(((data11 === "list") || (data11 === "single")) || (data11 === "table"))){
-const err25 = {instancePath:instancePath+"/extract/type",schemaPath:"#/properties/extract/properties/type/enum",keyword:"enum",params:{allowedValues: schema11.properties.extract.properties.type.enum},message:"must be equal to one of the allowed values"};
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 > 60000 || isNaN(data12)){
+const err25 = {instancePath:instancePath+"/target/politeness/delay",schemaPath:"#/properties/target/properties/politeness/properties/delay/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -370,10 +372,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-let data12 = data9.fields;
-if(Array.isArray(data12)){
-if(data12.length > 200){
-const err26 = {instancePath:instancePath+"/extract/fields",schemaPath:"#/properties/extract/properties/fields/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
+if(data12 < 0 || isNaN(data12)){
+const err26 = {instancePath:instancePath+"/target/politeness/delay",schemaPath:"#/properties/target/properties/politeness/properties/delay/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -382,16 +382,10 @@ vErrors.push(err26);
 }
 errors++;
 }
-const len0 = data12.length;
-for(let i0=0; i0<len0; i0++){
-let data13 = data12[i0];
-const _errs32 = errors;
-let valid8 = true;
-const _errs33 = errors;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-let missing0;
-if((data13.type === undefined) && (missing0 = "type")){
-const err27 = {};
+}
+let data13 = data10.max_delay;
+if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
+const err27 = {instancePath:instancePath+"/target/politeness/max_delay",schemaPath:"#/properties/target/properties/politeness/properties/max_delay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -400,10 +394,9 @@ vErrors.push(err27);
 }
 errors++;
 }
-else {
-if(data13.type !== undefined){
-if("attribute" !== data13.type){
-const err28 = {};
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 > 120000 || isNaN(data13)){
+const err28 = {instancePath:instancePath+"/target/politeness/max_delay",schemaPath:"#/properties/target/properties/politeness/properties/max_delay/maximum",keyword:"maximum",params:{comparison: "<=", limit: 120000},message:"must be <= 120000"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -412,24 +405,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-}
-}
-var _valid0 = _errs33 === errors;
-errors = _errs32;
-if(vErrors !== null){
-if(_errs32){
-vErrors.length = _errs32;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid0){
-const _errs35 = errors;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-if(data13.attribute === undefined){
-const err29 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/0/then/required",keyword:"required",params:{missingProperty: "attribute"},message:"must have required property '"+"attribute"+"'"};
+if(data13 < 0 || isNaN(data13)){
+const err29 = {instancePath:instancePath+"/target/politeness/max_delay",schemaPath:"#/properties/target/properties/politeness/properties/max_delay/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -439,11 +416,11 @@ vErrors.push(err29);
 errors++;
 }
 }
-var _valid0 = _errs35 === errors;
-valid8 = _valid0;
-}
-if(!valid8){
-const err30 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(data10.target_concurrency !== undefined){
+let data14 = data10.target_concurrency;
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 > 64 || isNaN(data14)){
+const err30 = {instancePath:instancePath+"/target/politeness/target_concurrency",schemaPath:"#/properties/target/properties/politeness/properties/target_concurrency/maximum",keyword:"maximum",params:{comparison: "<=", limit: 64},message:"must be <= 64"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -452,13 +429,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-const _errs37 = errors;
-let valid10 = true;
-const _errs38 = errors;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-let missing1;
-if((data13.type === undefined) && (missing1 = "type")){
-const err31 = {};
+if(data14 <= 0 || isNaN(data14)){
+const err31 = {instancePath:instancePath+"/target/politeness/target_concurrency",schemaPath:"#/properties/target/properties/politeness/properties/target_concurrency/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -467,10 +439,9 @@ vErrors.push(err31);
 }
 errors++;
 }
+}
 else {
-if(data13.type !== undefined){
-if("regex" !== data13.type){
-const err32 = {};
+const err32 = {instancePath:instancePath+"/target/politeness/target_concurrency",schemaPath:"#/properties/target/properties/politeness/properties/target_concurrency/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -481,22 +452,8 @@ errors++;
 }
 }
 }
-}
-var _valid1 = _errs38 === errors;
-errors = _errs37;
-if(vErrors !== null){
-if(_errs37){
-vErrors.length = _errs37;
-}
 else {
-vErrors = null;
-}
-}
-if(_valid1){
-const _errs40 = errors;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-if(data13.pattern === undefined){
-const err33 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/1/then/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+const err33 = {instancePath:instancePath+"/target/politeness",schemaPath:"#/properties/target/properties/politeness/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -505,12 +462,11 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-var _valid1 = _errs40 === errors;
-valid10 = _valid1;
-}
-if(!valid10){
-const err34 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(data3.proxy !== undefined){
+let data15 = data3.proxy;
+if(typeof data15 === "string"){
+if(func3(data15) > 100){
+const err34 = {instancePath:instancePath+"/target/proxy",schemaPath:"#/properties/target/properties/proxy/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -519,13 +475,8 @@ vErrors.push(err34);
 }
 errors++;
 }
-const _errs42 = errors;
-let valid12 = true;
-const _errs43 = errors;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-let missing2;
-if((data13.type === undefined) && (missing2 = "type")){
-const err35 = {};
+if(func3(data15) < 1){
+const err35 = {instancePath:instancePath+"/target/proxy",schemaPath:"#/properties/target/properties/proxy/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -534,10 +485,8 @@ vErrors.push(err35);
 }
 errors++;
 }
-else {
-if(data13.type !== undefined){
-if("eval" !== data13.type){
-const err36 = {};
+if(!pattern0.test(data15)){
+const err36 = {instancePath:instancePath+"/target/proxy",schemaPath:"#/properties/target/properties/proxy/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -547,23 +496,8 @@ vErrors.push(err36);
 errors++;
 }
 }
-}
-}
-var _valid2 = _errs43 === errors;
-errors = _errs42;
-if(vErrors !== null){
-if(_errs42){
-vErrors.length = _errs42;
-}
 else {
-vErrors = null;
-}
-}
-if(_valid2){
-const _errs45 = errors;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-if(data13.script === undefined){
-const err37 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/2/then/required",keyword:"required",params:{missingProperty: "script"},message:"must have required property '"+"script"+"'"};
+const err37 = {instancePath:instancePath+"/target/proxy",schemaPath:"#/properties/target/properties/proxy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -573,11 +507,9 @@ vErrors.push(err37);
 errors++;
 }
 }
-var _valid2 = _errs45 === errors;
-valid12 = _valid2;
 }
-if(!valid12){
-const err38 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+else {
+const err38 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -586,18 +518,22 @@ vErrors.push(err38);
 }
 errors++;
 }
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-if(data13.type === undefined){
-data13.type = "text";
 }
-if(data13.transform === undefined){
-data13.transform = [];
+if(data.extract !== undefined){
+let data16 = data.extract;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.type === undefined){
+data16.type = "list";
 }
-if(data13.multiple === undefined){
-data13.multiple = false;
+if(data16.fields === undefined){
+data16.fields = [];
 }
-if(data13.name === undefined){
-const err39 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data16.following_siblings === undefined){
+data16.following_siblings = 0;
+}
+for(const key4 in data16){
+if(!((((key4 === "container") || (key4 === "type")) || (key4 === "fields")) || (key4 === "following_siblings"))){
+const err39 = {instancePath:instancePath+"/extract",schemaPath:"#/properties/extract/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -606,9 +542,12 @@ vErrors.push(err39);
 }
 errors++;
 }
-for(const key4 in data13){
-if(!(func2.call(schema12.properties, key4))){
-const err40 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+}
+if(data16.container !== undefined){
+let data17 = data16.container;
+if(typeof data17 === "string"){
+if(func3(data17) < 1){
+const err40 = {instancePath:instancePath+"/extract/container",schemaPath:"#/properties/extract/properties/container/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -618,11 +557,8 @@ vErrors.push(err40);
 errors++;
 }
 }
-if(data13.name !== undefined){
-let data17 = data13.name;
-if(typeof data17 === "string"){
-if(func3(data17) > 100){
-const err41 = {instancePath:instancePath+"/extract/fields/" + i0+"/name",schemaPath:"#/definitions/field/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+else {
+const err41 = {instancePath:instancePath+"/extract/container",schemaPath:"#/properties/extract/properties/container/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -631,8 +567,10 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(func3(data17) < 1){
-const err42 = {instancePath:instancePath+"/extract/fields/" + i0+"/name",schemaPath:"#/definitions/field/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+let data18 = data16.type;
+if(!(((data18 === "list") || (data18 === "single")) || (data18 === "table"))){
+const err42 = {instancePath:instancePath+"/extract/type",schemaPath:"#/properties/extract/properties/type/enum",keyword:"enum",params:{allowedValues: schema11.properties.extract.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -641,8 +579,10 @@ vErrors.push(err42);
 }
 errors++;
 }
-if(!pattern0.test(data17)){
-const err43 = {instancePath:instancePath+"/extract/fields/" + i0+"/name",schemaPath:"#/definitions/field/properties/name/pattern",keyword:"pattern",params:{pattern: "^(?!__proto__$)"},message:"must match pattern \""+"^(?!__proto__$)"+"\""};
+let data19 = data16.fields;
+if(Array.isArray(data19)){
+if(data19.length > 200){
+const err43 = {instancePath:instancePath+"/extract/fields",schemaPath:"#/properties/extract/properties/fields/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -651,9 +591,16 @@ vErrors.push(err43);
 }
 errors++;
 }
-}
-else {
-const err44 = {instancePath:instancePath+"/extract/fields/" + i0+"/name",schemaPath:"#/definitions/field/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len0 = data19.length;
+for(let i0=0; i0<len0; i0++){
+let data20 = data19[i0];
+const _errs45 = errors;
+let valid9 = true;
+const _errs46 = errors;
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+let missing0;
+if((data20.type === undefined) && (missing0 = "type")){
+const err44 = {};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -662,12 +609,10 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-if(data13.selector !== undefined){
-let data18 = data13.selector;
-if(typeof data18 === "string"){
-if(func3(data18) < 1){
-const err45 = {instancePath:instancePath+"/extract/fields/" + i0+"/selector",schemaPath:"#/definitions/field/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+if(data20.type !== undefined){
+if("attribute" !== data20.type){
+const err45 = {};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -677,8 +622,23 @@ vErrors.push(err45);
 errors++;
 }
 }
+}
+}
+var _valid0 = _errs46 === errors;
+errors = _errs45;
+if(vErrors !== null){
+if(_errs45){
+vErrors.length = _errs45;
+}
 else {
-const err46 = {instancePath:instancePath+"/extract/fields/" + i0+"/selector",schemaPath:"#/definitions/field/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+vErrors = null;
+}
+}
+if(_valid0){
+const _errs48 = errors;
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+if(data20.attribute === undefined){
+const err46 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/0/then/required",keyword:"required",params:{missingProperty: "attribute"},message:"must have required property '"+"attribute"+"'"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -688,9 +648,11 @@ vErrors.push(err46);
 errors++;
 }
 }
-let data19 = data13.type;
-if(!(((((((((data19 === "text") || (data19 === "attribute")) || (data19 === "html")) || (data19 === "link")) || (data19 === "image_url")) || (data19 === "count")) || (data19 === "exists")) || (data19 === "regex")) || (data19 === "eval"))){
-const err47 = {instancePath:instancePath+"/extract/fields/" + i0+"/type",schemaPath:"#/definitions/field/properties/type/enum",keyword:"enum",params:{allowedValues: schema12.properties.type.enum},message:"must be equal to one of the allowed values"};
+var _valid0 = _errs48 === errors;
+valid9 = _valid0;
+}
+if(!valid9){
+const err47 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -699,11 +661,13 @@ vErrors.push(err47);
 }
 errors++;
 }
-if(data13.attribute !== undefined){
-let data20 = data13.attribute;
-if(typeof data20 === "string"){
-if(func3(data20) < 1){
-const err48 = {instancePath:instancePath+"/extract/fields/" + i0+"/attribute",schemaPath:"#/definitions/field/properties/attribute/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const _errs50 = errors;
+let valid11 = true;
+const _errs51 = errors;
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+let missing1;
+if((data20.type === undefined) && (missing1 = "type")){
+const err48 = {};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -712,9 +676,10 @@ vErrors.push(err48);
 }
 errors++;
 }
-}
 else {
-const err49 = {instancePath:instancePath+"/extract/fields/" + i0+"/attribute",schemaPath:"#/definitions/field/properties/attribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data20.type !== undefined){
+if("regex" !== data20.type){
+const err49 = {};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -724,11 +689,23 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data13.pattern !== undefined){
-let data21 = data13.pattern;
-if(typeof data21 === "string"){
-if(func3(data21) < 1){
-const err50 = {instancePath:instancePath+"/extract/fields/" + i0+"/pattern",schemaPath:"#/definitions/field/properties/pattern/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+var _valid1 = _errs51 === errors;
+errors = _errs50;
+if(vErrors !== null){
+if(_errs50){
+vErrors.length = _errs50;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid1){
+const _errs53 = errors;
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+if(data20.pattern === undefined){
+const err50 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/1/then/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -738,8 +715,11 @@ vErrors.push(err50);
 errors++;
 }
 }
-else {
-const err51 = {instancePath:instancePath+"/extract/fields/" + i0+"/pattern",schemaPath:"#/definitions/field/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid1 = _errs53 === errors;
+valid11 = _valid1;
+}
+if(!valid11){
+const err51 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -748,12 +728,13 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-if(data13.script !== undefined){
-let data22 = data13.script;
-if(typeof data22 === "string"){
-if(func3(data22) < 1){
-const err52 = {instancePath:instancePath+"/extract/fields/" + i0+"/script",schemaPath:"#/definitions/field/properties/script/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const _errs55 = errors;
+let valid13 = true;
+const _errs56 = errors;
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+let missing2;
+if((data20.type === undefined) && (missing2 = "type")){
+const err52 = {};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -762,9 +743,10 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
 else {
-const err53 = {instancePath:instancePath+"/extract/fields/" + i0+"/script",schemaPath:"#/definitions/field/properties/script/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data20.type !== undefined){
+if("eval" !== data20.type){
+const err53 = {};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -774,14 +756,23 @@ vErrors.push(err53);
 errors++;
 }
 }
-let data23 = data13.transform;
-if(Array.isArray(data23)){
-const len1 = data23.length;
-for(let i1=0; i1<len1; i1++){
-let data24 = data23[i1];
-if(typeof data24 === "string"){
-if(func3(data24) < 1){
-const err54 = {instancePath:instancePath+"/extract/fields/" + i0+"/transform/" + i1,schemaPath:"#/definitions/field/properties/transform/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+var _valid2 = _errs56 === errors;
+errors = _errs55;
+if(vErrors !== null){
+if(_errs55){
+vErrors.length = _errs55;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid2){
+const _errs58 = errors;
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+if(data20.script === undefined){
+const err54 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/2/then/required",keyword:"required",params:{missingProperty: "script"},message:"must have required property '"+"script"+"'"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -791,8 +782,11 @@ vErrors.push(err54);
 errors++;
 }
 }
-else {
-const err55 = {instancePath:instancePath+"/extract/fields/" + i0+"/transform/" + i1,schemaPath:"#/definitions/field/properties/transform/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid2 = _errs58 === errors;
+valid13 = _valid2;
+}
+if(!valid13){
+const err55 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -801,10 +795,18 @@ vErrors.push(err55);
 }
 errors++;
 }
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+if(data20.type === undefined){
+data20.type = "text";
 }
+if(data20.transform === undefined){
+data20.transform = [];
 }
-else {
-const err56 = {instancePath:instancePath+"/extract/fields/" + i0+"/transform",schemaPath:"#/definitions/field/properties/transform/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data20.multiple === undefined){
+data20.multiple = false;
+}
+if(data20.name === undefined){
+const err56 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -813,8 +815,9 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(typeof data13.multiple !== "boolean"){
-const err57 = {instancePath:instancePath+"/extract/fields/" + i0+"/multiple",schemaPath:"#/definitions/field/properties/multiple/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+for(const key5 in data20){
+if(!(func2.call(schema12.properties, key5))){
+const err57 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -824,8 +827,11 @@ vErrors.push(err57);
 errors++;
 }
 }
-else {
-const err58 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data20.name !== undefined){
+let data24 = data20.name;
+if(typeof data24 === "string"){
+if(func3(data24) > 100){
+const err58 = {instancePath:instancePath+"/extract/fields/" + i0+"/name",schemaPath:"#/definitions/field/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -834,10 +840,8 @@ vErrors.push(err58);
 }
 errors++;
 }
-}
-}
-else {
-const err59 = {instancePath:instancePath+"/extract/fields",schemaPath:"#/properties/extract/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(func3(data24) < 1){
+const err59 = {instancePath:instancePath+"/extract/fields/" + i0+"/name",schemaPath:"#/definitions/field/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -846,9 +850,8 @@ vErrors.push(err59);
 }
 errors++;
 }
-let data26 = data9.following_siblings;
-if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-const err60 = {instancePath:instancePath+"/extract/following_siblings",schemaPath:"#/properties/extract/properties/following_siblings/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!pattern1.test(data24)){
+const err60 = {instancePath:instancePath+"/extract/fields/" + i0+"/name",schemaPath:"#/definitions/field/properties/name/pattern",keyword:"pattern",params:{pattern: "^(?!__proto__$)"},message:"must match pattern \""+"^(?!__proto__$)"+"\""};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -857,9 +860,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-if((typeof data26 == "number") && (isFinite(data26))){
-if(data26 > 10 || isNaN(data26)){
-const err61 = {instancePath:instancePath+"/extract/following_siblings",schemaPath:"#/properties/extract/properties/following_siblings/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10"};
+}
+else {
+const err61 = {instancePath:instancePath+"/extract/fields/" + i0+"/name",schemaPath:"#/definitions/field/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -868,8 +871,12 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(data26 < 0 || isNaN(data26)){
-const err62 = {instancePath:instancePath+"/extract/following_siblings",schemaPath:"#/properties/extract/properties/following_siblings/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data20.selector !== undefined){
+let data25 = data20.selector;
+if(typeof data25 === "string"){
+if(func3(data25) < 1){
+const err62 = {instancePath:instancePath+"/extract/fields/" + i0+"/selector",schemaPath:"#/definitions/field/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -879,9 +886,8 @@ vErrors.push(err62);
 errors++;
 }
 }
-}
 else {
-const err63 = {instancePath:instancePath+"/extract",schemaPath:"#/properties/extract/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err63 = {instancePath:instancePath+"/extract/fields/" + i0+"/selector",schemaPath:"#/definitions/field/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -891,11 +897,9 @@ vErrors.push(err63);
 errors++;
 }
 }
-if(data.detail_fields !== undefined){
-let data27 = data.detail_fields;
-if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
-if(data27.fields === undefined){
-const err64 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
+let data26 = data20.type;
+if(!(((((((((data26 === "text") || (data26 === "attribute")) || (data26 === "html")) || (data26 === "link")) || (data26 === "image_url")) || (data26 === "count")) || (data26 === "exists")) || (data26 === "regex")) || (data26 === "eval"))){
+const err64 = {instancePath:instancePath+"/extract/fields/" + i0+"/type",schemaPath:"#/definitions/field/properties/type/enum",keyword:"enum",params:{allowedValues: schema12.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -904,9 +908,11 @@ vErrors.push(err64);
 }
 errors++;
 }
-for(const key5 in data27){
-if(!(key5 === "fields")){
-const err65 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(data20.attribute !== undefined){
+let data27 = data20.attribute;
+if(typeof data27 === "string"){
+if(func3(data27) < 1){
+const err65 = {instancePath:instancePath+"/extract/fields/" + i0+"/attribute",schemaPath:"#/definitions/field/properties/attribute/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -916,11 +922,8 @@ vErrors.push(err65);
 errors++;
 }
 }
-if(data27.fields !== undefined){
-let data28 = data27.fields;
-if(Array.isArray(data28)){
-if(data28.length > 200){
-const err66 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
+else {
+const err66 = {instancePath:instancePath+"/extract/fields/" + i0+"/attribute",schemaPath:"#/definitions/field/properties/attribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -929,8 +932,12 @@ vErrors.push(err66);
 }
 errors++;
 }
-if(data28.length < 1){
-const err67 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+if(data20.pattern !== undefined){
+let data28 = data20.pattern;
+if(typeof data28 === "string"){
+if(func3(data28) < 1){
+const err67 = {instancePath:instancePath+"/extract/fields/" + i0+"/pattern",schemaPath:"#/definitions/field/properties/pattern/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -939,16 +946,9 @@ vErrors.push(err67);
 }
 errors++;
 }
-const len2 = data28.length;
-for(let i2=0; i2<len2; i2++){
-let data29 = data28[i2];
-const _errs75 = errors;
-let valid22 = true;
-const _errs76 = errors;
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-let missing3;
-if((data29.type === undefined) && (missing3 = "type")){
-const err68 = {};
+}
+else {
+const err68 = {instancePath:instancePath+"/extract/fields/" + i0+"/pattern",schemaPath:"#/definitions/field/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -957,10 +957,12 @@ vErrors.push(err68);
 }
 errors++;
 }
-else {
-if(data29.type !== undefined){
-if("attribute" !== data29.type){
-const err69 = {};
+}
+if(data20.script !== undefined){
+let data29 = data20.script;
+if(typeof data29 === "string"){
+if(func3(data29) < 1){
+const err69 = {instancePath:instancePath+"/extract/fields/" + i0+"/script",schemaPath:"#/definitions/field/properties/script/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -970,23 +972,8 @@ vErrors.push(err69);
 errors++;
 }
 }
-}
-}
-var _valid3 = _errs76 === errors;
-errors = _errs75;
-if(vErrors !== null){
-if(_errs75){
-vErrors.length = _errs75;
-}
 else {
-vErrors = null;
-}
-}
-if(_valid3){
-const _errs78 = errors;
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-if(data29.attribute === undefined){
-const err70 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/0/then/required",keyword:"required",params:{missingProperty: "attribute"},message:"must have required property '"+"attribute"+"'"};
+const err70 = {instancePath:instancePath+"/extract/fields/" + i0+"/script",schemaPath:"#/definitions/field/properties/script/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -996,11 +983,14 @@ vErrors.push(err70);
 errors++;
 }
 }
-var _valid3 = _errs78 === errors;
-valid22 = _valid3;
-}
-if(!valid22){
-const err71 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+let data30 = data20.transform;
+if(Array.isArray(data30)){
+const len1 = data30.length;
+for(let i1=0; i1<len1; i1++){
+let data31 = data30[i1];
+if(typeof data31 === "string"){
+if(func3(data31) < 1){
+const err71 = {instancePath:instancePath+"/extract/fields/" + i0+"/transform/" + i1,schemaPath:"#/definitions/field/properties/transform/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -1009,13 +999,9 @@ vErrors.push(err71);
 }
 errors++;
 }
-const _errs80 = errors;
-let valid24 = true;
-const _errs81 = errors;
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-let missing4;
-if((data29.type === undefined) && (missing4 = "type")){
-const err72 = {};
+}
+else {
+const err72 = {instancePath:instancePath+"/extract/fields/" + i0+"/transform/" + i1,schemaPath:"#/definitions/field/properties/transform/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1024,10 +1010,10 @@ vErrors.push(err72);
 }
 errors++;
 }
+}
+}
 else {
-if(data29.type !== undefined){
-if("regex" !== data29.type){
-const err73 = {};
+const err73 = {instancePath:instancePath+"/extract/fields/" + i0+"/transform",schemaPath:"#/definitions/field/properties/transform/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1036,24 +1022,8 @@ vErrors.push(err73);
 }
 errors++;
 }
-}
-}
-}
-var _valid4 = _errs81 === errors;
-errors = _errs80;
-if(vErrors !== null){
-if(_errs80){
-vErrors.length = _errs80;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid4){
-const _errs83 = errors;
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-if(data29.pattern === undefined){
-const err74 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/1/then/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+if(typeof data20.multiple !== "boolean"){
+const err74 = {instancePath:instancePath+"/extract/fields/" + i0+"/multiple",schemaPath:"#/definitions/field/properties/multiple/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1063,11 +1033,8 @@ vErrors.push(err74);
 errors++;
 }
 }
-var _valid4 = _errs83 === errors;
-valid24 = _valid4;
-}
-if(!valid24){
-const err75 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+else {
+const err75 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1076,13 +1043,10 @@ vErrors.push(err75);
 }
 errors++;
 }
-const _errs85 = errors;
-let valid26 = true;
-const _errs86 = errors;
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-let missing5;
-if((data29.type === undefined) && (missing5 = "type")){
-const err76 = {};
+}
+}
+else {
+const err76 = {instancePath:instancePath+"/extract/fields",schemaPath:"#/properties/extract/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1091,10 +1055,9 @@ vErrors.push(err76);
 }
 errors++;
 }
-else {
-if(data29.type !== undefined){
-if("eval" !== data29.type){
-const err77 = {};
+let data33 = data16.following_siblings;
+if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
+const err77 = {instancePath:instancePath+"/extract/following_siblings",schemaPath:"#/properties/extract/properties/following_siblings/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1103,24 +1066,9 @@ vErrors.push(err77);
 }
 errors++;
 }
-}
-}
-}
-var _valid5 = _errs86 === errors;
-errors = _errs85;
-if(vErrors !== null){
-if(_errs85){
-vErrors.length = _errs85;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid5){
-const _errs88 = errors;
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-if(data29.script === undefined){
-const err78 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/2/then/required",keyword:"required",params:{missingProperty: "script"},message:"must have required property '"+"script"+"'"};
+if((typeof data33 == "number") && (isFinite(data33))){
+if(data33 > 10 || isNaN(data33)){
+const err78 = {instancePath:instancePath+"/extract/following_siblings",schemaPath:"#/properties/extract/properties/following_siblings/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1129,12 +1077,8 @@ vErrors.push(err78);
 }
 errors++;
 }
-}
-var _valid5 = _errs88 === errors;
-valid26 = _valid5;
-}
-if(!valid26){
-const err79 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(data33 < 0 || isNaN(data33)){
+const err79 = {instancePath:instancePath+"/extract/following_siblings",schemaPath:"#/properties/extract/properties/following_siblings/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1143,18 +1087,10 @@ vErrors.push(err79);
 }
 errors++;
 }
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-if(data29.type === undefined){
-data29.type = "text";
 }
-if(data29.transform === undefined){
-data29.transform = [];
 }
-if(data29.multiple === undefined){
-data29.multiple = false;
-}
-if(data29.name === undefined){
-const err80 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+else {
+const err80 = {instancePath:instancePath+"/extract",schemaPath:"#/properties/extract/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1163,9 +1099,12 @@ vErrors.push(err80);
 }
 errors++;
 }
-for(const key6 in data29){
-if(!(func2.call(schema12.properties, key6))){
-const err81 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+}
+if(data.detail_fields !== undefined){
+let data34 = data.detail_fields;
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+if(data34.fields === undefined){
+const err81 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1174,12 +1113,9 @@ vErrors.push(err81);
 }
 errors++;
 }
-}
-if(data29.name !== undefined){
-let data33 = data29.name;
-if(typeof data33 === "string"){
-if(func3(data33) > 100){
-const err82 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+for(const key6 in data34){
+if(!(key6 === "fields")){
+const err82 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1188,8 +1124,12 @@ vErrors.push(err82);
 }
 errors++;
 }
-if(func3(data33) < 1){
-const err83 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data34.fields !== undefined){
+let data35 = data34.fields;
+if(Array.isArray(data35)){
+if(data35.length > 200){
+const err83 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1198,8 +1138,8 @@ vErrors.push(err83);
 }
 errors++;
 }
-if(!pattern0.test(data33)){
-const err84 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/pattern",keyword:"pattern",params:{pattern: "^(?!__proto__$)"},message:"must match pattern \""+"^(?!__proto__$)"+"\""};
+if(data35.length < 1){
+const err84 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1208,9 +1148,16 @@ vErrors.push(err84);
 }
 errors++;
 }
-}
-else {
-const err85 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len2 = data35.length;
+for(let i2=0; i2<len2; i2++){
+let data36 = data35[i2];
+const _errs88 = errors;
+let valid23 = true;
+const _errs89 = errors;
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+let missing3;
+if((data36.type === undefined) && (missing3 = "type")){
+const err85 = {};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1219,12 +1166,10 @@ vErrors.push(err85);
 }
 errors++;
 }
-}
-if(data29.selector !== undefined){
-let data34 = data29.selector;
-if(typeof data34 === "string"){
-if(func3(data34) < 1){
-const err86 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/selector",schemaPath:"#/definitions/field/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+if(data36.type !== undefined){
+if("attribute" !== data36.type){
+const err86 = {};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1234,8 +1179,23 @@ vErrors.push(err86);
 errors++;
 }
 }
+}
+}
+var _valid3 = _errs89 === errors;
+errors = _errs88;
+if(vErrors !== null){
+if(_errs88){
+vErrors.length = _errs88;
+}
 else {
-const err87 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/selector",schemaPath:"#/definitions/field/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+vErrors = null;
+}
+}
+if(_valid3){
+const _errs91 = errors;
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+if(data36.attribute === undefined){
+const err87 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/0/then/required",keyword:"required",params:{missingProperty: "attribute"},message:"must have required property '"+"attribute"+"'"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1245,9 +1205,11 @@ vErrors.push(err87);
 errors++;
 }
 }
-let data35 = data29.type;
-if(!(((((((((data35 === "text") || (data35 === "attribute")) || (data35 === "html")) || (data35 === "link")) || (data35 === "image_url")) || (data35 === "count")) || (data35 === "exists")) || (data35 === "regex")) || (data35 === "eval"))){
-const err88 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/type",schemaPath:"#/definitions/field/properties/type/enum",keyword:"enum",params:{allowedValues: schema12.properties.type.enum},message:"must be equal to one of the allowed values"};
+var _valid3 = _errs91 === errors;
+valid23 = _valid3;
+}
+if(!valid23){
+const err88 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1256,11 +1218,13 @@ vErrors.push(err88);
 }
 errors++;
 }
-if(data29.attribute !== undefined){
-let data36 = data29.attribute;
-if(typeof data36 === "string"){
-if(func3(data36) < 1){
-const err89 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/attribute",schemaPath:"#/definitions/field/properties/attribute/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const _errs93 = errors;
+let valid25 = true;
+const _errs94 = errors;
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+let missing4;
+if((data36.type === undefined) && (missing4 = "type")){
+const err89 = {};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1269,9 +1233,10 @@ vErrors.push(err89);
 }
 errors++;
 }
-}
 else {
-const err90 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/attribute",schemaPath:"#/definitions/field/properties/attribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data36.type !== undefined){
+if("regex" !== data36.type){
+const err90 = {};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1281,11 +1246,23 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(data29.pattern !== undefined){
-let data37 = data29.pattern;
-if(typeof data37 === "string"){
-if(func3(data37) < 1){
-const err91 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/pattern",schemaPath:"#/definitions/field/properties/pattern/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+var _valid4 = _errs94 === errors;
+errors = _errs93;
+if(vErrors !== null){
+if(_errs93){
+vErrors.length = _errs93;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid4){
+const _errs96 = errors;
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+if(data36.pattern === undefined){
+const err91 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/1/then/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1295,8 +1272,11 @@ vErrors.push(err91);
 errors++;
 }
 }
-else {
-const err92 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/pattern",schemaPath:"#/definitions/field/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid4 = _errs96 === errors;
+valid25 = _valid4;
+}
+if(!valid25){
+const err92 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1305,12 +1285,13 @@ vErrors.push(err92);
 }
 errors++;
 }
-}
-if(data29.script !== undefined){
-let data38 = data29.script;
-if(typeof data38 === "string"){
-if(func3(data38) < 1){
-const err93 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/script",schemaPath:"#/definitions/field/properties/script/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const _errs98 = errors;
+let valid27 = true;
+const _errs99 = errors;
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+let missing5;
+if((data36.type === undefined) && (missing5 = "type")){
+const err93 = {};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1319,9 +1300,10 @@ vErrors.push(err93);
 }
 errors++;
 }
-}
 else {
-const err94 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/script",schemaPath:"#/definitions/field/properties/script/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data36.type !== undefined){
+if("eval" !== data36.type){
+const err94 = {};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1331,14 +1313,23 @@ vErrors.push(err94);
 errors++;
 }
 }
-let data39 = data29.transform;
-if(Array.isArray(data39)){
-const len3 = data39.length;
-for(let i3=0; i3<len3; i3++){
-let data40 = data39[i3];
-if(typeof data40 === "string"){
-if(func3(data40) < 1){
-const err95 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform/" + i3,schemaPath:"#/definitions/field/properties/transform/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+var _valid5 = _errs99 === errors;
+errors = _errs98;
+if(vErrors !== null){
+if(_errs98){
+vErrors.length = _errs98;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid5){
+const _errs101 = errors;
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+if(data36.script === undefined){
+const err95 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/2/then/required",keyword:"required",params:{missingProperty: "script"},message:"must have required property '"+"script"+"'"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1348,8 +1339,11 @@ vErrors.push(err95);
 errors++;
 }
 }
-else {
-const err96 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform/" + i3,schemaPath:"#/definitions/field/properties/transform/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid5 = _errs101 === errors;
+valid27 = _valid5;
+}
+if(!valid27){
+const err96 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1358,10 +1352,18 @@ vErrors.push(err96);
 }
 errors++;
 }
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+if(data36.type === undefined){
+data36.type = "text";
 }
+if(data36.transform === undefined){
+data36.transform = [];
 }
-else {
-const err97 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform",schemaPath:"#/definitions/field/properties/transform/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data36.multiple === undefined){
+data36.multiple = false;
+}
+if(data36.name === undefined){
+const err97 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1370,8 +1372,9 @@ vErrors.push(err97);
 }
 errors++;
 }
-if(typeof data29.multiple !== "boolean"){
-const err98 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/multiple",schemaPath:"#/definitions/field/properties/multiple/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+for(const key7 in data36){
+if(!(func2.call(schema12.properties, key7))){
+const err98 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1381,8 +1384,11 @@ vErrors.push(err98);
 errors++;
 }
 }
-else {
-const err99 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data36.name !== undefined){
+let data40 = data36.name;
+if(typeof data40 === "string"){
+if(func3(data40) > 100){
+const err99 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1391,10 +1397,8 @@ vErrors.push(err99);
 }
 errors++;
 }
-}
-}
-else {
-const err100 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(func3(data40) < 1){
+const err100 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1403,10 +1407,8 @@ vErrors.push(err100);
 }
 errors++;
 }
-}
-}
-else {
-const err101 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern1.test(data40)){
+const err101 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/pattern",keyword:"pattern",params:{pattern: "^(?!__proto__$)"},message:"must match pattern \""+"^(?!__proto__$)"+"\""};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1416,15 +1418,8 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(data.pagination !== undefined){
-let data42 = data.pagination;
-const _errs110 = errors;
-let valid32 = true;
-const _errs111 = errors;
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-let missing6;
-if((data42.type === undefined) && (missing6 = "type")){
-const err102 = {};
+else {
+const err102 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1433,10 +1428,12 @@ vErrors.push(err102);
 }
 errors++;
 }
-else {
-if(data42.type !== undefined){
-if("click" !== data42.type){
-const err103 = {};
+}
+if(data36.selector !== undefined){
+let data41 = data36.selector;
+if(typeof data41 === "string"){
+if(func3(data41) < 1){
+const err103 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/selector",schemaPath:"#/definitions/field/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1446,23 +1443,8 @@ vErrors.push(err103);
 errors++;
 }
 }
-}
-}
-var _valid6 = _errs111 === errors;
-errors = _errs110;
-if(vErrors !== null){
-if(_errs110){
-vErrors.length = _errs110;
-}
 else {
-vErrors = null;
-}
-}
-if(_valid6){
-const _errs113 = errors;
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-if(data42.selector === undefined){
-const err104 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/0/then/required",keyword:"required",params:{missingProperty: "selector"},message:"must have required property '"+"selector"+"'"};
+const err104 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/selector",schemaPath:"#/definitions/field/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1472,11 +1454,9 @@ vErrors.push(err104);
 errors++;
 }
 }
-var _valid6 = _errs113 === errors;
-valid32 = _valid6;
-}
-if(!valid32){
-const err105 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+let data42 = data36.type;
+if(!(((((((((data42 === "text") || (data42 === "attribute")) || (data42 === "html")) || (data42 === "link")) || (data42 === "image_url")) || (data42 === "count")) || (data42 === "exists")) || (data42 === "regex")) || (data42 === "eval"))){
+const err105 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/type",schemaPath:"#/definitions/field/properties/type/enum",keyword:"enum",params:{allowedValues: schema12.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1485,13 +1465,11 @@ vErrors.push(err105);
 }
 errors++;
 }
-const _errs115 = errors;
-let valid34 = true;
-const _errs116 = errors;
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-let missing7;
-if((data42.type === undefined) && (missing7 = "type")){
-const err106 = {};
+if(data36.attribute !== undefined){
+let data43 = data36.attribute;
+if(typeof data43 === "string"){
+if(func3(data43) < 1){
+const err106 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/attribute",schemaPath:"#/definitions/field/properties/attribute/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1500,10 +1478,9 @@ vErrors.push(err106);
 }
 errors++;
 }
+}
 else {
-if(data42.type !== undefined){
-if("url" !== data42.type){
-const err107 = {};
+const err107 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/attribute",schemaPath:"#/definitions/field/properties/attribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1513,23 +1490,11 @@ vErrors.push(err107);
 errors++;
 }
 }
-}
-}
-var _valid7 = _errs116 === errors;
-errors = _errs115;
-if(vErrors !== null){
-if(_errs115){
-vErrors.length = _errs115;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid7){
-const _errs118 = errors;
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-if(data42.url_pattern === undefined){
-const err108 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/1/then/required",keyword:"required",params:{missingProperty: "url_pattern"},message:"must have required property '"+"url_pattern"+"'"};
+if(data36.pattern !== undefined){
+let data44 = data36.pattern;
+if(typeof data44 === "string"){
+if(func3(data44) < 1){
+const err108 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/pattern",schemaPath:"#/definitions/field/properties/pattern/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1539,11 +1504,8 @@ vErrors.push(err108);
 errors++;
 }
 }
-var _valid7 = _errs118 === errors;
-valid34 = _valid7;
-}
-if(!valid34){
-const err109 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+else {
+const err109 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/pattern",schemaPath:"#/definitions/field/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1552,18 +1514,12 @@ vErrors.push(err109);
 }
 errors++;
 }
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-if(data42.max_pages === undefined){
-data42.max_pages = 10;
 }
-if(data42.wait_after === undefined){
-data42.wait_after = 0;
-}
-if(data42.stop_condition === undefined){
-data42.stop_condition = {};
-}
-if(data42.type === undefined){
-const err110 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data36.script !== undefined){
+let data45 = data36.script;
+if(typeof data45 === "string"){
+if(func3(data45) < 1){
+const err110 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/script",schemaPath:"#/definitions/field/properties/script/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1572,9 +1528,9 @@ vErrors.push(err110);
 }
 errors++;
 }
-for(const key7 in data42){
-if(!((((((key7 === "type") || (key7 === "selector")) || (key7 === "url_pattern")) || (key7 === "max_pages")) || (key7 === "wait_after")) || (key7 === "stop_condition"))){
-const err111 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+}
+else {
+const err111 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/script",schemaPath:"#/definitions/field/properties/script/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1584,10 +1540,14 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(data42.type !== undefined){
-let data45 = data42.type;
-if(!(((data45 === "click") || (data45 === "url")) || (data45 === "scroll_infinite"))){
-const err112 = {instancePath:instancePath+"/pagination/type",schemaPath:"#/properties/pagination/properties/type/enum",keyword:"enum",params:{allowedValues: schema11.properties.pagination.properties.type.enum},message:"must be equal to one of the allowed values"};
+let data46 = data36.transform;
+if(Array.isArray(data46)){
+const len3 = data46.length;
+for(let i3=0; i3<len3; i3++){
+let data47 = data46[i3];
+if(typeof data47 === "string"){
+if(func3(data47) < 1){
+const err112 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform/" + i3,schemaPath:"#/definitions/field/properties/transform/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1597,11 +1557,8 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(data42.selector !== undefined){
-let data46 = data42.selector;
-if(typeof data46 === "string"){
-if(func3(data46) < 1){
-const err113 = {instancePath:instancePath+"/pagination/selector",schemaPath:"#/properties/pagination/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err113 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform/" + i3,schemaPath:"#/definitions/field/properties/transform/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1611,8 +1568,9 @@ vErrors.push(err113);
 errors++;
 }
 }
+}
 else {
-const err114 = {instancePath:instancePath+"/pagination/selector",schemaPath:"#/properties/pagination/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err114 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform",schemaPath:"#/definitions/field/properties/transform/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1621,12 +1579,8 @@ vErrors.push(err114);
 }
 errors++;
 }
-}
-if(data42.url_pattern !== undefined){
-let data47 = data42.url_pattern;
-if(typeof data47 === "string"){
-if(func3(data47) < 1){
-const err115 = {instancePath:instancePath+"/pagination/url_pattern",schemaPath:"#/properties/pagination/properties/url_pattern/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(typeof data36.multiple !== "boolean"){
+const err115 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/multiple",schemaPath:"#/definitions/field/properties/multiple/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1637,7 +1591,7 @@ errors++;
 }
 }
 else {
-const err116 = {instancePath:instancePath+"/pagination/url_pattern",schemaPath:"#/properties/pagination/properties/url_pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err116 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1647,9 +1601,9 @@ vErrors.push(err116);
 errors++;
 }
 }
-let data48 = data42.max_pages;
-if(!(((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48))) && (isFinite(data48)))){
-const err117 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err117 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1658,9 +1612,10 @@ vErrors.push(err117);
 }
 errors++;
 }
-if((typeof data48 == "number") && (isFinite(data48))){
-if(data48 > 1000 || isNaN(data48)){
-const err118 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+}
+}
+else {
+const err118 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1669,8 +1624,16 @@ vErrors.push(err118);
 }
 errors++;
 }
-if(data48 < 1 || isNaN(data48)){
-const err119 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.pagination !== undefined){
+let data49 = data.pagination;
+const _errs123 = errors;
+let valid33 = true;
+const _errs124 = errors;
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+let missing6;
+if((data49.type === undefined) && (missing6 = "type")){
+const err119 = {};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1679,10 +1642,10 @@ vErrors.push(err119);
 }
 errors++;
 }
-}
-let data49 = data42.wait_after;
-if(!(((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49))) && (isFinite(data49)))){
-const err120 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+if(data49.type !== undefined){
+if("click" !== data49.type){
+const err120 = {};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1691,9 +1654,24 @@ vErrors.push(err120);
 }
 errors++;
 }
-if((typeof data49 == "number") && (isFinite(data49))){
-if(data49 > 60000 || isNaN(data49)){
-const err121 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+}
+}
+}
+var _valid6 = _errs124 === errors;
+errors = _errs123;
+if(vErrors !== null){
+if(_errs123){
+vErrors.length = _errs123;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid6){
+const _errs126 = errors;
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+if(data49.selector === undefined){
+const err121 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/0/then/required",keyword:"required",params:{missingProperty: "selector"},message:"must have required property '"+"selector"+"'"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1702,8 +1680,12 @@ vErrors.push(err121);
 }
 errors++;
 }
-if(data49 < 0 || isNaN(data49)){
-const err122 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+var _valid6 = _errs126 === errors;
+valid33 = _valid6;
+}
+if(!valid33){
+const err122 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1712,12 +1694,13 @@ vErrors.push(err122);
 }
 errors++;
 }
-}
-let data50 = data42.stop_condition;
-if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
-for(const key8 in data50){
-if(!(key8 === "max_items")){
-const err123 = {instancePath:instancePath+"/pagination/stop_condition",schemaPath:"#/properties/pagination/properties/stop_condition/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+const _errs128 = errors;
+let valid35 = true;
+const _errs129 = errors;
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+let missing7;
+if((data49.type === undefined) && (missing7 = "type")){
+const err123 = {};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1726,11 +1709,10 @@ vErrors.push(err123);
 }
 errors++;
 }
-}
-if(data50.max_items !== undefined){
-let data51 = data50.max_items;
-if(!(((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51))) && (isFinite(data51)))){
-const err124 = {instancePath:instancePath+"/pagination/stop_condition/max_items",schemaPath:"#/properties/pagination/properties/stop_condition/properties/max_items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+if(data49.type !== undefined){
+if("url" !== data49.type){
+const err124 = {};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1739,9 +1721,24 @@ vErrors.push(err124);
 }
 errors++;
 }
-if((typeof data51 == "number") && (isFinite(data51))){
-if(data51 < 1 || isNaN(data51)){
-const err125 = {instancePath:instancePath+"/pagination/stop_condition/max_items",schemaPath:"#/properties/pagination/properties/stop_condition/properties/max_items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+}
+var _valid7 = _errs129 === errors;
+errors = _errs128;
+if(vErrors !== null){
+if(_errs128){
+vErrors.length = _errs128;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid7){
+const _errs131 = errors;
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+if(data49.url_pattern === undefined){
+const err125 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/1/then/required",keyword:"required",params:{missingProperty: "url_pattern"},message:"must have required property '"+"url_pattern"+"'"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1751,10 +1748,11 @@ vErrors.push(err125);
 errors++;
 }
 }
+var _valid7 = _errs131 === errors;
+valid35 = _valid7;
 }
-}
-else {
-const err126 = {instancePath:instancePath+"/pagination/stop_condition",schemaPath:"#/properties/pagination/properties/stop_condition/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!valid35){
+const err126 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1763,9 +1761,18 @@ vErrors.push(err126);
 }
 errors++;
 }
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+if(data49.max_pages === undefined){
+data49.max_pages = 10;
 }
-else {
-const err127 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data49.wait_after === undefined){
+data49.wait_after = 0;
+}
+if(data49.stop_condition === undefined){
+data49.stop_condition = {};
+}
+if(data49.type === undefined){
+const err127 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1774,31 +1781,9 @@ vErrors.push(err127);
 }
 errors++;
 }
-}
-if(data.categories !== undefined){
-let data52 = data.categories;
-if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
-if(data52.container === undefined){
-data52.container = "";
-}
-if(data52.link_selector === undefined){
-data52.link_selector = "a";
-}
-if(data52.link_attribute === undefined){
-data52.link_attribute = "href";
-}
-if(data52.name_selector === undefined){
-data52.name_selector = "";
-}
-if(data52.max_categories === undefined){
-data52.max_categories = 50;
-}
-if(data52.wait_after === undefined){
-data52.wait_after = 2000;
-}
-for(const key9 in data52){
-if(!((((((key9 === "container") || (key9 === "link_selector")) || (key9 === "link_attribute")) || (key9 === "name_selector")) || (key9 === "max_categories")) || (key9 === "wait_after"))){
-const err128 = {instancePath:instancePath+"/categories",schemaPath:"#/properties/categories/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+for(const key8 in data49){
+if(!((((((key8 === "type") || (key8 === "selector")) || (key8 === "url_pattern")) || (key8 === "max_pages")) || (key8 === "wait_after")) || (key8 === "stop_condition"))){
+const err128 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1808,8 +1793,10 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(typeof data52.container !== "string"){
-const err129 = {instancePath:instancePath+"/categories/container",schemaPath:"#/properties/categories/properties/container/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data49.type !== undefined){
+let data52 = data49.type;
+if(!(((data52 === "click") || (data52 === "url")) || (data52 === "scroll_infinite"))){
+const err129 = {instancePath:instancePath+"/pagination/type",schemaPath:"#/properties/pagination/properties/type/enum",keyword:"enum",params:{allowedValues: schema11.properties.pagination.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1818,10 +1805,12 @@ vErrors.push(err129);
 }
 errors++;
 }
-let data54 = data52.link_selector;
-if(typeof data54 === "string"){
-if(func3(data54) < 1){
-const err130 = {instancePath:instancePath+"/categories/link_selector",schemaPath:"#/properties/categories/properties/link_selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data49.selector !== undefined){
+let data53 = data49.selector;
+if(typeof data53 === "string"){
+if(func3(data53) < 1){
+const err130 = {instancePath:instancePath+"/pagination/selector",schemaPath:"#/properties/pagination/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1832,7 +1821,7 @@ errors++;
 }
 }
 else {
-const err131 = {instancePath:instancePath+"/categories/link_selector",schemaPath:"#/properties/categories/properties/link_selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err131 = {instancePath:instancePath+"/pagination/selector",schemaPath:"#/properties/pagination/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1841,10 +1830,12 @@ vErrors.push(err131);
 }
 errors++;
 }
-let data55 = data52.link_attribute;
-if(typeof data55 === "string"){
-if(func3(data55) < 1){
-const err132 = {instancePath:instancePath+"/categories/link_attribute",schemaPath:"#/properties/categories/properties/link_attribute/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data49.url_pattern !== undefined){
+let data54 = data49.url_pattern;
+if(typeof data54 === "string"){
+if(func3(data54) < 1){
+const err132 = {instancePath:instancePath+"/pagination/url_pattern",schemaPath:"#/properties/pagination/properties/url_pattern/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1855,7 +1846,7 @@ errors++;
 }
 }
 else {
-const err133 = {instancePath:instancePath+"/categories/link_attribute",schemaPath:"#/properties/categories/properties/link_attribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err133 = {instancePath:instancePath+"/pagination/url_pattern",schemaPath:"#/properties/pagination/properties/url_pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1864,8 +1855,10 @@ vErrors.push(err133);
 }
 errors++;
 }
-if(typeof data52.name_selector !== "string"){
-const err134 = {instancePath:instancePath+"/categories/name_selector",schemaPath:"#/properties/categories/properties/name_selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+let data55 = data49.max_pages;
+if(!(((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55))) && (isFinite(data55)))){
+const err134 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1874,9 +1867,9 @@ vErrors.push(err134);
 }
 errors++;
 }
-let data57 = data52.max_categories;
-if(!(((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57))) && (isFinite(data57)))){
-const err135 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data55 == "number") && (isFinite(data55))){
+if(data55 > 1000 || isNaN(data55)){
+const err135 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1885,9 +1878,8 @@ vErrors.push(err135);
 }
 errors++;
 }
-if((typeof data57 == "number") && (isFinite(data57))){
-if(data57 > 500 || isNaN(data57)){
-const err136 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"};
+if(data55 < 1 || isNaN(data55)){
+const err136 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1896,8 +1888,10 @@ vErrors.push(err136);
 }
 errors++;
 }
-if(data57 < 1 || isNaN(data57)){
-const err137 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+let data56 = data49.wait_after;
+if(!(((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56))) && (isFinite(data56)))){
+const err137 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1906,10 +1900,9 @@ vErrors.push(err137);
 }
 errors++;
 }
-}
-let data58 = data52.wait_after;
-if(!(((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58))) && (isFinite(data58)))){
-const err138 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data56 == "number") && (isFinite(data56))){
+if(data56 > 60000 || isNaN(data56)){
+const err138 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1918,9 +1911,8 @@ vErrors.push(err138);
 }
 errors++;
 }
-if((typeof data58 == "number") && (isFinite(data58))){
-if(data58 > 60000 || isNaN(data58)){
-const err139 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+if(data56 < 0 || isNaN(data56)){
+const err139 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1929,8 +1921,12 @@ vErrors.push(err139);
 }
 errors++;
 }
-if(data58 < 0 || isNaN(data58)){
-const err140 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+let data57 = data49.stop_condition;
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+for(const key9 in data57){
+if(!(key9 === "max_items")){
+const err140 = {instancePath:instancePath+"/pagination/stop_condition",schemaPath:"#/properties/pagination/properties/stop_condition/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1940,9 +1936,10 @@ vErrors.push(err140);
 errors++;
 }
 }
-}
-else {
-const err141 = {instancePath:instancePath+"/categories",schemaPath:"#/properties/categories/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data57.max_items !== undefined){
+let data58 = data57.max_items;
+if(!(((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58))) && (isFinite(data58)))){
+const err141 = {instancePath:instancePath+"/pagination/stop_condition/max_items",schemaPath:"#/properties/pagination/properties/stop_condition/properties/max_items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1951,11 +1948,9 @@ vErrors.push(err141);
 }
 errors++;
 }
-}
-let data59 = data.actions;
-if(Array.isArray(data59)){
-if(data59.length > 100){
-const err142 = {instancePath:instancePath+"/actions",schemaPath:"#/properties/actions/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+if((typeof data58 == "number") && (isFinite(data58))){
+if(data58 < 1 || isNaN(data58)){
+const err142 = {instancePath:instancePath+"/pagination/stop_condition/max_items",schemaPath:"#/properties/pagination/properties/stop_condition/properties/max_items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1964,16 +1959,11 @@ vErrors.push(err142);
 }
 errors++;
 }
-const len4 = data59.length;
-for(let i4=0; i4<len4; i4++){
-let data60 = data59[i4];
-const _errs155 = errors;
-let valid43 = true;
-const _errs156 = errors;
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-let missing8;
-if((data60.type === undefined) && (missing8 = "type")){
-const err143 = {};
+}
+}
+}
+else {
+const err143 = {instancePath:instancePath+"/pagination/stop_condition",schemaPath:"#/properties/pagination/properties/stop_condition/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1982,11 +1972,9 @@ vErrors.push(err143);
 }
 errors++;
 }
+}
 else {
-if(data60.type !== undefined){
-let data61 = data60.type;
-if(!((((data61 === "click") || (data61 === "type")) || (data61 === "select")) || (data61 === "hover"))){
-const err144 = {};
+const err144 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1996,23 +1984,30 @@ vErrors.push(err144);
 errors++;
 }
 }
+if(data.categories !== undefined){
+let data59 = data.categories;
+if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
+if(data59.container === undefined){
+data59.container = "";
 }
+if(data59.link_selector === undefined){
+data59.link_selector = "a";
 }
-var _valid8 = _errs156 === errors;
-errors = _errs155;
-if(vErrors !== null){
-if(_errs155){
-vErrors.length = _errs155;
+if(data59.link_attribute === undefined){
+data59.link_attribute = "href";
 }
-else {
-vErrors = null;
+if(data59.name_selector === undefined){
+data59.name_selector = "";
 }
+if(data59.max_categories === undefined){
+data59.max_categories = 50;
 }
-if(_valid8){
-const _errs158 = errors;
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-if(data60.selector === undefined){
-const err145 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/0/then/required",keyword:"required",params:{missingProperty: "selector"},message:"must have required property '"+"selector"+"'"};
+if(data59.wait_after === undefined){
+data59.wait_after = 2000;
+}
+for(const key10 in data59){
+if(!((((((key10 === "container") || (key10 === "link_selector")) || (key10 === "link_attribute")) || (key10 === "name_selector")) || (key10 === "max_categories")) || (key10 === "wait_after"))){
+const err145 = {instancePath:instancePath+"/categories",schemaPath:"#/properties/categories/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -2022,11 +2017,8 @@ vErrors.push(err145);
 errors++;
 }
 }
-var _valid8 = _errs158 === errors;
-valid43 = _valid8;
-}
-if(!valid43){
-const err146 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(typeof data59.container !== "string"){
+const err146 = {instancePath:instancePath+"/categories/container",schemaPath:"#/properties/categories/properties/container/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -2035,13 +2027,10 @@ vErrors.push(err146);
 }
 errors++;
 }
-const _errs160 = errors;
-let valid45 = true;
-const _errs161 = errors;
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-let missing9;
-if((data60.type === undefined) && (missing9 = "type")){
-const err147 = {};
+let data61 = data59.link_selector;
+if(typeof data61 === "string"){
+if(func3(data61) < 1){
+const err147 = {instancePath:instancePath+"/categories/link_selector",schemaPath:"#/properties/categories/properties/link_selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -2050,11 +2039,9 @@ vErrors.push(err147);
 }
 errors++;
 }
+}
 else {
-if(data60.type !== undefined){
-let data62 = data60.type;
-if(!((data62 === "type") || (data62 === "select"))){
-const err148 = {};
+const err148 = {instancePath:instancePath+"/categories/link_selector",schemaPath:"#/properties/categories/properties/link_selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -2063,24 +2050,10 @@ vErrors.push(err148);
 }
 errors++;
 }
-}
-}
-}
-var _valid9 = _errs161 === errors;
-errors = _errs160;
-if(vErrors !== null){
-if(_errs160){
-vErrors.length = _errs160;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid9){
-const _errs163 = errors;
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-if(data60.value === undefined){
-const err149 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/1/then/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
+let data62 = data59.link_attribute;
+if(typeof data62 === "string"){
+if(func3(data62) < 1){
+const err149 = {instancePath:instancePath+"/categories/link_attribute",schemaPath:"#/properties/categories/properties/link_attribute/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -2090,11 +2063,8 @@ vErrors.push(err149);
 errors++;
 }
 }
-var _valid9 = _errs163 === errors;
-valid45 = _valid9;
-}
-if(!valid45){
-const err150 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+else {
+const err150 = {instancePath:instancePath+"/categories/link_attribute",schemaPath:"#/properties/categories/properties/link_attribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -2103,13 +2073,8 @@ vErrors.push(err150);
 }
 errors++;
 }
-const _errs165 = errors;
-let valid47 = true;
-const _errs166 = errors;
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-let missing10;
-if((data60.type === undefined) && (missing10 = "type")){
-const err151 = {};
+if(typeof data59.name_selector !== "string"){
+const err151 = {instancePath:instancePath+"/categories/name_selector",schemaPath:"#/properties/categories/properties/name_selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -2118,10 +2083,9 @@ vErrors.push(err151);
 }
 errors++;
 }
-else {
-if(data60.type !== undefined){
-if("keyboard" !== data60.type){
-const err152 = {};
+let data64 = data59.max_categories;
+if(!(((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64))) && (isFinite(data64)))){
+const err152 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -2130,24 +2094,9 @@ vErrors.push(err152);
 }
 errors++;
 }
-}
-}
-}
-var _valid10 = _errs166 === errors;
-errors = _errs165;
-if(vErrors !== null){
-if(_errs165){
-vErrors.length = _errs165;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid10){
-const _errs168 = errors;
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-if(data60.key === undefined){
-const err153 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/2/then/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if((typeof data64 == "number") && (isFinite(data64))){
+if(data64 > 500 || isNaN(data64)){
+const err153 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2156,12 +2105,8 @@ vErrors.push(err153);
 }
 errors++;
 }
-}
-var _valid10 = _errs168 === errors;
-valid47 = _valid10;
-}
-if(!valid47){
-const err154 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(data64 < 1 || isNaN(data64)){
+const err154 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2170,13 +2115,10 @@ vErrors.push(err154);
 }
 errors++;
 }
-const _errs170 = errors;
-let valid49 = true;
-const _errs171 = errors;
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-let missing11;
-if((data60.type === undefined) && (missing11 = "type")){
-const err155 = {};
+}
+let data65 = data59.wait_after;
+if(!(((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65))) && (isFinite(data65)))){
+const err155 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2185,10 +2127,9 @@ vErrors.push(err155);
 }
 errors++;
 }
-else {
-if(data60.type !== undefined){
-if("script" !== data60.type){
-const err156 = {};
+if((typeof data65 == "number") && (isFinite(data65))){
+if(data65 > 60000 || isNaN(data65)){
+const err156 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2197,24 +2138,8 @@ vErrors.push(err156);
 }
 errors++;
 }
-}
-}
-}
-var _valid11 = _errs171 === errors;
-errors = _errs170;
-if(vErrors !== null){
-if(_errs170){
-vErrors.length = _errs170;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid11){
-const _errs173 = errors;
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-if(data60.script === undefined){
-const err157 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/3/then/required",keyword:"required",params:{missingProperty: "script"},message:"must have required property '"+"script"+"'"};
+if(data65 < 0 || isNaN(data65)){
+const err157 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2224,11 +2149,9 @@ vErrors.push(err157);
 errors++;
 }
 }
-var _valid11 = _errs173 === errors;
-valid49 = _valid11;
 }
-if(!valid49){
-const err158 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+else {
+const err158 = {instancePath:instancePath+"/categories",schemaPath:"#/properties/categories/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2237,13 +2160,11 @@ vErrors.push(err158);
 }
 errors++;
 }
-const _errs175 = errors;
-let valid51 = true;
-const _errs176 = errors;
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-let missing12;
-if((data60.type === undefined) && (missing12 = "type")){
-const err159 = {};
+}
+let data66 = data.actions;
+if(Array.isArray(data66)){
+if(data66.length > 100){
+const err159 = {instancePath:instancePath+"/actions",schemaPath:"#/properties/actions/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2252,9 +2173,15 @@ vErrors.push(err159);
 }
 errors++;
 }
-else {
-if(data60.type !== undefined){
-if("scroll" !== data60.type){
+const len4 = data66.length;
+for(let i4=0; i4<len4; i4++){
+let data67 = data66[i4];
+const _errs168 = errors;
+let valid44 = true;
+const _errs169 = errors;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+let missing8;
+if((data67.type === undefined) && (missing8 = "type")){
 const err160 = {};
 if(vErrors === null){
 vErrors = [err160];
@@ -2264,34 +2191,11 @@ vErrors.push(err160);
 }
 errors++;
 }
-}
-}
-}
-var _valid12 = _errs176 === errors;
-errors = _errs175;
-if(vErrors !== null){
-if(_errs175){
-vErrors.length = _errs175;
-}
 else {
-vErrors = null;
-}
-}
-if(_valid12){
-const _errs178 = errors;
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-if(data60.direction === undefined){
-data60.direction = "down";
-}
-if(data60.amount === undefined){
-data60.amount = "full";
-}
-}
-var _valid12 = _errs178 === errors;
-valid51 = _valid12;
-}
-if(!valid51){
-const err161 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/4/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(data67.type !== undefined){
+let data68 = data67.type;
+if(!((((data68 === "click") || (data68 === "type")) || (data68 === "select")) || (data68 === "hover"))){
+const err161 = {};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2300,12 +2204,24 @@ vErrors.push(err161);
 }
 errors++;
 }
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-if(data60.wait_after === undefined){
-data60.wait_after = 500;
 }
-if(data60.type === undefined){
-const err162 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+}
+var _valid8 = _errs169 === errors;
+errors = _errs168;
+if(vErrors !== null){
+if(_errs168){
+vErrors.length = _errs168;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid8){
+const _errs171 = errors;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+if(data67.selector === undefined){
+const err162 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/0/then/required",keyword:"required",params:{missingProperty: "selector"},message:"must have required property '"+"selector"+"'"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2314,9 +2230,12 @@ vErrors.push(err162);
 }
 errors++;
 }
-for(const key10 in data60){
-if(!((((((((key10 === "type") || (key10 === "selector")) || (key10 === "direction")) || (key10 === "amount")) || (key10 === "value")) || (key10 === "key")) || (key10 === "script")) || (key10 === "wait_after"))){
-const err163 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+}
+var _valid8 = _errs171 === errors;
+valid44 = _valid8;
+}
+if(!valid44){
+const err163 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2325,11 +2244,13 @@ vErrors.push(err163);
 }
 errors++;
 }
-}
-if(data60.type !== undefined){
-let data66 = data60.type;
-if(!(((((((data66 === "click") || (data66 === "scroll")) || (data66 === "type")) || (data66 === "select")) || (data66 === "hover")) || (data66 === "keyboard")) || (data66 === "script"))){
-const err164 = {instancePath:instancePath+"/actions/" + i4+"/type",schemaPath:"#/definitions/action/properties/type/enum",keyword:"enum",params:{allowedValues: schema14.properties.type.enum},message:"must be equal to one of the allowed values"};
+const _errs173 = errors;
+let valid46 = true;
+const _errs174 = errors;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+let missing9;
+if((data67.type === undefined) && (missing9 = "type")){
+const err164 = {};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2338,12 +2259,11 @@ vErrors.push(err164);
 }
 errors++;
 }
-}
-if(data60.selector !== undefined){
-let data67 = data60.selector;
-if(typeof data67 === "string"){
-if(func3(data67) < 1){
-const err165 = {instancePath:instancePath+"/actions/" + i4+"/selector",schemaPath:"#/definitions/action/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+if(data67.type !== undefined){
+let data69 = data67.type;
+if(!((data69 === "type") || (data69 === "select"))){
+const err165 = {};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2353,8 +2273,23 @@ vErrors.push(err165);
 errors++;
 }
 }
+}
+}
+var _valid9 = _errs174 === errors;
+errors = _errs173;
+if(vErrors !== null){
+if(_errs173){
+vErrors.length = _errs173;
+}
 else {
-const err166 = {instancePath:instancePath+"/actions/" + i4+"/selector",schemaPath:"#/definitions/action/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+vErrors = null;
+}
+}
+if(_valid9){
+const _errs176 = errors;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+if(data67.value === undefined){
+const err166 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/1/then/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2364,10 +2299,11 @@ vErrors.push(err166);
 errors++;
 }
 }
-if(data60.direction !== undefined){
-let data68 = data60.direction;
-if(!((data68 === "down") || (data68 === "up"))){
-const err167 = {instancePath:instancePath+"/actions/" + i4+"/direction",schemaPath:"#/definitions/action/properties/direction/enum",keyword:"enum",params:{allowedValues: schema14.properties.direction.enum},message:"must be equal to one of the allowed values"};
+var _valid9 = _errs176 === errors;
+valid46 = _valid9;
+}
+if(!valid46){
+const err167 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2376,14 +2312,13 @@ vErrors.push(err167);
 }
 errors++;
 }
-}
-if(data60.amount !== undefined){
-let data69 = data60.amount;
-const _errs185 = errors;
-let valid54 = false;
-const _errs186 = errors;
-if("full" !== data69){
-const err168 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/0/const",keyword:"const",params:{allowedValue: "full"},message:"must be equal to constant"};
+const _errs178 = errors;
+let valid48 = true;
+const _errs179 = errors;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+let missing10;
+if((data67.type === undefined) && (missing10 = "type")){
+const err168 = {};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2392,12 +2327,10 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid13 = _errs186 === errors;
-valid54 = valid54 || _valid13;
-if(!valid54){
-const _errs187 = errors;
-if(!(((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69))) && (isFinite(data69)))){
-const err169 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+if(data67.type !== undefined){
+if("keyboard" !== data67.type){
+const err169 = {};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2406,9 +2339,24 @@ vErrors.push(err169);
 }
 errors++;
 }
-if((typeof data69 == "number") && (isFinite(data69))){
-if(data69 < 1 || isNaN(data69)){
-const err170 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/1/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+}
+var _valid10 = _errs179 === errors;
+errors = _errs178;
+if(vErrors !== null){
+if(_errs178){
+vErrors.length = _errs178;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid10){
+const _errs181 = errors;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+if(data67.key === undefined){
+const err170 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/2/then/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2418,11 +2366,11 @@ vErrors.push(err170);
 errors++;
 }
 }
-var _valid13 = _errs187 === errors;
-valid54 = valid54 || _valid13;
+var _valid10 = _errs181 === errors;
+valid48 = _valid10;
 }
-if(!valid54){
-const err171 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(!valid48){
+const err171 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2431,21 +2379,13 @@ vErrors.push(err171);
 }
 errors++;
 }
-else {
-errors = _errs185;
-if(vErrors !== null){
-if(_errs185){
-vErrors.length = _errs185;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data60.value !== undefined){
-if(typeof data60.value !== "string"){
-const err172 = {instancePath:instancePath+"/actions/" + i4+"/value",schemaPath:"#/definitions/action/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs183 = errors;
+let valid50 = true;
+const _errs184 = errors;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+let missing11;
+if((data67.type === undefined) && (missing11 = "type")){
+const err172 = {};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2454,12 +2394,10 @@ vErrors.push(err172);
 }
 errors++;
 }
-}
-if(data60.key !== undefined){
-let data71 = data60.key;
-if(typeof data71 === "string"){
-if(func3(data71) < 1){
-const err173 = {instancePath:instancePath+"/actions/" + i4+"/key",schemaPath:"#/definitions/action/properties/key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+if(data67.type !== undefined){
+if("script" !== data67.type){
+const err173 = {};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2469,8 +2407,23 @@ vErrors.push(err173);
 errors++;
 }
 }
+}
+}
+var _valid11 = _errs184 === errors;
+errors = _errs183;
+if(vErrors !== null){
+if(_errs183){
+vErrors.length = _errs183;
+}
 else {
-const err174 = {instancePath:instancePath+"/actions/" + i4+"/key",schemaPath:"#/definitions/action/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+vErrors = null;
+}
+}
+if(_valid11){
+const _errs186 = errors;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+if(data67.script === undefined){
+const err174 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/3/then/required",keyword:"required",params:{missingProperty: "script"},message:"must have required property '"+"script"+"'"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2480,11 +2433,11 @@ vErrors.push(err174);
 errors++;
 }
 }
-if(data60.script !== undefined){
-let data72 = data60.script;
-if(typeof data72 === "string"){
-if(func3(data72) < 1){
-const err175 = {instancePath:instancePath+"/actions/" + i4+"/script",schemaPath:"#/definitions/action/properties/script/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+var _valid11 = _errs186 === errors;
+valid50 = _valid11;
+}
+if(!valid50){
+const err175 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2493,9 +2446,13 @@ vErrors.push(err175);
 }
 errors++;
 }
-}
-else {
-const err176 = {instancePath:instancePath+"/actions/" + i4+"/script",schemaPath:"#/definitions/action/properties/script/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs188 = errors;
+let valid52 = true;
+const _errs189 = errors;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+let missing12;
+if((data67.type === undefined) && (missing12 = "type")){
+const err176 = {};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2504,10 +2461,10 @@ vErrors.push(err176);
 }
 errors++;
 }
-}
-let data73 = data60.wait_after;
-if(!(((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73))) && (isFinite(data73)))){
-const err177 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+if(data67.type !== undefined){
+if("scroll" !== data67.type){
+const err177 = {};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2516,9 +2473,34 @@ vErrors.push(err177);
 }
 errors++;
 }
-if((typeof data73 == "number") && (isFinite(data73))){
-if(data73 > 60000 || isNaN(data73)){
-const err178 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+}
+}
+}
+var _valid12 = _errs189 === errors;
+errors = _errs188;
+if(vErrors !== null){
+if(_errs188){
+vErrors.length = _errs188;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid12){
+const _errs191 = errors;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+if(data67.direction === undefined){
+data67.direction = "down";
+}
+if(data67.amount === undefined){
+data67.amount = "full";
+}
+}
+var _valid12 = _errs191 === errors;
+valid52 = _valid12;
+}
+if(!valid52){
+const err178 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/4/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2527,8 +2509,12 @@ vErrors.push(err178);
 }
 errors++;
 }
-if(data73 < 0 || isNaN(data73)){
-const err179 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+if(data67.wait_after === undefined){
+data67.wait_after = 500;
+}
+if(data67.type === undefined){
+const err179 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2537,10 +2523,9 @@ vErrors.push(err179);
 }
 errors++;
 }
-}
-}
-else {
-const err180 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key11 in data67){
+if(!((((((((key11 === "type") || (key11 === "selector")) || (key11 === "direction")) || (key11 === "amount")) || (key11 === "value")) || (key11 === "key")) || (key11 === "script")) || (key11 === "wait_after"))){
+const err180 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2550,9 +2535,10 @@ vErrors.push(err180);
 errors++;
 }
 }
-}
-else {
-const err181 = {instancePath:instancePath+"/actions",schemaPath:"#/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data67.type !== undefined){
+let data73 = data67.type;
+if(!(((((((data73 === "click") || (data73 === "scroll")) || (data73 === "type")) || (data73 === "select")) || (data73 === "hover")) || (data73 === "keyboard")) || (data73 === "script"))){
+const err181 = {instancePath:instancePath+"/actions/" + i4+"/type",schemaPath:"#/definitions/action/properties/type/enum",keyword:"enum",params:{allowedValues: schema14.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2561,17 +2547,12 @@ vErrors.push(err181);
 }
 errors++;
 }
-let data74 = data.output;
-if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
-if(data74.format === undefined){
-data74.format = "json";
 }
-if(data74.deduplicate === undefined){
-data74.deduplicate = false;
-}
-for(const key11 in data74){
-if(!((((key11 === "format") || (key11 === "deduplicate")) || (key11 === "deduplicate_fields")) || (key11 === "limit"))){
-const err182 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+if(data67.selector !== undefined){
+let data74 = data67.selector;
+if(typeof data74 === "string"){
+if(func3(data74) < 1){
+const err182 = {instancePath:instancePath+"/actions/" + i4+"/selector",schemaPath:"#/definitions/action/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2581,8 +2562,8 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(!(data74.format === "json")){
-const err183 = {instancePath:instancePath+"/output/format",schemaPath:"#/properties/output/properties/format/enum",keyword:"enum",params:{allowedValues: schema11.properties.output.properties.format.enum},message:"must be equal to one of the allowed values"};
+else {
+const err183 = {instancePath:instancePath+"/actions/" + i4+"/selector",schemaPath:"#/definitions/action/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2591,8 +2572,11 @@ vErrors.push(err183);
 }
 errors++;
 }
-if(typeof data74.deduplicate !== "boolean"){
-const err184 = {instancePath:instancePath+"/output/deduplicate",schemaPath:"#/properties/output/properties/deduplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data67.direction !== undefined){
+let data75 = data67.direction;
+if(!((data75 === "down") || (data75 === "up"))){
+const err184 = {instancePath:instancePath+"/actions/" + i4+"/direction",schemaPath:"#/definitions/action/properties/direction/enum",keyword:"enum",params:{allowedValues: schema14.properties.direction.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2601,11 +2585,14 @@ vErrors.push(err184);
 }
 errors++;
 }
-if(data74.deduplicate_fields !== undefined){
-let data77 = data74.deduplicate_fields;
-if(Array.isArray(data77)){
-if(data77.length < 1){
-const err185 = {instancePath:instancePath+"/output/deduplicate_fields",schemaPath:"#/properties/output/properties/deduplicate_fields/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+if(data67.amount !== undefined){
+let data76 = data67.amount;
+const _errs198 = errors;
+let valid55 = false;
+const _errs199 = errors;
+if("full" !== data76){
+const err185 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/0/const",keyword:"const",params:{allowedValue: "full"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2614,12 +2601,12 @@ vErrors.push(err185);
 }
 errors++;
 }
-const len5 = data77.length;
-for(let i5=0; i5<len5; i5++){
-let data78 = data77[i5];
-if(typeof data78 === "string"){
-if(func3(data78) < 1){
-const err186 = {instancePath:instancePath+"/output/deduplicate_fields/" + i5,schemaPath:"#/properties/output/properties/deduplicate_fields/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+var _valid13 = _errs199 === errors;
+valid55 = valid55 || _valid13;
+if(!valid55){
+const _errs200 = errors;
+if(!(((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76))) && (isFinite(data76)))){
+const err186 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2628,9 +2615,9 @@ vErrors.push(err186);
 }
 errors++;
 }
-}
-else {
-const err187 = {instancePath:instancePath+"/output/deduplicate_fields/" + i5,schemaPath:"#/properties/output/properties/deduplicate_fields/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data76 == "number") && (isFinite(data76))){
+if(data76 < 1 || isNaN(data76)){
+const err187 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/1/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2640,9 +2627,11 @@ vErrors.push(err187);
 errors++;
 }
 }
+var _valid13 = _errs200 === errors;
+valid55 = valid55 || _valid13;
 }
-else {
-const err188 = {instancePath:instancePath+"/output/deduplicate_fields",schemaPath:"#/properties/output/properties/deduplicate_fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!valid55){
+const err188 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2651,11 +2640,21 @@ vErrors.push(err188);
 }
 errors++;
 }
+else {
+errors = _errs198;
+if(vErrors !== null){
+if(_errs198){
+vErrors.length = _errs198;
 }
-if(data74.limit !== undefined){
-let data79 = data74.limit;
-if(!(((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79))) && (isFinite(data79)))){
-const err189 = {instancePath:instancePath+"/output/limit",schemaPath:"#/properties/output/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data67.value !== undefined){
+if(typeof data67.value !== "string"){
+const err189 = {instancePath:instancePath+"/actions/" + i4+"/value",schemaPath:"#/definitions/action/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2664,9 +2663,12 @@ vErrors.push(err189);
 }
 errors++;
 }
-if((typeof data79 == "number") && (isFinite(data79))){
-if(data79 < 1 || isNaN(data79)){
-const err190 = {instancePath:instancePath+"/output/limit",schemaPath:"#/properties/output/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data67.key !== undefined){
+let data78 = data67.key;
+if(typeof data78 === "string"){
+if(func3(data78) < 1){
+const err190 = {instancePath:instancePath+"/actions/" + i4+"/key",schemaPath:"#/definitions/action/properties/key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2676,10 +2678,8 @@ vErrors.push(err190);
 errors++;
 }
 }
-}
-}
 else {
-const err191 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err191 = {instancePath:instancePath+"/actions/" + i4+"/key",schemaPath:"#/definitions/action/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2689,13 +2689,222 @@ vErrors.push(err191);
 errors++;
 }
 }
-else {
-const err192 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data67.script !== undefined){
+let data79 = data67.script;
+if(typeof data79 === "string"){
+if(func3(data79) < 1){
+const err192 = {instancePath:instancePath+"/actions/" + i4+"/script",schemaPath:"#/definitions/action/properties/script/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err192];
 }
 else {
 vErrors.push(err192);
+}
+errors++;
+}
+}
+else {
+const err193 = {instancePath:instancePath+"/actions/" + i4+"/script",schemaPath:"#/definitions/action/properties/script/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err193];
+}
+else {
+vErrors.push(err193);
+}
+errors++;
+}
+}
+let data80 = data67.wait_after;
+if(!(((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80))) && (isFinite(data80)))){
+const err194 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err194];
+}
+else {
+vErrors.push(err194);
+}
+errors++;
+}
+if((typeof data80 == "number") && (isFinite(data80))){
+if(data80 > 60000 || isNaN(data80)){
+const err195 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+if(vErrors === null){
+vErrors = [err195];
+}
+else {
+vErrors.push(err195);
+}
+errors++;
+}
+if(data80 < 0 || isNaN(data80)){
+const err196 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err196];
+}
+else {
+vErrors.push(err196);
+}
+errors++;
+}
+}
+}
+else {
+const err197 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err197];
+}
+else {
+vErrors.push(err197);
+}
+errors++;
+}
+}
+}
+else {
+const err198 = {instancePath:instancePath+"/actions",schemaPath:"#/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err198];
+}
+else {
+vErrors.push(err198);
+}
+errors++;
+}
+let data81 = data.output;
+if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+if(data81.format === undefined){
+data81.format = "json";
+}
+if(data81.deduplicate === undefined){
+data81.deduplicate = false;
+}
+for(const key12 in data81){
+if(!((((key12 === "format") || (key12 === "deduplicate")) || (key12 === "deduplicate_fields")) || (key12 === "limit"))){
+const err199 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err199];
+}
+else {
+vErrors.push(err199);
+}
+errors++;
+}
+}
+if(!(data81.format === "json")){
+const err200 = {instancePath:instancePath+"/output/format",schemaPath:"#/properties/output/properties/format/enum",keyword:"enum",params:{allowedValues: schema11.properties.output.properties.format.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err200];
+}
+else {
+vErrors.push(err200);
+}
+errors++;
+}
+if(typeof data81.deduplicate !== "boolean"){
+const err201 = {instancePath:instancePath+"/output/deduplicate",schemaPath:"#/properties/output/properties/deduplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err201];
+}
+else {
+vErrors.push(err201);
+}
+errors++;
+}
+if(data81.deduplicate_fields !== undefined){
+let data84 = data81.deduplicate_fields;
+if(Array.isArray(data84)){
+if(data84.length < 1){
+const err202 = {instancePath:instancePath+"/output/deduplicate_fields",schemaPath:"#/properties/output/properties/deduplicate_fields/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err202];
+}
+else {
+vErrors.push(err202);
+}
+errors++;
+}
+const len5 = data84.length;
+for(let i5=0; i5<len5; i5++){
+let data85 = data84[i5];
+if(typeof data85 === "string"){
+if(func3(data85) < 1){
+const err203 = {instancePath:instancePath+"/output/deduplicate_fields/" + i5,schemaPath:"#/properties/output/properties/deduplicate_fields/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err203];
+}
+else {
+vErrors.push(err203);
+}
+errors++;
+}
+}
+else {
+const err204 = {instancePath:instancePath+"/output/deduplicate_fields/" + i5,schemaPath:"#/properties/output/properties/deduplicate_fields/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err204];
+}
+else {
+vErrors.push(err204);
+}
+errors++;
+}
+}
+}
+else {
+const err205 = {instancePath:instancePath+"/output/deduplicate_fields",schemaPath:"#/properties/output/properties/deduplicate_fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
+}
+}
+if(data81.limit !== undefined){
+let data86 = data81.limit;
+if(!(((typeof data86 == "number") && (!(data86 % 1) && !isNaN(data86))) && (isFinite(data86)))){
+const err206 = {instancePath:instancePath+"/output/limit",schemaPath:"#/properties/output/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err206];
+}
+else {
+vErrors.push(err206);
+}
+errors++;
+}
+if((typeof data86 == "number") && (isFinite(data86))){
+if(data86 < 1 || isNaN(data86)){
+const err207 = {instancePath:instancePath+"/output/limit",schemaPath:"#/properties/output/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err208 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err208];
+}
+else {
+vErrors.push(err208);
+}
+errors++;
+}
+}
+else {
+const err209 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err209];
+}
+else {
+vErrors.push(err209);
 }
 errors++;
 }

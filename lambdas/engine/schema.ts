@@ -107,6 +107,30 @@ export const configSchema = {
             timeout: { type: 'integer', minimum: 0, maximum: 120000, default: 15000, description: 'Milliseconds to wait for wait_selector.' },
           },
         },
+        robots: {
+          enum: ['obey', 'ignore'],
+          default: 'obey',
+          description: "obey: robots.txt rules (and Crawl-delay) of every host the run loads are kept. ignore: they are not read; allowed only where the plans file allows it (robots_ignore).",
+        },
+        politeness: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'The pace of requests to each host (listing, detail and category pages, both engines).',
+          properties: {
+            mode: { enum: ['auto', 'fixed'], default: 'auto', description: 'auto: the gap between requests follows the host\'s latency and slows down on 429 and 503 answers (AutoThrottle). fixed: the gap is delay.' },
+            delay: { type: 'integer', minimum: 0, maximum: 60000, default: 0, description: 'Milliseconds between the starts of two requests to one host, at least (fixed: exactly); a robots.txt Crawl-delay raises it.' },
+            max_delay: { type: 'integer', minimum: 0, maximum: 120000, default: 30000, description: 'auto: the largest gap it slows down to, milliseconds.' },
+            target_concurrency: { type: 'number', exclusiveMinimum: 0, maximum: 64, description: 'auto: requests in flight to one host it aims at; absent: the run\'s concurrency (SAI_JOB_CONCURRENCY).' },
+          },
+        },
+        proxy: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 100,
+          pattern: '^[A-Za-z0-9_.-]+$',
+          description: "none: no upstream proxy. A group name: the operator's proxy group of that name (SAI_PROXIES). Absent: the operator's default group, none if there is none.",
+        },
       },
     },
     extract: {

@@ -13,6 +13,9 @@ import type { BrowserHost } from '../engine/browser/host.ts';
 import { Fetcher } from '../net/fetch.ts';
 import { OutboundGuard, type GuardOptions } from '../net/guard.ts';
 import { CodedError, isCodedError } from '../errors.ts';
+import { blockMessage, detectBlock, type BlockAnswer } from '../net/blocks.ts';
+import { fetchedRobots, RobotsDisallowedError } from '../engine/crawl/access.ts';
+import type { RobotsRules } from '../engine/crawl/robots.ts';
 import { analyzePage, visibleText, type PageAnalysis } from './analyze.ts';
 import { findLoadMore, findPager } from './navigation.ts';
 import type { TrialRun } from './generator.ts';
@@ -56,6 +59,15 @@ const MAX_OUTLINE = 8000;
 /** A browser load waits for this (it never appears) until the page has gone quiet, at most this long. */
 const SETTLE = { selector: '[data-sai-settle-never]', timeoutMs: 6000, explicit: false } as const;
 
+/**
+ * Fails a page that is a bot-protection page (net/blocks.ts) with `blocked`: "the site answered with a Cloudflare
+ * challenge; try the browser engine or a proxy", rather than "found no repeated blocks" on the challenge's HTML.
+ */
+function throwIfBlocked(answer: BlockAnswer, url: string, advice: 'browser or proxy' | 'proxy'): void {
+  const block = detectBlock(answer);
+  if (block) throw new CodedError('blocked', blockMessage(block, url, advice), [{ url, service: block.service, kind: block.kind, status: block.status }]);
+}
+
 /** Implements the agent's tools and gives the heuristic generator its pages and trials. Close it when done. */
 export class Workbench implements GeneratorTools {
   private readonly o: WorkbenchOptions;
@@ -72,7 +84,11 @@ export class Workbench implements GeneratorTools {
     this.o = o;
     this.ownsFetcher = !o.fetcher;
     this.fetcher = o.fetcher ?? new Fetcher(new OutboundGuard(o.outbound), { perHostConcurrency: 4 });
+    this.robots = fetchedRobots(this.fetcher, () => undefined);
   }
+
+  /** robots.txt of the generation, shared by its page loads and its trial runs (each host's file fetched once). */
+  private readonly robots: RobotsRules;
 
   /** Whether a browser is at hand. */
   get canRender(): boolean {
@@ -89,15 +105,20 @@ export class Workbench implements GeneratorTools {
     let finalUrl: string;
     let status: number;
     let captured: CapturedResponse[] = [];
+    // Generations obey robots.txt as runs do (engine/crawl/robots.ts; one fetch per host for the whole generation).
+    const refusal = await this.robots.check(url, this.o.signal);
+    if (refusal) throw new RobotsDisallowedError(refusal);
     if (render) {
       const session = await this.session();
       const doc = await session.load(url, { ready: SETTLE, ...(this.o.signal ? { signal: this.o.signal } : {}) });
       ({ html, url: finalUrl, status } = doc);
       captured = this.browserLoader!.apiCapture().responses;
+      throwIfBlocked({ status, ...(doc.headers ? { headers: doc.headers } : {}), body: html }, url, 'proxy');
       if (status >= 400) throw new CodedError('target_failed', `${url} answered HTTP ${status} in the browser`, [{ url, status }]);
     } else {
       const page = await this.fetcher.fetch(url, this.o.signal ? { signal: this.o.signal } : {});
       ({ text: html, url: finalUrl, status } = page);
+      throwIfBlocked({ status, headers: page.headers, body: html }, url, 'browser or proxy');
       if (status >= 400) throw new CodedError('target_failed', `${url} answered HTTP ${status}`, [{ url, status }]);
       if (page.contentType && !/html|xml|text\/plain/.test(page.contentType)) {
         throw new CodedError('target_failed', `${url} is ${page.contentType}, not an HTML page`, [{ url, content_type: page.contentType }]);
@@ -204,7 +225,7 @@ export class Workbench implements GeneratorTools {
     const budget = this.o.trialPageBudget ?? 12;
     // The run's own way to run a config (engine/engines.ts): the trial loads pages as the real run will.
     const { result } = await runConfig(bounded, {
-      fetcher: this.fetcher, concurrency: 4, maxPages: budget,
+      fetcher: this.fetcher, concurrency: 4, maxPages: budget, robots: this.robots,
       ...(this.o.browser ? { browser: this.o.browser } : {}), ...(this.o.signal ? { signal: this.o.signal } : {}),
     });
     this.lastTrial = { rows: result.rows, itemsFound: result.itemsFound, pagesScraped: result.pagesScraped, engine: result.engine, warnings: result.warnings, apiDiscovered: result.apiDiscovered };

@@ -83,6 +83,16 @@ export interface FetchRequestOptions {
    */
   headers?: Record<string, string>;
   method?: 'GET' | 'HEAD';
+  /**
+   * Retry 429 and 5xx answers here (with back-off, honouring Retry-After). The crawler passes false: it retries
+   * them itself on both engines, under the host's pace (lambdas/engine/crawl/access.ts). Network errors are
+   * retried either way. @default true
+   */
+  retryStatuses?: boolean;
+  /** This request's body cap, bytes, instead of the fetcher's (robots.txt: 512 KiB). */
+  maxBytes?: number;
+  /** This request's time limit per attempt, ms, instead of the fetcher's (robots.txt: 8 s). */
+  timeoutMs?: number;
 }
 
 export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; scrape-ai/0.1; +https://github.com/scrape-ai/scrape-ai)';
@@ -646,7 +656,7 @@ export class Fetcher {
     for (;;) {
       try {
         const page = await this.fetchOnce(url, options);
-        if ((page.status === 429 || page.status >= 500) && attempt < this.o.retries) {
+        if ((page.status === 429 || page.status >= 500) && attempt < this.o.retries && options.retryStatuses !== false) {
           const wait = Math.min(this.o.retryMaxMs, retryAfterMs(page.headers['retry-after']) ?? this.backoff(attempt));
           attempt++;
           await sleep(wait, options.signal);
@@ -704,9 +714,19 @@ export class Fetcher {
     };
     if (strip) opts[kCrossOriginStrip] = { names: new Set(strip), origin, crossed: false };
     return new Promise<FetchedPage>((resolve, reject) => {
-      const handler = new PageHandler(this.o, url, startUrl, method, options.signal, resolve, reject);
+      const limits = options.maxBytes === undefined && options.timeoutMs === undefined ? this.o
+        : { maxRedirects: this.o.maxRedirects, maxBytes: Math.min(options.maxBytes ?? this.o.maxBytes, this.o.maxBytes), timeoutMs: Math.min(options.timeoutMs ?? this.o.timeoutMs, this.o.timeoutMs) };
+      const handler = new PageHandler(limits, url, startUrl, method, options.signal, resolve, reject);
       this.dispatcher.dispatch(opts, handler);
     });
+  }
+
+  /**
+   * How this fetcher retries 429 and 5xx answers (its options): the crawler, which retries them itself on both engines
+   * (lambdas/engine/crawl/access.ts), follows the same policy.
+   */
+  get retryPolicy(): { retries: number; retryBaseMs: number; retryMaxMs: number } {
+    return { retries: this.o.retries, retryBaseMs: this.o.retryBaseMs, retryMaxMs: this.o.retryMaxMs };
   }
 
   /** Closes idle connections; pending requests are aborted. */

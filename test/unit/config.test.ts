@@ -137,7 +137,7 @@ output:
 `);
     assert.equal(c.name, 'Books');
     assert.equal(c.description, 'every key once');
-    assert.deepEqual(c.target, { url: 'https://books.toscrape.com/', engine: 'lightweight', browser: { timeout: 5000, wait_selector: 'article.product_pod' } });
+    assert.deepEqual(c.target, { url: 'https://books.toscrape.com/', engine: 'lightweight', browser: { timeout: 5000, wait_selector: 'article.product_pod' }, robots: 'obey', politeness: { mode: 'auto', delay: 0, max_delay: 30000 } });
     assert.deepEqual(c.extract.fields.map((f) => f.type), ['attribute', 'link', 'text', 'regex', 'text']);
     assert.equal(c.extract.fields[0]!.attribute, 'title');
     assert.deepEqual(c.extract.fields[2]!.transform, ['strip_currency', 'to_number']);

@@ -24,8 +24,8 @@ function sources(dir: string): string[] {
 describe('ERROR_CODES', () => {
   it('job-level codes are exactly those a run or a generation can end with', () => {
     assert.deepEqual(codesWhere('job'), [
-      'action_failed', 'browser_crashed', 'browser_required', 'dns_failed', 'generation_failed', 'internal_error', 'invalid_config',
-      'job_timeout', 'page_crashed', 'page_unsettled', 'response_too_large', 'target_failed', 'target_forbidden', 'worker_lost',
+      'action_failed', 'blocked', 'browser_crashed', 'browser_required', 'dns_failed', 'generation_failed', 'internal_error', 'invalid_config',
+      'job_timeout', 'page_crashed', 'page_unsettled', 'response_too_large', 'robots_disallowed', 'target_failed', 'target_forbidden', 'worker_lost',
     ]);
   });
 

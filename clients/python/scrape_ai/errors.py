@@ -181,6 +181,7 @@ _BY_CODE: Dict[str, Type[ScrapeAIError]] = {
     "browser_required": ValidationError,
     "target_forbidden": ValidationError,
     "target_unreachable": ValidationError,
+    "blocked": ValidationError,
     "internal_error": ServerError,
     "queue_unavailable": ServerError,
     "service_busy": ServerError,

@@ -106,6 +106,7 @@ const BY_CODE: Record<string, ErrorClass> = {
   browser_required: ValidationError,
   target_forbidden: ValidationError,
   target_unreachable: ValidationError,
+  blocked: ValidationError,
   payload_too_large: ValidationError,
   rate_limited: RateLimitError,
   quota_exceeded: QuotaExceededError,

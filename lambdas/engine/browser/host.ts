@@ -229,6 +229,11 @@ export class BrowserHost {
     }));
   }
 
+  /** The outbound guard every request of this host's pages goes through. */
+  get guard(): OutboundGuard {
+    return this.o.guard;
+  }
+
   /** Checks a page URL before loading it (scheme, IP literals); names are decided by the proxy. @throws TargetForbiddenError */
   guardCheck(url: string): void {
     this.o.guard.checkUrl(url);

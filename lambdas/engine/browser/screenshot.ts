@@ -10,7 +10,8 @@
 import type { Page } from 'puppeteer-core';
 import { CodedError, isCodedError } from '../../errors.ts';
 import type { BrowserHost } from './host.ts';
-import { explainPageError, pageFailure, watchNavigationLoop, whenSettled, withinDeadline } from './page-guard.ts';
+import { documentHtml, explainPageError, pageFailure, watchNavigationLoop, whenSettled, withinDeadline } from './page-guard.ts';
+import { blockMessage, detectBlock, mayBeBlock } from '../../net/blocks.ts';
 import { sleep } from '../../sleep.ts';
 
 /** Options of {@link screenshot}. Sizes in CSS pixels. */
@@ -107,6 +108,10 @@ export async function screenshot(host: BrowserHost, url: string, o: ScreenshotOp
       ]));
       status = res?.status() ?? 200;
       navigations = 0;
+      // A bot-protection page is not the site: no shot of it (lambdas/net/blocks.ts).
+      const headers = res?.headers() ?? {};
+      const block = mayBeBlock(status, headers) ? detectBlock({ status, headers, body: await read(() => documentHtml(p)).catch((e: unknown) => { if (isCodedError(e)) throw e; return ''; }) }) : null;
+      if (block) throw new CodedError('blocked', `${blockMessage(block, url, 'none')}; no screenshot was taken and the call is not charged`, [{ url, service: block.service, kind: block.kind, status }]);
     } catch (err) {
       if (isCodedError(err) && err.code !== 'render_timeout') throw err;
       const restless = watch.unsettled();

@@ -7,6 +7,7 @@
  * - details.ts (and eval-fields.ts): detail pages;
  * - categories.ts: the categories' index page;
  * - documents.ts, readiness.ts, sessions.ts: what a loaded page means, when a browser's page is ready, the tabs;
+ * - access.ts (robots.ts, pace.ts): robots.txt, the pace per host and the retries of 429/5xx answers, for every load;
  * - progress.ts, warnings.ts, result.ts: the counts and progress, the warnings, the rows.
  */
 import type { ScrapeConfig } from '../config.ts';
@@ -41,9 +42,9 @@ export async function crawl(config: ScrapeConfig, loader: PageLoader, options: C
   const scheduler = new Scheduler({ concurrency: Math.max(1, options.concurrency ?? 4), queue, budget, warnings, signal: options.signal, stopSignal: options.stopSignal });
   const signal = scheduler.signal;
   const progress = new ProgressTracker({ perListingPages, withDetails: Boolean(config.detail_fields?.fields.length), pagesStarted: () => budget.started, onProgress: options.onProgress });
-  const sessions = new Sessions(loader);
+  const sessions = new Sessions(loader, options.access);
   const listings = new Listings({ perListingPages, queue, budget, warnings, progress });
-  const details = new DetailPages(config, { queue, sessions, warnings, progress, signal, wake: () => scheduler.wake() });
+  const details = new DetailPages(config, { queue, sessions, warnings, progress, signal, wake: () => scheduler.wake(), giveBack: () => budget.giveBack() });
   const listingPages = new ListingPages(config, { queue, sessions, listings, details, warnings, progress, signal });
   const index = new IndexPage(config, { queue, sessions, listings, warnings, progress, signal });
 
@@ -59,7 +60,10 @@ export async function crawl(config: ScrapeConfig, loader: PageLoader, options: C
   });
 
   const rows = finalizeRows(collectRows(listings.all, config.detail_fields?.fields ?? [], (row) => details.rowFor(row)), config.output);
+  // A run whose listing pages robots.txt or a bot-protection service kept out never completes with 0 rows.
+  if (!rows.length && listings.refusal) throw listings.refusal;
   for (const w of loader.warnings()) warnings.add(w);
+  for (const w of options.access?.summary() ?? []) warnings.add(w);
   const capture = loader.apiCapture();
   progress.report('done', 99);
   return {

@@ -8,6 +8,7 @@ import { compileFields, documentBase, extractDetail, loadHtml, type CompiledFiel
 import type { EvalField } from '../browser/in-page.ts';
 import type { LoadedDocument } from '../loaders/page-loader.ts';
 import { pageKey, type CrawlRequest, type RequestQueue } from '../request-queue.ts';
+import { RobotsDisallowedError } from './access.ts';
 import { isLoadFailure, messageOf, unreadable } from './documents.ts';
 import { evalFieldsOf, mergeEval } from './eval-fields.ts';
 import type { ProgressTracker } from './progress.ts';
@@ -25,6 +26,8 @@ export interface DetailPagesDeps {
   signal: AbortSignal;
   /** Wakes workers waiting for work (detail requests were queued). */
   wake: () => void;
+  /** Gives a page-budget slot back (a detail page robots.txt kept out loads nothing). */
+  giveBack?: () => void;
 }
 
 /**
@@ -84,6 +87,13 @@ export class DetailPages {
       doc = await session.load(url, { ready: detailReady(this.config), signal: this.d.signal });
     } catch (err) {
       if (!isLoadFailure(err) || this.d.signal.aborted) throw err;
+      if (err instanceof RobotsDisallowedError) {
+        // One warning per rule at the end of the run (SiteAccess.summary), not one per page.
+        this.d.sessions.access?.noteSkipped(err);
+        this.d.giveBack?.();
+        this.rows.set(key, null);
+        return;
+      }
       this.d.warnings.add(`detail page ${url}: ${messageOf(err)}`, req.seq);
       this.rows.set(key, null);
       this.d.progress.report('');

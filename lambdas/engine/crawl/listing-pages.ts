@@ -92,6 +92,7 @@ export class ListingPages {
       if (wait > 0) await sleep(wait, signal);
       if (req.step) {
         const b = session.browser!;
+        await sessions.paceStep(listing.start, signal);
         const step = await b.step(req.step, c.pagination!.selector, this.query, stepWaitMs(c.pagination!), listingReady(c));
         if (step.outcome === 'end') {
           // Nothing changed: no page was loaded, the slot goes back.
@@ -110,6 +111,7 @@ export class ListingPages {
           doc = await session.load(req.url!, { ready: listingReady(c), signal });
         } catch (err) {
           if (!isLoadFailure(err) || signal.aborted) throw err;
+          listings.noteFailure(err);
           warn(`${what} ${req.url}: ${messageOf(err)}`);
           listings.end(listing, index - 1);
           return;

@@ -39,6 +39,8 @@ export class Listings {
   private pending: CategoryLink[] = [];
   private indexDoc: LoadedDocument | null = null;
   private stoppedAll = false;
+  /** The first listing page robots.txt kept out or a bot-protection service blocked (a later page or a category's first). */
+  private refused: unknown = null;
 
   private readonly d: ListingsDeps;
 
@@ -54,6 +56,20 @@ export class Listings {
   /** Stops every listing: no next step is taken and no category starts. */
   stop(): void {
     this.stoppedAll = true;
+  }
+
+  /**
+   * Notes why a listing page was not read: a `robots_disallowed` or `blocked` one is kept, so that a run that then
+   * has no rows fails with it ({@link refusal}) rather than completing with 0 rows.
+   */
+  noteFailure(err: unknown): void {
+    const code = (err as { code?: string })?.code;
+    if (!this.refused && (code === 'robots_disallowed' || code === 'blocked')) this.refused = err;
+  }
+
+  /** The first listing page refused by robots.txt or blocked, if any ({@link noteFailure}). */
+  get refusal(): unknown {
+    return this.refused;
   }
 
   /** Whether categories are waiting to start (and may still need pages). */

@@ -3,7 +3,21 @@
  * so that in-page steps act on the listing's own tab, and one per worker for detail pages, each reused URL
  * after URL. All are closed once the run's workers have ended.
  */
-import type { PageLoader, PageSession } from '../loaders/page-loader.ts';
+import type { LoadedDocument, LoadOptions, PageLoader, PageSession } from '../loaders/page-loader.ts';
+import type { SiteAccess } from './access.ts';
+
+/**
+ * A session whose loads go through the run's {@link SiteAccess} (robots.txt, the host's pace, 429/5xx retries);
+ * the session itself as it is without one.
+ */
+function underAccess(session: PageSession, access: SiteAccess | undefined, engine: 'lightweight' | 'heavy'): PageSession {
+  if (!access) return session;
+  // The engine probe's page went through the access already: served as it is.
+  const load = (url: string, o: LoadOptions = {}): Promise<LoadedDocument> => session.serves?.(url)
+    ? session.load(url, o)
+    : access.load(url, (beforeRequest) => session.load(url, { ...o, retryStatuses: false, beforeRequest }), (d) => ({ ...d, body: d.html }), o.signal, { engine });
+  return { load, ...(session.browser ? { browser: session.browser } : {}), close: () => session.close() };
+}
 
 /**
  * Opens sessions on first use and closes each once.
@@ -23,14 +37,26 @@ export class Sessions {
   listingTabAtIndex = false;
 
   private readonly loader: PageLoader;
+  /** The run's robots.txt and pace, when it keeps them (absent: the extension's runs on the user's own tab). */
+  readonly access: SiteAccess | undefined;
 
-  constructor(loader: PageLoader) {
+  constructor(loader: PageLoader, access?: SiteAccess) {
     this.loader = loader;
+    this.access = access;
+  }
+
+  private open(): Promise<PageSession> {
+    return this.loader.openSession().then((s) => underAccess(s, this.access, this.loader.engine));
+  }
+
+  /** Waits for the host's pace before an in-page step of a listing (a click, a scroll) that may reach the server. */
+  async paceStep(url: string, signal?: AbortSignal): Promise<void> {
+    if (this.access) await this.access.pace.acquire(new URL(url).origin, signal);
   }
 
   /** The listings' session (also the index page's), opened on first call. @throws as `PageLoader.openSession`. */
   listing(): Promise<PageSession> {
-    this.listingSession ??= this.loader.openSession();
+    this.listingSession ??= this.open();
     return this.listingSession;
   }
 
@@ -38,7 +64,7 @@ export class Sessions {
   detail(worker: number): Promise<PageSession> {
     let s = this.detailSessions.get(worker);
     if (!s) {
-      s = this.loader.openSession();
+      s = this.open();
       this.detailSessions.set(worker, s);
     }
     return s;

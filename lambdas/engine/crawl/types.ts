@@ -4,6 +4,7 @@
  */
 import type { Row } from '../extract.ts';
 import type { CapturedResponse } from '../loaders/page-loader.ts';
+import type { SiteAccess } from './access.ts';
 
 /** Progress of a run, reported as it goes. */
 export interface RunProgress {
@@ -30,6 +31,11 @@ export interface CrawlOptions {
    * read so far and the warning "stopped by the user after N pages". Unlike `signal`, nothing is thrown.
    */
   stopSignal?: AbortSignal;
+  /**
+   * The run's robots.txt and pace (./access.ts), shared with the engine probe; absent: none are kept (the
+   * extension's runs on the tab the user has open). runLightweight and runHeavy make one when not given.
+   */
+  access?: SiteAccess;
 }
 
 /** What a run produced. */

@@ -214,6 +214,16 @@ export class BrowserPageLoader implements PageLoader {
         void req.abort('aborted');
         return;
       }
+      const gate = tab.gate;
+      if (gate && req.isNavigationRequest() && req.frame() === page.mainFrame()) {
+        // The load's document request waits for the host's pace here, right before Chromium sends it.
+        tab.gate = null;
+        void gate().then(() => {
+          tab.sentAt = Date.now();
+          return req.continue();
+        }, () => req.abort('aborted')).catch(() => undefined);
+        return;
+      }
       void req.continue();
     });
     if (this.o.captureApi ?? true) page.on('response', (res) => { void this.capture(res); });
@@ -270,6 +280,10 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
   private ready: Promise<void> | null;
   /** The URL being loaded, for crash messages. */
   currentUrl = '';
+  /** The pace of the load under way, waited for by its document request (LoadOptions.beforeRequest). */
+  gate: (() => Promise<void>) | null = null;
+  /** When the gated document request was let go, ms since the epoch (0: not gated). */
+  sentAt = 0;
   /** Set by request interception when a navigation had more redirects than allowed. */
   redirectLimitHit: string | null = null;
   /** While a URL loads: navigations of the main frame since it started (the load's own first). */
@@ -315,14 +329,21 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
     this.redirectLimitHit = null;
     this.navigations = 0;
     this.navigationLoop = false;
+    // The pace is waited for in request interception, when Chromium is about to send the document's request.
+    this.gate = o.beforeRequest ?? null;
     const since = this.loader.proxyEventsSoFar();
     const timeout = this.loader.options.navigationTimeoutMs ?? 30_000;
     let res: HTTPResponse | null;
+    let started = 0;
+    let latencyMs = 0;
     try {
       const signal = o.signal && this.loader.signal ? AbortSignal.any([o.signal, this.loader.signal]) : o.signal ?? this.loader.signal;
       // While it loads, a page that keeps navigating itself has its navigations past MAX_SELF_NAVIGATIONS refused (setUp).
       this.loading = true;
+      started = Date.now();
+      this.sentAt = 0;
       res = await this.page.goto(url, { waitUntil: 'domcontentloaded', timeout, signal } as Parameters<Page['goto']>[1]);
+      latencyMs = Date.now() - (this.sentAt || started);
     } catch (err) {
       if (o.signal?.aborted) throw o.signal.reason;
       if (!this.page.browser().connected) throw this.loader.explain(new Error('Target closed: browser has disconnected'));
@@ -339,6 +360,7 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
       throw new CodedError('fetch_failed', `${url} could not be loaded in the browser: ${(err as Error).message.split('\n')[0]}`, [{ url }]);
     } finally {
       this.loading = false;
+      this.gate = null;
     }
     if (this.navigationLoop) {
       // Its last navigation was refused: what is left is a document cut short, not the page.
@@ -352,11 +374,20 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
       throw new CodedError(event.code, event.message, [{ url }]);
     }
     this.lastStatus = status;
-    this.lastContentType = (res?.headers()['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const headers = res?.headers() ?? {};
+    this.lastContentType = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (status >= 400) {
-      return { requestedUrl: url, url: this.page.url(), status, contentType: this.lastContentType, html: '' };
+      // An error page is not waited for; its HTML is read so that a bot-protection page can be told (net/blocks.ts).
+      let html = '';
+      try {
+        html = (await this.loader.settled(this.page, () => documentHtml(this.page))).slice(0, 512 * 1024);
+      } catch (err) {
+        const explained = this.loader.explain(err);
+        if (explained !== err) throw explained;
+      }
+      return { requestedUrl: url, url: this.page.url(), status, contentType: this.lastContentType, html, headers, latencyMs };
     }
-    return this.current(o.ready, url);
+    return { ...await this.current(o.ready, url), headers, latencyMs };
   }
 
   /**

@@ -21,8 +21,8 @@ export interface HttpLoaderOptions {
   signal?: AbortSignal;
 }
 
-function toDocument(page: FetchedPage, requestedUrl: string): LoadedDocument {
-  return { requestedUrl, url: page.url, status: page.status, contentType: page.contentType, html: page.text };
+function toDocument(page: FetchedPage, requestedUrl: string, latencyMs?: number): LoadedDocument {
+  return { requestedUrl, url: page.url, status: page.status, contentType: page.contentType, html: page.text, headers: page.headers, ...(latencyMs !== undefined ? { latencyMs } : {}) };
 }
 
 const NO_CAPTURE = { responses: [] as CapturedResponse[], values: new Set<string>() as ReadonlySet<string> };
@@ -39,18 +39,24 @@ const NO_CAPTURE = { responses: [] as CapturedResponse[], values: new Set<string
  */
 export class HttpPageLoader implements PageLoader {
   readonly engine = 'lightweight' as const;
-  private readonly fetcher: Fetcher;
+  /** The HTTP client pages are fetched with (robots.txt too, crawl/access.ts). */
+  readonly fetcher: Fetcher;
   private readonly ownsFetcher: boolean;
   private preloaded: FetchedPage | null;
   private readonly signal: AbortSignal | undefined;
   /** The one session: HTTP needs no per-session state. */
-  private readonly session: PageSession = { load: (url, o) => this.load(url, o), close: async () => undefined };
+  private readonly session: PageSession = { load: (url, o) => this.load(url, o), serves: (url) => this.isPreloaded(url), close: async () => undefined };
 
   constructor(o: HttpLoaderOptions = {}) {
     this.ownsFetcher = !o.fetcher;
     this.fetcher = o.fetcher ?? new Fetcher(new OutboundGuard(o.outbound), { perHostConcurrency: o.perHostConcurrency ?? 4 });
     this.preloaded = o.preloaded ?? null;
     this.signal = o.signal;
+  }
+
+  private isPreloaded(url: string): boolean {
+    const p = this.preloaded;
+    return p !== null && (p.requestedUrl === url || p.url === url);
   }
 
   async openSession(): Promise<PageSession> {
@@ -69,7 +75,10 @@ export class HttpPageLoader implements PageLoader {
       return toDocument(p, url);
     }
     const signal = o.signal && this.signal ? AbortSignal.any([o.signal, this.signal]) : o.signal ?? this.signal;
-    return toDocument(await this.fetcher.fetch(url, { signal }), url);
+    await o.beforeRequest?.();
+    const started = Date.now();
+    const page = await this.fetcher.fetch(url, { signal, ...(o.retryStatuses === false ? { retryStatuses: false } : {}) });
+    return toDocument(page, url, Date.now() - started);
   }
 
   warnings(): string[] {

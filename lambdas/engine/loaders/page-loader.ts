@@ -24,6 +24,10 @@ export interface LoadedDocument {
   html: string;
   /** Set when the config's `target.browser.wait_selector` did not appear within its time-out (browser). */
   waitTimedOut?: { selector: string; timeoutMs: number };
+  /** Response headers of the document, lower-case names (absent for an in-page step). */
+  headers?: Record<string, string>;
+  /** Time from the request to its answer, ms: the fetch (HTTP), the navigation to DOMContentLoaded (browser). */
+  latencyMs?: number;
 }
 
 /** What a browser waits for after a page's DOMContentLoaded before it reads the page; ignored over HTTP. */
@@ -42,6 +46,16 @@ export interface LoadOptions {
   ready?: ReadyCondition;
   /** Stops this load (the crawler aborts loads in flight when the run fails). */
   signal?: AbortSignal;
+  /**
+   * Whether the loader retries 429 and 5xx answers itself (the HTTP loader's fetcher does by default). The crawler
+   * passes false: it retries them under the host's pace (crawl/access.ts). @default true
+   */
+  retryStatuses?: boolean;
+  /**
+   * Called once right before the request goes out (after a browser tab is ready): the crawler waits there for the
+   * host's pace (crawl/access.ts), so that the gap it keeps is the gap the server sees.
+   */
+  beforeRequest?: () => Promise<void>;
 }
 
 /** Outcome of an in-page pagination step (browser): new items in the same document, a new document, or nothing. */
@@ -65,6 +79,8 @@ export interface PageSession {
   load(url: string, options?: LoadOptions): Promise<LoadedDocument>;
   /** Browser sessions: the extras only a page can do. */
   readonly browser?: BrowserSessionFeatures;
+  /** Whether `load(url)` would answer from a page loaded already, with no request (the engine probe's page). */
+  serves?(url: string): boolean;
   /** Gives the session back (a browser tab is closed). */
   close(): Promise<void>;
 }
@@ -110,4 +126,4 @@ export interface PageLoader {
 }
 
 /** Codes of a page that could not be loaded, as the crawler reports them (docs/errors.md). */
-export const LOAD_FAILURE_CODES = new Set(['target_forbidden', 'dns_failed', 'fetch_failed', 'response_too_large']);
+export const LOAD_FAILURE_CODES = new Set(['target_forbidden', 'dns_failed', 'fetch_failed', 'response_too_large', 'robots_disallowed', 'blocked']);

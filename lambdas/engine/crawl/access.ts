@@ -1,0 +1,195 @@
+/**
+ * How a run may reach the sites it reads (docs/crawler.md, "robots.txt", "Pace"): one {@link SiteAccess} per run,
+ * shared by every page the crawler loads (the engine probe of `engine: auto`, the index, listing, category and detail
+ * pages) on either engine. For each page, in order:
+ * 1. robots.txt (./robots.ts): a URL the rules disallow is not loaded (`robots_disallowed`), unless the config says
+ *    `target.robots: ignore`;
+ * 2. the host's pace (./pace.ts): the request waits for its slot;
+ * 3. the load; its answer feeds the pace (latency, 429/503, Retry-After);
+ * 4. 429 and 5xx answers are loaded again, as often as the run's fetcher would retry them (3 times by default), after
+ *    its back-off with jitter (500 ms doubling) or the answer's Retry-After (at most 10 s a wait), each through the
+ *    pace again: one implementation for both engines (the HTTP loader's fetcher leaves these retries to this module).
+ *
+ * The state lives here, in the crawler's one object, not in a page worker: what a host answered slows every request
+ * to it, whichever worker makes it.
+ */
+import { CodedError, isCodedError } from '../../errors.ts';
+import { retryAfterMs, type Fetcher } from '../../net/fetch.ts';
+import { blockMessage, detectBlock, type Block } from '../../net/blocks.ts';
+import { sleep } from '../../sleep.ts';
+import type { ScrapeConfig } from '../config.ts';
+import { HostPace, type PaceSettings } from './pace.ts';
+import { RobotsRules, type RobotsAnswer, type RobotsRefusal } from './robots.ts';
+
+
+/** What {@link SiteAccess.load} reads of an answer. */
+export interface AccessAnswer {
+  status: number;
+  /** Response headers, lower-case names. */
+  headers?: Readonly<Record<string, string>>;
+  /** Time the request took, ms (measured here when absent). */
+  latencyMs?: number;
+  /** The body (HTML), read for a bot-protection page (lambdas/net/blocks.ts); absent: not checked. */
+  body?: string;
+}
+
+/** A bot-protection page instead of the page: code `blocked`, details `[{url, service, kind, status}]`. */
+export class BlockedError extends CodedError {
+  readonly block: Block;
+  constructor(block: Block, url: string, advice: 'browser or proxy' | 'proxy' | 'none', sessionsTried = 0) {
+    const tried = sessionsTried > 1 ? ` (on ${sessionsTried} proxy sessions)` : '';
+    super('blocked', `${blockMessage(block, url, advice)}${tried}`, [{ url, service: block.service, kind: block.kind, status: block.status }]);
+    this.name = 'BlockedError';
+    this.block = block;
+  }
+}
+
+/** A URL robots.txt disallows: code `robots_disallowed`, details `[{url, robots_url, rule, line}]`. */
+export class RobotsDisallowedError extends CodedError {
+  readonly refusal: RobotsRefusal;
+  constructor(r: RobotsRefusal) {
+    super('robots_disallowed', `${r.url} is disallowed by ${r.robotsUrl} (line ${r.line}: "${r.rule}"); robots.txt is obeyed unless the config says target.robots: ignore where the plan allows it`,
+      [{ url: r.url, robots_url: r.robotsUrl, rule: r.rule, line: r.line }]);
+    this.name = 'RobotsDisallowedError';
+    this.refusal = r;
+  }
+}
+
+/** Options of a {@link SiteAccess}. */
+export interface SiteAccessOptions {
+  /** Fetches robots.txt (through the guard). */
+  fetcher: Fetcher;
+  /** Pages the run loads at once: auto mode's target concurrency when the config names none. */
+  concurrency: number;
+  /** robots.txt rules read already (a generation's, shared by its trial runs); absent: this run's own. */
+  robots?: RobotsRules;
+}
+
+/** robots.txt rules fetched with `fetcher` (through its guard; no retries; the limits of ./robots.ts). */
+export function fetchedRobots(fetcher: Fetcher, warn: (message: string) => void): RobotsRules {
+  return new RobotsRules({
+    fetch: async (url, limits, signal): Promise<RobotsAnswer> => {
+      try {
+        const page = await fetcher.fetch(url, { ...limits, retryStatuses: false, ...(signal ? { signal } : {}) });
+        return { status: page.status, text: page.text };
+      } catch (error) {
+        return { error };
+      }
+    },
+    warn,
+  });
+}
+
+/** The pace settings of a config (`target.politeness`), ms. */
+export function paceSettings(config: ScrapeConfig, concurrency: number): PaceSettings {
+  const p = config.target.politeness;
+  return { mode: p.mode, delayMs: p.delay, maxDelayMs: p.max_delay, targetConcurrency: p.target_concurrency ?? Math.max(1, concurrency) };
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * robots.txt and pace of one run.
+ *
+ * **Example usage:**
+ * ```ts
+ * const access = new SiteAccess(config, { fetcher, concurrency: 4 });
+ * const doc = await access.load(url, (beforeRequest) => tab.load(url, { beforeRequest }), (d) => d, signal); // robots, pace, 429/5xx retries
+ * for (const w of access.summary()) warnings.add(w);
+ * ```
+ */
+export class SiteAccess {
+  /** null with `target.robots: ignore`. */
+  readonly robots: RobotsRules | null;
+  readonly pace: HostPace;
+  private readonly sideWarnings: string[] = [];
+  /** Bot-protection pages met by the run, in order. */
+  readonly blocks: Block[] = [];
+  /** The retries of 429 and 5xx answers: the run's fetcher's policy. */
+  private readonly retry: { retries: number; retryBaseMs: number; retryMaxMs: number };
+  /** Pages skipped by robots.txt, by rule (robots URL and line). */
+  private readonly skipped = new Map<string, { refusal: RobotsRefusal; count: number }>();
+
+  constructor(config: ScrapeConfig, o: SiteAccessOptions) {
+    const fetcher = o.fetcher;
+    this.robots = config.target.robots === 'ignore' ? null : o.robots ?? fetchedRobots(fetcher, (m) => this.sideWarnings.push(m));
+    this.retry = fetcher.retryPolicy;
+    const robots = this.robots;
+    this.pace = new HostPace(paceSettings(config, o.concurrency), { floor: (origin) => robots?.crawlDelayMs(origin) });
+  }
+
+  /**
+   * Loads one page under the run's rules: robots.txt, the host's pace, and the retries of 429 and 5xx answers.
+   * @param attempt makes one load (no status retries of its own), calling `beforeRequest` right before its request
+   *   (a load that makes none, a page loaded already, need not); @param read what the pace needs of its answer.
+   * @returns the last answer (a 429 or 5xx after the last retry is returned, not thrown).
+   * @throws RobotsDisallowedError (`robots_disallowed`) before anything is loaded; whatever `attempt` throws; the
+   *   signal's reason.
+   */
+  async load<T>(url: string, attempt: (beforeRequest: () => Promise<void>) => Promise<T>, read: (answer: T) => AccessAnswer, signal?: AbortSignal,
+    o: { engine?: 'lightweight' | 'heavy' } = {}): Promise<T> {
+    await this.checkRobots(url, signal);
+    const origin = originOf(url);
+    for (let retry = 0; ; retry++) {
+      let started = Date.now();
+      // The loader calls this right before its request: the pace is kept where the server sees it.
+      const beforeRequest = async () => {
+        await this.pace.acquire(origin, signal);
+        started = Date.now();
+      };
+      const answer = await attempt(beforeRequest);
+      const a = read(answer);
+      const wait = retryAfterMs(a.headers?.['retry-after']);
+      this.pace.observe(origin, { status: a.status, latencyMs: a.latencyMs ?? Date.now() - started, ...(wait !== undefined ? { retryAfterMs: wait } : {}) });
+      // A bot-protection page is not loaded again as it is: retrying a challenge only gets the challenge.
+      const block = a.body !== undefined ? detectBlock({ status: a.status, ...(a.headers ? { headers: a.headers } : {}), body: a.body }) : null;
+      if (block) {
+        this.blocks.push(block);
+        throw new BlockedError(block, url, o.engine === 'heavy' ? 'proxy' : 'browser or proxy');
+      }
+      if ((a.status === 429 || a.status >= 500) && retry < this.retry.retries) {
+        const base = this.retry.retryBaseMs * 2 ** retry;
+        // A Retry-After already holds the host in the pace; the back-off spaces retries without one.
+        await sleep(Math.min(this.retry.retryMaxMs, wait ?? base / 2 + Math.random() * base / 2), signal);
+        continue;
+      }
+      return answer;
+    }
+  }
+
+  /** @throws RobotsDisallowedError when robots.txt disallows `url`. */
+  async checkRobots(url: string, signal?: AbortSignal): Promise<void> {
+    const refusal = await this.robots?.check(url, signal);
+    if (refusal) throw new RobotsDisallowedError(refusal);
+  }
+
+  /** Counts a page that robots.txt kept from being loaded (a detail page), for {@link summary}'s one warning per rule. */
+  noteSkipped(err: unknown): void {
+    if (!(err instanceof RobotsDisallowedError)) return;
+    const r = err.refusal;
+    const key = `${r.robotsUrl}#${r.line}`;
+    const s = this.skipped.get(key);
+    if (s) s.count++;
+    else this.skipped.set(key, { refusal: r, count: 1 });
+  }
+
+  /** The run's warnings of this module: robots.txt files that could not be read, pages each rule kept out. */
+  summary(): string[] {
+    const out = [...this.sideWarnings];
+    for (const { refusal: r, count } of this.skipped.values()) {
+      out.push(`robots.txt: ${count} detail page(s) not loaded, disallowed by ${r.robotsUrl} line ${r.line} ("${r.rule}"), e.g. ${r.url}`);
+    }
+    return out;
+  }
+}
+
+/** Whether an error is a page refused by robots.txt. */
+export function isRobotsRefusal(err: unknown): err is RobotsDisallowedError {
+  return isCodedError(err) && err.code === 'robots_disallowed';
+}

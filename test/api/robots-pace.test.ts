@@ -1,0 +1,141 @@
+/**
+ * robots.txt and the pace per host, over HTTP on the local service, on both engines (docs/crawler.md, "robots.txt",
+ * "Pace"): a disallowed listing fails the run with `robots_disallowed` and is never requested; disallowed detail
+ * pages are skipped with one warning naming the rule; robots.txt is fetched once per host per run; Crawl-delay and
+ * `target.politeness` space the requests to a host; the automatic mode slows down on a 429 and speeds up after;
+ * `target.robots: ignore` runs only for the operator's accounts (or a plan that allows it).
+ * Timing is asserted as lower bounds (a loaded machine only makes gaps longer) and one comparison of gaps.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { client, createAccount, startService, tempDataDir, type TestService } from '../helpers/service.ts';
+import { gaps, startTrackedSite, type TrackedSite } from '../helpers/tracked-site.ts';
+
+const ENGINES = ['lightweight', 'heavy'] as const;
+/** How much earlier than its slot a request may reach the server, ms: the one before it may have been slower on its way. */
+const SLACK = { lightweight: 30, heavy: 120 } as const;
+
+function config(site: TrackedSite, engine: string, extra = '', o: { detail?: boolean; target?: string } = {}): string {
+  return `target:
+  url: "${site.url}${o.target ?? '/shop/'}"
+  engine: ${engine}
+${extra}extract:
+  container: li.item
+  fields:
+    - { name: title, selector: a }
+    - { name: url, selector: a, type: link }
+${o.detail === false ? '' : 'detail_fields:\n  fields:\n    - { name: sku, selector: .sku }\n'}`;
+}
+
+describe('robots.txt and pace through the API', () => {
+  let svc: TestService;
+  let api: ReturnType<typeof client>;
+  let operator: ReturnType<typeof client>;
+  const sites: TrackedSite[] = [];
+  const site = async (o: Parameters<typeof startTrackedSite>[0]) => {
+    const s = await startTrackedSite(o);
+    sites.push(s);
+    return s;
+  };
+  const run = async (who: ReturnType<typeof client>, yaml: string) => {
+    const r = await who.post('/api/v1/run/', { yaml_content: yaml });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    return (await who.waitForJob(r.body.id, 90_000)).job;
+  };
+
+  before(async () => {
+    const dataDir = tempDataDir();
+    const plans = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../lambdas/core/plans.json'), 'utf8'));
+    plans.credits.operator_accounts = ['ops@example.com'];
+    const plansFile = path.join(dataDir, 'plans.json');
+    fs.writeFileSync(plansFile, JSON.stringify(plans));
+    svc = await startService({ DATA_DIR: dataDir, SAI_WORKERS: '2', SAI_PLANS_FILE: plansFile });
+    api = client(svc.url, (await createAccount(svc.dataDir, { plan: 'pro' })).api_key);
+    operator = client(svc.url, (await createAccount(svc.dataDir, { plan: 'growth', email: 'ops@example.com' })).api_key);
+  });
+  after(async () => {
+    await svc?.stop();
+    for (const s of sites) await s.close();
+  });
+
+  for (const engine of ENGINES) {
+    it(`${engine}: a listing robots.txt disallows fails the run with robots_disallowed, naming the rule, and is never requested`, async () => {
+      const s = await site({ robots: 'User-agent: *\nAllow: /item/\n\nUser-agent: scrape-ai\nDisallow: /shop/\n' });
+      const job = await run(api, config(s, engine));
+      assert.equal(job.status, 'failed');
+      assert.match(job.status_message, /^robots_disallowed: .*\/shop\/ is disallowed by .*\/robots\.txt \(line 5: "Disallow: \/shop\/"\)/);
+      assert.equal(s.count('/shop/'), 0, 'the listing was never requested');
+      assert.equal(s.count('/robots.txt'), 1);
+    });
+
+    it(`${engine}: detail pages robots.txt disallows are skipped with one warning naming the rule; robots.txt is fetched once`, async () => {
+      const s = await site({ items: 5, robots: '# shop rules\nUser-agent: *\nDisallow: /item/2\nDisallow: /item/4\n' });
+      const job = await run(api, config(s, engine));
+      assert.equal(job.status, 'completed', job.status_message);
+      assert.deepEqual(job.results.data.map((r: { sku: string | null }) => r.sku), ['SKU-1', null, 'SKU-3', null, 'SKU-5']);
+      assert.match(job.status_message, /robots\.txt: 1 detail page\(s\) not loaded, disallowed by http:\/\/127\.0\.0\.1:\d+\/robots\.txt line 3 \("Disallow: \/item\/2"\)/);
+      assert.match(job.status_message, /line 4 \("Disallow: \/item\/4"\)/);
+      assert.equal(s.count('/item/2') + s.count('/item/4'), 0);
+      assert.equal(s.count('/robots.txt'), 1, 'one fetch per host per run');
+    });
+
+    it(`${engine}: Crawl-delay spaces the requests to the host`, async () => {
+      const s = await site({ items: 2, robots: 'User-agent: *\nCrawl-delay: 1\n' });
+      const job = await run(api, config(s, engine));
+      assert.equal(job.status, 'completed', job.status_message);
+      const times = s.pageTimes();
+      assert.equal(times.length, 3, JSON.stringify(s.hits.map((h) => h.path)));
+      // The server sees each request a little after it was let go: a few ms over HTTP, more through the browser.
+      for (const g of gaps(times)) assert.ok(g >= 1000 - SLACK[engine], `gaps ${gaps(times).join(', ')} ms`);
+    });
+
+    it(`${engine}: target.politeness fixed keeps its delay between requests to one host`, async () => {
+      const s = await site({ items: 3 });
+      const job = await run(api, config(s, engine, '  politeness: { mode: fixed, delay: 400 }\n'));
+      assert.equal(job.status, 'completed', job.status_message);
+      const times = s.pageTimes();
+      assert.equal(times.length, 4);
+      for (const g of gaps(times)) assert.ok(g >= 400 - SLACK[engine], `gaps ${gaps(times).join(', ')} ms`);
+      assert.equal(s.count('/robots.txt'), 1);
+    });
+
+    it(`${engine}: the automatic pace slows down after a 429 and speeds up again`, async () => {
+      const s = await site({ items: 12 });
+      s.route('/item/3', (n) => (n === 1 ? { status: 429, body: 'slow down' } : '<html><body><p class="sku">SKU-3</p></body></html>'));
+      const job = await run(api, config(s, engine));
+      assert.equal(job.status, 'completed', job.status_message);
+      assert.equal(job.results.data[2].sku, 'SKU-3', 'the 429 was retried');
+      const first429 = s.hits.findIndex((h) => h.path === '/item/3');
+      const after = s.hits.slice(first429).filter((h) => h.path !== '/robots.txt').map((h) => h.at);
+      const g = gaps(after);
+      const slowest = Math.max(...g);
+      assert.ok(slowest >= 950, `after the 429 the gap grows to 1 s: ${g.join(', ')} ms`);
+      assert.ok(g[g.length - 1]! < slowest / 2, `and comes down again: ${g.join(', ')} ms`);
+    });
+  }
+
+  it('a 429 with Retry-After is retried after that time', async () => {
+    const s = await site({ items: 1 });
+    s.route('/item/1', (n) => (n === 1 ? { status: 429, headers: { 'retry-after': '2' }, body: 'later' } : '<html><body><p class="sku">SKU-1</p></body></html>'));
+    const job = await run(api, config(s, 'lightweight'));
+    assert.equal(job.status, 'completed', job.status_message);
+    const t = s.hits.filter((h) => h.path === '/item/1').map((h) => h.at);
+    assert.equal(t.length, 2);
+    assert.ok(t[1]! - t[0]! >= 1950, `${t[1]! - t[0]!} ms`);
+  });
+
+  it('target.robots: ignore is refused with plan_required unless the plans file allows it; the operator\'s account may', async () => {
+    const s = await site({ robots: 'User-agent: *\nDisallow: /\n' });
+    const yaml = config(s, 'lightweight', '  robots: ignore\n', { detail: false });
+    const refused = await api.post('/api/v1/run/', { yaml_content: yaml });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, 'plan_required');
+    assert.deepEqual(refused.body.details[0].required, 'robots_ignore');
+    const job = await run(operator, yaml);
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.equal(job.results.row_count, 4);
+    assert.equal(s.count('/robots.txt'), 0, 'robots.txt is not even read');
+  });
+});
