@@ -180,7 +180,8 @@ const restRoutes: readonly RouteDef[] = [
     errors: [...ID_404, 'invalid_request', 'job_not_finished'],
   },
   {
-    method: 'GET', path: '/api/v1/jobs/{id}/results/', handler: 'http/job-results.ts', auth: true, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'Scraped rows',
+    // The table is written for the account's exports at once (core/exports.ts: a counter).
+    method: 'GET', path: '/api/v1/jobs/{id}/results/', handler: 'http/job-results.ts', auth: true, startsWork: false, access: { table: 'write', bucket: 'read' }, summary: 'Scraped rows',
     query: [
       { name: 'format', description: 'Answer the rows as a file (docs/exports.md): `json` (the rows alone), `csv` or `xlsx` (attachments)', schema: { type: 'string', enum: ['json', 'csv', 'xlsx'] } },
       { name: 'raw', description: "CSV: `1` writes text cells exactly as scraped; by default a cell a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a CR and is not a plain number) gets a `'` in front (docs/exports.md)", schema: { type: 'string', enum: ['0', '1'], default: '0' } },
@@ -192,7 +193,7 @@ const restRoutes: readonly RouteDef[] = [
         content: { 'text/csv': { type: 'string' }, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { type: 'string', contentMediaType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' } },
       },
     },
-    errors: [...ID_404, 'invalid_request', 'job_not_finished'],
+    errors: [...ID_404, 'invalid_request', 'job_not_finished', 'rate_limited', 'service_busy'],
   },
   { method: 'GET', path: '/api/v1/schedules/', handler: 'http/schedules-list.ts', auth: true, startsWork: false, access: READ, summary: "The account's schedules (not in SPEC.md; docs/monitoring.md)", responses: { 200: { description: 'The schedules, newest first', schema: scheduleListAnswer } }, errors: KEYED },
   {

@@ -6,6 +6,7 @@
  */
 import type { OutboundGuard } from '../net/guard.ts';
 import type { BrowserTools } from './browser-tools.ts';
+import type { ExportBuilder } from './exports.ts';
 import type { KeySealer } from './crypto.ts';
 import type { PlanCatalog } from './plans.ts';
 import type { BlobStore, Clock, ConfigParser, JobQueue, ScheduleTriggers, Store, UsageKeys } from './ports.ts';
@@ -69,6 +70,11 @@ export interface Services {
    * (Lambda, where a tool's function serves one call at a time, and tests).
    */
   browserTools?: BrowserTools;
+  /**
+   * Where result exports (`/results/?format=`) are made, when not on the calling thread: the local service's HTTP
+   * thread sends them to export threads (core/exports.ts). Absent: inline (Lambda, tests).
+   */
+  exportBuilder?: ExportBuilder;
   /** Limits on refused calls: bad requests per account, failed logins per email and per address (core/throttles.ts). */
   throttles: ThrottleSettings;
   /**

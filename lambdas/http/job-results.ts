@@ -2,12 +2,15 @@
  * GET /api/v1/jobs/{id}/results/ (SPEC.md): `[{data, row_count}]` with every row of a completed job;
  * `[]` for a failed job; 409 `job_not_finished` while it is pending or running (docs/api.md).
  * `?format=json|csv|xlsx` answers the rows as a file instead (docs/exports.md): `json` is the pretty-printed
- * array of rows, `csv` and `xlsx` are attachments named `<job id>.<ext>`; an unknown format is a 400.
+ * array of rows, `csv` and `xlsx` are attachments named `<job id>.<ext>`; an unknown format is a 400. Files are made
+ * off the thread that answers HTTP where the service can, at most 2 of one account at once (core/exports.ts).
  */
 import { CodedError } from '../errors.ts';
 import { rowsJson } from '../core/jobs.ts';
-import { EXPORT_FORMATS, exportRows, isExportFormat } from '../export/rows-export.ts';
-import { apiHandler, binary, json, jsonText, uuidParam } from './middleware.ts';
+import { exportJobRows, readWhole } from '../core/exports.ts';
+import { EXPORT_FORMATS, exportFileType, isExportFormat, type ExportFormat } from '../export/rows-export.ts';
+import { apiHandler, binary, json, jsonText, uuidParam, type ApiResult } from './middleware.ts';
+import { responseStreamsEnabled, streamedResult } from './response-streams.ts';
 import { route } from '../routes.ts';
 
 /**
@@ -33,10 +36,21 @@ export const handler = apiHandler(route('GET', '/api/v1/jobs/{id}/results/'), as
   if (job.status !== 'completed' && job.status !== 'failed') {
     throw new CodedError('job_not_finished', `Job ${id} is ${job.status} (${job.progress}%); poll /api/v1/jobs/${id}/status/ until it is completed`, [{ status: job.status, progress: job.progress }]);
   }
-  // The stored rows are already JSON: wrapped, not parsed and serialized again.
-  const rows = (await rowsJson(svc, job)) ?? '[]';
-  if (format === undefined) return { ...json(200, []), body: `[{"data":${rows},"row_count":${job.row_count}}]` };
-  const file = await exportRows(JSON.parse(rows) as Array<Record<string, unknown>>, format, { raw });
-  if (format === 'json') return jsonText(200, new TextDecoder().decode(file.body));
-  return binary(200, Buffer.from(file.body), file.contentType, { 'Content-Disposition': `attachment; filename="${id}.${file.extension}"` });
+  if (format === undefined) {
+    // The stored rows are already JSON: wrapped, not parsed and serialized again.
+    return { ...json(200, []), body: `[{"data":${(await rowsJson(svc, job)) ?? '[]'},"row_count":${job.row_count}}]` };
+  }
+  return fileAnswer(id, format, await exportJobRows(svc, account, job, format, raw));
 });
+
+/**
+ * The answer of an export (docs/exports.md): JSON as a JSON text, CSV and XLSX as attachments; written as the file is
+ * made where the host streams (the local service), else whole (API Gateway: base64 for the files).
+ */
+async function fileAnswer(id: string, format: ExportFormat, file: ReadableStream<Uint8Array>): Promise<ApiResult> {
+  const { contentType, extension } = exportFileType(format);
+  const answer = format === 'json' ? jsonText(200, '') : binary(200, Buffer.alloc(0), contentType, { 'Content-Disposition': `attachment; filename="${id}.${extension}"` });
+  if (responseStreamsEnabled()) return streamedResult({ statusCode: 200, headers: answer.headers, body: '' }, file);
+  const bytes = await readWhole(file);
+  return format === 'json' ? jsonText(200, bytes.toString('utf8')) : { ...answer, body: bytes.toString('base64') };
+}

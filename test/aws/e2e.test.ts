@@ -10,7 +10,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient, GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createAwsServices } from '../../lambdas/adapters/aws/services.ts';
 import { installServices, type Services } from '../../lambdas/core/services.ts';
 import { createAccount, rotateApiKey, setPlan } from '../../lambdas/core/accounts.ts';
@@ -31,6 +31,8 @@ import { handler as generateWorker } from '../../lambdas/workers/generate-queue-
 import { handler as deadLetter } from '../../lambdas/workers/dead-letter.ts';
 import { handler as mcp } from '../../lambdas/http/mcp.ts';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
+import { exportRows } from '../../lambdas/export/rows-export.ts';
+import { withoutZipTimes } from '../helpers/zip-times.ts';
 import { bookDetails } from '../fixtures/site/books.ts';
 import { startDynamoLocal, type DynamoLocal } from '../helpers/dynamodb-local.ts';
 import { lambdaContext, memoryS3, memorySqs, proxyEvent, sqsEvent, sqsRecord, tokenEvent } from '../helpers/aws-events.ts';
@@ -133,6 +135,19 @@ detail_fields:
     const books = bookDetails();
     assert.deepEqual(res.body[0].data.map((x: { upc: string }) => x.upc), books.map((b) => b.upc));
     assert.equal(res.body[0].data[0].price, books[0]!.price);
+
+    // Exports: made in place and answered whole (base64, as API Gateway's binary media types want), the bytes of
+    // exportRows; the account's places (2 at once, a DynamoDB counter) are given back after each.
+    for (const format of ['csv', 'xlsx', 'json', 'csv'] as const) {
+      const auth = await authorizer(tokenEvent(`Bearer ${key}`, 'GET', `/api/v1/jobs/${r.body.id}/results/`));
+      const file: APIGatewayProxyResult = (await results(proxyEvent('GET', '/api/v1/jobs/{id}/results/', `/api/v1/jobs/${r.body.id}/results/`, { params: { id: r.body.id }, query: { format }, authorizer: { principalId: auth.principalId, ...auth.context } }),
+        lambdaContext() as Parameters<ApiHandler>[1], { signal: new AbortController().signal }))!;
+      assert.equal(file.statusCode, 200, file.body.slice(0, 300));
+      const bytes = format === 'json' ? Buffer.from(file.body) : Buffer.from(file.body, 'base64');
+      assert.equal(file.isBase64Encoded ?? false, format !== 'json');
+      const want = Buffer.from((await exportRows(res.body[0].data, format)).body);
+      assert.ok(format === 'xlsx' ? withoutZipTimes(bytes).equals(withoutZipTimes(want)) : bytes.equals(want), `${format}: ${bytes.length} bytes against ${want.length}`);
+    }
   });
 
   it('a replaced key stops working at once, although API Gateway serves the cached authorizer result for 5 minutes', async () => {

@@ -7,7 +7,7 @@
  * DATA_DIR only: the variant is stored in it), SAI_SECRET, SAI_SECRET_FILE, SAI_OUTBOUND_ALLOW, SAI_WORKERS, SAI_PLANS_FILE,
  * SAI_JOB_TIMEOUT_MS, SAI_MAX_PAGES, SAI_MAX_RECEIVES, SAI_JOB_CONCURRENCY, SAI_BAD_REQUEST_LIMIT,
  * SAI_FAILED_LOGINS_PER_EMAIL, SAI_FAILED_LOGINS_PER_ADDRESS, SAI_TOOL_WORKERS, SAI_TOOL_QUEUE, SAI_TOOL_MEMORY_MB,
- * SAI_TOOL_DEADLINE_MS, ANTHROPIC_API_KEY, ANTHROPIC_MODEL, ANTHROPIC_BASE_URL, SAI_PUBLIC_URL, and for tests SAI_CLOCK_FILE.
+ * SAI_TOOL_DEADLINE_MS, SAI_EXPORT_THREADS, ANTHROPIC_API_KEY, ANTHROPIC_MODEL, ANTHROPIC_BASE_URL, SAI_PUBLIC_URL, and for tests SAI_CLOCK_FILE.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -59,6 +59,8 @@ export interface LocalSettings {
   clockFile?: string;
   /** SAI_PUBLIC_URL: the service's public base URL for absolute links in webhook payloads; without it the links are paths. */
   publicUrl?: string;
+  /** SAI_EXPORT_THREADS: threads that make result exports, started when first needed (./export-threads.ts). @default min(2, cores) */
+  exportThreads?: number;
 }
 
 function intEnv(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
@@ -131,6 +133,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv
     memoryMb: intEnv(env, 'SAI_TOOL_MEMORY_MB', toolDefaults.memoryMb, 64, 16_384),
     deadlineMs: intEnv(env, 'SAI_TOOL_DEADLINE_MS', TOOL_DEADLINE_MS, 2_000, TOOL_DEADLINE_MS),
   };
+  const exportThreads = intEnv(env, 'SAI_EXPORT_THREADS', Math.max(1, Math.min(2, os.availableParallelism())), 1, 16);
   const plansFile = env.SAI_PLANS_FILE?.trim() ? path.resolve(env.SAI_PLANS_FILE.trim()) : undefined;
   // Only once every variable is valid does DATA_DIR get its files (database with the variant, secret).
   const { billing, secret } = openDataDir(env, dataDir, requested ?? billingFromEnv({}));
@@ -155,6 +158,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv
     jobConcurrency,
     throttles,
     tools,
+    exportThreads,
     anthropic: env.ANTHROPIC_API_KEY?.trim()
       ? { apiKey: env.ANTHROPIC_API_KEY.trim(), ...(env.ANTHROPIC_MODEL?.trim() ? { model: env.ANTHROPIC_MODEL.trim() } : {}), ...(env.ANTHROPIC_BASE_URL?.trim() ? { baseURL: env.ANTHROPIC_BASE_URL.trim() } : {}) }
       : null,

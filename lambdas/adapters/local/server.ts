@@ -11,6 +11,7 @@
  * - schedule-loop.ts: due schedules fired every second (issue 26); webhook-poller.ts: webhook deliveries attempted;
  * - first-account.ts: an account on the first start, before the first request;
  * - config-parser.ts: large config texts parsed in a worker thread, off the HTTP thread;
+ * - export-threads.ts: result exports made in worker threads started when first needed, off the HTTP thread;
  * - core/tool-pool.ts: the tool workers, threads that fetch and analyse the tools' pages off the HTTP thread
  *   (SAI_TOOL_WORKERS, SAI_TOOL_QUEUE, SAI_TOOL_MEMORY_MB, SAI_TOOL_DEADLINE_MS), ready before the service listens;
  * - http-server.ts (with api-gateway-event.ts and authorize.ts): the routes over HTTP.
@@ -21,6 +22,7 @@ import { lowerPlatformThreads, requestShortSlice } from '../../thread-priority.t
 import { logger } from '../../logger.ts';
 import { closeBrowser } from '../../workers/worker-browser.ts';
 import { LocalBrowserTools } from './browser-tools.ts';
+import { ExportThreads } from './export-threads.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { startDeadLetterPoller } from './dead-letter-poller.ts';
 import { ThreadConfigParser } from './config-parser.ts';
@@ -81,6 +83,10 @@ export async function startLocalService(settings: LocalSettings): Promise<LocalS
     const browserTools = new LocalBrowserTools(settings.outboundAllow);
     local.services.browserTools = browserTools;
     started.push({ stop: () => browserTools.close() }, { stop: () => closeBrowser() });
+    // Result exports: threads started when an export first asks for one (core/exports.ts).
+    const exportThreads = new ExportThreads(settings.exportThreads ?? 2);
+    local.services.exportBuilder = exportThreads;
+    started.push({ stop: () => exportThreads.close() });
     // The tool workers: started once the routes (which register the tools' work) are loaded, ready before the first call.
     await configureToolCalls(settings.tools);
     started.push({ stop: () => closeToolWorkers() });
