@@ -24,6 +24,11 @@ export interface ScrapeAiStackProps extends StackProps {
    * generate worker then uses the Claude agent. @default none: configs are generated without an LLM
    */
   anthropicSecretArn?: string;
+  /**
+   * ARN of a Secrets Manager secret whose string is the operator's proxy groups (the JSON of SAI_PROXIES,
+   * docs/crawler.md "Upstream proxies"; `-c proxiesSecretArn=…`): the run worker reads it. @default none: runs go direct
+   */
+  proxiesSecretArn?: string;
 }
 
 export class ScrapeAiStack extends Stack {
@@ -58,7 +63,8 @@ export class ScrapeAiStack extends Stack {
     };
     this.api = new Api(this, 'Api', { stage, billing, data: this.data, queues: this.queues, scheduling: this.scheduling, environment });
     const anthropicSecret = props.anthropicSecretArn ? Secret.fromSecretCompleteArn(this, 'AnthropicKey', props.anthropicSecretArn) : undefined;
-    this.workers = new Workers(this, 'Workers', { stage, data: this.data, queues: this.queues, scheduling: this.scheduling, environment, ...(anthropicSecret ? { anthropicSecret } : {}) });
+    const proxiesSecret = props.proxiesSecretArn ? Secret.fromSecretCompleteArn(this, 'ProxiesSecret', props.proxiesSecretArn) : undefined;
+    this.workers = new Workers(this, 'Workers', { stage, data: this.data, queues: this.queues, scheduling: this.scheduling, environment, ...(anthropicSecret ? { anthropicSecret } : {}), ...(proxiesSecret ? { proxiesSecret } : {}) });
     if (stage.alarms) {
       new Alarms(this, 'Alarms', { stage, queues: this.queues, api: this.api.restApi, functions: [this.api.authorizerFunction, ...this.api.functions.values(), this.workers.run, this.workers.generate, this.workers.deadLetters, this.workers.webhooks, this.workers.scheduleSweeper] });
     }

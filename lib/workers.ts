@@ -35,6 +35,8 @@ export interface WorkersProps {
    * (`-c anthropicSecretArn=…`); without it the generate worker writes configs without an LLM.
    */
   anthropicSecret?: ISecret;
+  /** The Secrets Manager secret of the operator's upstream proxy groups (`-c proxiesSecretArn=…`): read by the run worker. */
+  proxiesSecret?: ISecret;
 }
 
 export class Workers extends Construct {
@@ -52,7 +54,7 @@ export class Workers extends Construct {
     this.run = serviceFunction(this, 'worker-run', {
       entry: 'workers/run-queue-consumer.ts',
       stage,
-      environment: { ...p.environment, ...fairness, JOB_TIMEOUT_MS: String(stage.workerTimeout.toMilliseconds() - 60_000) },
+      environment: { ...p.environment, ...fairness, JOB_TIMEOUT_MS: String(stage.workerTimeout.toMilliseconds() - 60_000), ...(p.proxiesSecret ? { PROXIES_SECRET_ARN: p.proxiesSecret.secretArn } : {}) },
       architecture: Architecture.X86_64,
       memoryMb: stage.workerMemoryMb,
       ephemeralStorageMb: stage.workerEphemeralMb,
@@ -61,6 +63,8 @@ export class Workers extends Construct {
       description: 'Runs run jobs from the run queue',
     });
     p.data.table.grantReadWriteData(this.run);
+    // Runs go through the operator's proxies when it declared some (the secret's JSON, docs/crawler.md).
+    p.proxiesSecret?.grantRead(this.run);
     p.data.bucket.grantPut(this.run);
     // A run of a saved config reads the rows of the config's previous completed run to say what changed (issue 26).
     p.data.bucket.grantRead(this.run);

@@ -10,6 +10,7 @@ import { parseConfig, type ScrapeConfig } from '../engine/config.ts';
 import { runConfig } from '../engine/engines.ts';
 import type { BrowserHost } from '../engine/browser/host.ts';
 import { executeJobDelivery, type JobAttempt } from './job-delivery.ts';
+import { NO_PROXIES, proxyGroupFor } from '../net/upstream.ts';
 import { healConfig } from './self-healing.ts';
 import { computeRunChanges, recordLastRun } from './run-changes.ts';
 import type { Delivery, DeliveryOutcome } from './ports.ts';
@@ -41,8 +42,9 @@ export function executeRun(svc: Services, jobId: string, delivery: Delivery, bro
 
 async function runBody(svc: Services, a: JobAttempt, browser: () => BrowserHost) {
   const { job, fetcher, signal } = a;
+  const groups = (await svc.proxies?.()) ?? NO_PROXIES;
   const crawl = (config: ScrapeConfig) => runConfig(config, {
-    fetcher, browser, signal, concurrency: svc.jobConcurrency, maxPages: svc.maxPagesPerJob,
+    fetcher, browser, signal, concurrency: svc.jobConcurrency, maxPages: svc.maxPagesPerJob, proxies: proxyGroupFor(config.target.proxy, groups),
     onProgress: (p, choice) => a.progress({ progress: p.progress, pages_scraped: p.pagesScraped, items_found: p.itemsFound, status_message: `${p.message} (${choice.engine} engine)` }),
   });
   let config = parseConfig(job.yaml_content);
@@ -74,6 +76,6 @@ async function runBody(svc: Services, a: JobAttempt, browser: () => BrowserHost)
     results_key: key,
     api_discovered: result.apiDiscovered ?? false,
     ...(changes ? { changes } : {}),
-    status_message: `Completed: ${result.rows.length} rows from ${result.pagesScraped} pages (${choice.engine} engine; ${choice.reason})${healed}${warn}`,
+    status_message: `Completed: ${result.rows.length} rows from ${result.pagesScraped} pages (${choice.engine} engine; ${choice.reason})${healed}${result.sessionsRetired ? `; ${result.sessionsRetired}` : ''}${warn}`,
   };
 }

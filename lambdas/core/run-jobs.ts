@@ -9,6 +9,7 @@ import { assertLightweight } from '../engine/config.ts';
 import { parseConfigText } from './configs.ts';
 import { checkHeadroom, meter } from './metering.ts';
 import { robotsIgnoreAllowed } from './plans.ts';
+import { proxyGroupFor } from '../net/upstream.ts';
 import { groupedQueue, type AccountRecord, type JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
 import { createAndQueueJob } from './jobs.ts';
@@ -71,6 +72,8 @@ export async function startRun(svc: Services, account: AccountRecord, req: RunRe
   // A browser-only config is fine with engine heavy or auto; with engine lightweight it cannot run.
   if (config.target.engine === 'lightweight') assertLightweight(config);
   svc.guard.checkUrl(config.target.url);
+  // A proxy group the operator did not declare is the config's mistake: 400 now, not a failed job later.
+  if (config.target.proxy !== undefined && svc.proxies) proxyGroupFor(config.target.proxy, await svc.proxies());
   if (config.target.robots === 'ignore' && !robotsIgnoreAllowed(svc.plans, account)) {
     const plansWithIt = Object.values(svc.plans.plans).filter((p) => p.robots_ignore === true).map((p) => p.name);
     throw new CodedError('plan_required', `target.robots: ignore is not allowed for the ${account.plan} plan: robots.txt is obeyed (the operator allows ignoring it per plan, robots_ignore, or for its own accounts, operator_accounts, in the plans file)`,

@@ -5,6 +5,7 @@
  * files); the AWS entry points install DynamoDB, SQS and S3. Handlers and workers call {@link services}; they never import an adapter.
  */
 import type { OutboundGuard } from '../net/guard.ts';
+import type { ProxyGroups } from '../net/upstream.ts';
 import type { BrowserTools } from './browser-tools.ts';
 import type { ExportBuilder } from './exports.ts';
 import type { KeySealer } from './crypto.ts';
@@ -82,6 +83,11 @@ export interface Services {
    * configs are generated without an LLM.
    */
   anthropic?: () => Promise<AnthropicSettings | null>;
+  /**
+   * The operator's upstream proxy groups (docs/crawler.md, "Upstream proxies"): locally SAI_PROXIES or SAI_PROXIES_FILE,
+   * on AWS a Secrets Manager secret (PROXIES_SECRET_ARN), read on first use. Absent: none.
+   */
+  proxies?: () => Promise<ProxyGroups>;
 }
 
 let installed: Services | null = null;

@@ -12,6 +12,9 @@ import type { BrowserHost } from './browser/host.ts';
 import { Fetcher } from '../net/fetch.ts';
 import { SiteAccess } from './crawl/access.ts';
 import type { RobotsRules } from './crawl/robots.ts';
+import { ProxySessionPool } from './crawl/proxy-sessions.ts';
+import { SessionFetchers } from './crawl/session-fetchers.ts';
+import type { UpstreamProxy } from '../net/upstream.ts';
 import { CodedError } from '../errors.ts';
 
 import type { RunProgress } from './crawler.ts';
@@ -34,7 +37,7 @@ export type HeavyOptions = CrawlOptions & Omit<BrowserLoaderOptions, 'signal' | 
  */
 export async function runLightweight(config: ScrapeConfig, o: LightweightOptions = {}): Promise<CrawlResult> {
   assertLightweight(config);
-  const loader = new HttpPageLoader({ ...o, perHostConcurrency: Math.max(1, o.concurrency ?? 4), ...(o.signal ? { signal: o.signal } : {}) });
+  const loader = new HttpPageLoader({ ...o, perHostConcurrency: Math.max(1, o.concurrency ?? 4), ...(o.signal ? { signal: o.signal } : {}), ...(o.access ? { sessionFetchers: o.access.fetchers } : {}) });
   try {
     const access = o.access ?? new SiteAccess(config, { fetcher: loader.fetcher, concurrency: o.concurrency ?? 4 });
     return await crawl(config, loader, { ...o, access });
@@ -81,6 +84,8 @@ export interface RunConfigOptions extends Omit<CrawlOptions, 'onProgress'> {
   onEngineChosen?: (choice: EngineChoice) => void;
   /** robots.txt rules read already (a generation's), shared with this run; absent: the run reads its own. */
   robots?: RobotsRules;
+  /** The run's upstream proxies (its config's group, lambdas/net/upstream.ts); absent or null: direct. */
+  proxies?: readonly UpstreamProxy[] | null;
 }
 
 /** What {@link runConfig} produced: the rows and counts, and which engine ran them and why. */
@@ -98,13 +103,27 @@ export interface ConfigRun {
  *   no browser at hand), BrowserRequiredError (a lightweight config that needs a browser); otherwise as {@link crawl}.
  */
 export async function runConfig(config: ScrapeConfig, o: RunConfigOptions): Promise<ConfigRun> {
-  const { fetcher, browser, onProgress, onEngineChosen, robots: _robots, ...crawlOptions } = o;
-  // One SiteAccess for the run: the probe and every page after it share robots.txt (fetched once) and the pace.
-  const access = o.access ?? new SiteAccess(config, { fetcher, concurrency: o.concurrency ?? 4, ...(o.robots ? { robots: o.robots } : {}) });
+  // One SiteAccess for the run: the probe and every page after it share robots.txt (fetched once), the pace and the
+  // proxy sessions.
+  const fetcher = o.fetcher;
+  const fetchers = new SessionFetchers(fetcher);
+  try {
+    const access = o.access ?? new SiteAccess(config, {
+      fetcher, concurrency: o.concurrency ?? 4, ...(o.robots ? { robots: o.robots } : {}), sessions: new ProxySessionPool(o.proxies ?? null), fetchers,
+    });
+    return await runWith(config, access, o);
+  } finally {
+    await fetchers.close();
+  }
+}
+
+/** {@link runConfig} with its SiteAccess made. */
+async function runWith(config: ScrapeConfig, access: SiteAccess, o: RunConfigOptions): Promise<ConfigRun> {
+  const { fetcher, browser, onProgress, onEngineChosen, robots: _robots, proxies: _proxies, ...crawlOptions } = o;
   const probe = (url: string, signal?: AbortSignal) =>
-    access.load(url, async (beforeRequest) => {
+    access.load(url, async (beforeRequest, session) => {
       await beforeRequest();
-      return fetcher.fetch(url, { retryStatuses: false, ...(signal ? { signal } : {}) });
+      return access.fetchers.fetch(session, url, { retryStatuses: false, ...(signal ? { signal } : {}) });
     }, (p) => ({ ...p, body: p.text }), signal, { engine: 'lightweight' });
   const choice = await chooseEngine(config, probe, o.signal);
   onEngineChosen?.(choice);

@@ -21,12 +21,15 @@
  */
 import zlib from 'node:zlib';
 import net from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { Agent, buildConnector, interceptors, type Dispatcher } from 'undici';
 // @ts-expect-error html-encoding-sniffer ships no type declarations; its one export is typed below.
 import htmlEncodingSniffer from 'html-encoding-sniffer';
 import { CodedError } from '../errors.ts';
 import { OutboundGuard } from './guard.ts';
 import { sleep } from '../sleep.ts';
+import { connectThrough, redactProxy } from './tunnel.ts';
+import type { UpstreamProxy } from './upstream.ts';
 
 /** Options of a {@link Fetcher}. */
 export interface FetcherOptions {
@@ -46,6 +49,13 @@ export interface FetcherOptions {
   perHostConcurrency?: number;
   /** The User-Agent header. */
   userAgent?: string;
+  /**
+   * An upstream proxy every connection goes through (lambdas/net/upstream.ts): the target's address is resolved and
+   * checked by the guard here, and the proxy is asked for a tunnel to that address.
+   */
+  proxy?: UpstreamProxy;
+  /** The proxy session's id, for a proxy whose user name has `{session}`. */
+  sessionId?: string;
 }
 
 /** A fetched page. */
@@ -192,8 +202,28 @@ function decodeText(body: Buffer, charset: string): string {
  * @param o.timeoutMs headers and body time-out of a request, ms.
  * @param o.connectTimeoutMs time-out of a connection (TCP and TLS), ms.
  */
-export function guardedAgent(guard: OutboundGuard, o: { connections: number; timeoutMs: number; connectTimeoutMs: number }): Agent {
+export function guardedAgent(guard: OutboundGuard, o: { connections: number; timeoutMs: number; connectTimeoutMs: number; proxy?: UpstreamProxy; sessionId?: string }): Agent {
   const connector = buildConnector({ lookup: guard.lookup, timeout: o.connectTimeoutMs } as buildConnector.BuildOptions);
+  const proxy = o.proxy;
+  if (proxy) {
+    return new Agent({
+      connections: o.connections,
+      keepAliveTimeout: 4_000,
+      headersTimeout: o.timeoutMs,
+      bodyTimeout: o.timeoutMs,
+      // Through the operator's proxy: the guard resolves and checks the target, the tunnel goes to that address.
+      connect: (opts, callback) => {
+        const host = opts.hostname.replace(/^\[|\]$/g, '');
+        const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
+        guard.resolveChecked(host)
+          .then(([a]) => connectThrough(proxy, { address: a!.address, port }, {
+            timeoutMs: o.connectTimeoutMs, ...(o.sessionId ? { sessionId: o.sessionId } : {}),
+            ...(opts.protocol === 'https:' ? { tlsTo: opts.servername || host, alpn: ['http/1.1'] } : {}),
+          }))
+          .then((socket) => callback(null, socket as TLSSocket), (err: Error) => callback(err, null));
+      },
+    });
+  }
   return new Agent({
     connections: o.connections,
     keepAliveTimeout: 4_000,
@@ -614,7 +644,9 @@ export class Fetcher {
   readonly guard: OutboundGuard;
   private readonly agent: Agent;
   private readonly dispatcher: Dispatcher;
-  private readonly o: Required<FetcherOptions>;
+  private readonly o: Required<Omit<FetcherOptions, 'proxy' | 'sessionId'>>;
+  /** The upstream proxy of every connection, or null. */
+  readonly proxy: UpstreamProxy | null;
   /** The request headers of a fetch without headers of its own (shared: undici does not change them). */
   private readonly baseHeaders: Readonly<Record<string, string>>;
 
@@ -636,7 +668,11 @@ export class Fetcher {
       'accept-encoding': 'gzip, deflate, br',
       'accept-language': 'en-US,en;q=0.9',
     });
-    this.agent = guardedAgent(guard, { connections: this.o.perHostConcurrency, timeoutMs: this.o.timeoutMs, connectTimeoutMs: Math.min(this.o.timeoutMs, 10_000) });
+    this.agent = guardedAgent(guard, {
+      connections: this.o.perHostConcurrency, timeoutMs: this.o.timeoutMs, connectTimeoutMs: Math.min(this.o.timeoutMs, 10_000),
+      ...(options.proxy ? { proxy: options.proxy } : {}), ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+    });
+    this.proxy = options.proxy ?? null;
     // compose(a, b): b wraps a, so the redirect handler sees each hop only after hopGuard has.
     this.dispatcher = this.agent.compose(
       hopGuard(guard, Math.min(REDIRECT_BODY_MAX_BYTES, this.o.maxBytes)),
@@ -670,7 +706,8 @@ export class Fetcher {
         const transient = RETRYABLE_CODES.has(code) || (err as Error).name === 'TimeoutError';
         if (!transient || attempt >= this.o.retries) {
           if (err instanceof CodedError && !(err as { syscall?: unknown }).syscall) throw err;
-          throw new FetchError('fetch_failed', `Could not fetch ${url}: ${(err as Error).message}${attempt ? ` (after ${attempt} retries)` : ''}`, url, undefined, err);
+          const message = this.proxy ? redactProxy((err as Error).message, this.proxy) : (err as Error).message;
+          throw new FetchError('fetch_failed', `Could not fetch ${url}: ${message}${attempt ? ` (after ${attempt} retries)` : ''}`, url, undefined, err);
         }
         await sleep(this.backoff(attempt), options.signal);
         attempt++;
@@ -719,6 +756,14 @@ export class Fetcher {
       const handler = new PageHandler(limits, url, startUrl, method, options.signal, resolve, reject);
       this.dispatcher.dispatch(opts, handler);
     });
+  }
+
+  /**
+   * A fetcher like this one (its limits, retries, User-Agent, guard) whose connections go through `proxy`: a proxy
+   * session's (lambdas/engine/crawl/proxy-sessions.ts). Close it when done.
+   */
+  withProxy(proxy: UpstreamProxy, sessionId: string): Fetcher {
+    return new Fetcher(this.guard, { ...this.o, proxy, sessionId });
   }
 
   /**

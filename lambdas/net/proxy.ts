@@ -20,6 +20,8 @@ import http from 'node:http';
 import net from 'node:net';
 import { OutboundGuard } from './guard.ts';
 import { isCodedError } from '../errors.ts';
+import { connectThrough, isProxyFailure } from './tunnel.ts';
+import type { UpstreamProxy } from './upstream.ts';
 
 /** Why the proxy did not get a response for a request. */
 type ProxyFailureCode = 'target_forbidden' | 'dns_failed' | 'fetch_failed' | 'response_too_large';
@@ -32,6 +34,8 @@ export interface ProxyEvent {
   host: string;
   code: ProxyFailureCode;
   message: string;
+  /** The upstream proxy failed (not the target): the run's session that used it is retired. */
+  proxyFailure?: boolean;
 }
 
 /** What a proxy recorded: the last event per host, and counts (bounded memory whatever a page does). */
@@ -42,6 +46,8 @@ export interface ProxyEventLog {
   readonly first: readonly ProxyEvent[];
   /** Events of each code since the proxy started. */
   readonly counts: Readonly<Record<ProxyFailureCode, number>>;
+  /** Events where the upstream proxy failed. */
+  readonly proxyFailures: number;
 }
 
 /** A running guard proxy. */
@@ -50,6 +56,13 @@ export interface GuardProxy {
   url: string;
   port: number;
   events: ProxyEventLog;
+  /**
+   * Chains every later connection to `upstream` (null: direct), and closes the connections open now, so the browser
+   * opens new ones through it (a retired proxy session is not used again).
+   */
+  useUpstream(upstream: UpstreamChoice | null): void;
+  /** Connections the proxy opened to the target or an upstream, all told (the tests read it). */
+  readonly upstreamConnections: number;
   close(): Promise<void>;
 }
 
@@ -57,6 +70,13 @@ export interface GuardProxy {
 export interface GuardProxyOptions {
   /** Largest response body forwarded for a plain-http request, bytes (as the fetcher's cap). @default 10485760 */
   maxBytes?: number;
+}
+
+/** The upstream proxy a job's guard proxy chains to now (its run's current session), or null for direct. */
+export interface UpstreamChoice {
+  proxy: UpstreamProxy;
+  /** The session's id, for a proxy whose user name has `{session}`. */
+  sessionId: string;
 }
 
 const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
@@ -87,9 +107,27 @@ export async function startGuardProxy(guard: OutboundGuard, options: GuardProxyO
   const sockets = new Set<net.Socket>();
   // Keep-alive upstream connections: each was opened through the guard's lookup, so reusing it is safe.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16, lookup: guard.lookup as unknown as net.LookupFunction } as http.AgentOptions);
+  let upstream: UpstreamChoice | null = null;
+  let opened = 0;
+  /** Sockets to the target or through the upstream (closed when the upstream changes). */
+  const outward = new Set<net.Socket>();
+  const track = (s: net.Socket) => {
+    opened++;
+    outward.add(s);
+    s.once('close', () => outward.delete(s));
+    return s;
+  };
+  /** A connection to a checked address: direct, or a tunnel through the current upstream. */
+  const connectTo = (address: string, port: number): Promise<net.Socket> => {
+    const up = upstream;
+    if (!up) return Promise.resolve(track(net.connect({ host: address, port })));
+    return connectThrough(up.proxy, { address, port }, { timeoutMs: 10_000, sessionId: up.sessionId }).then(track);
+  };
 
-  const record = (target: string, code: ProxyFailureCode, message: string) => {
-    const event: ProxyEvent = { target, host: hostOf(target), code, message };
+  let proxyFailures = 0;
+  const record = (target: string, code: ProxyFailureCode, message: string, viaProxy = false) => {
+    const event: ProxyEvent = { target, host: hostOf(target), code, message, ...(viaProxy ? { proxyFailure: true } : {}) };
+    if (viaProxy) proxyFailures++;
     counts[code]++;
     if (first.length < 20) first.push(event);
     if (byHost.size >= MAX_HOSTS && !byHost.has(event.host)) byHost.delete(byHost.keys().next().value!);
@@ -111,8 +149,18 @@ export async function startGuardProxy(guard: OutboundGuard, options: GuardProxyO
     }
     const headers: http.OutgoingHttpHeaders = {};
     for (const [k, v] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(k.toLowerCase()) && v !== undefined) headers[k] = v;
-    // IP-literal hosts skip `lookup`; checkUrl above already decided on them.
-    const upstream = http.request({ host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || 80, path: url.pathname + url.search, method: req.method, headers, agent }, (up) => {
+    // IP-literal hosts skip `lookup`; checkUrl above already decided on them. Through an upstream proxy the guard
+    // resolves and checks the name first, and the tunnel goes to that address (lambdas/net/upstream.ts).
+    const hostname = url.hostname.replace(/^\[|\]$/g, '');
+    const port = Number(url.port) || 80;
+    const through = upstream
+      // No agent: node:http then opens each connection with createConnection (an `agent: false` would not).
+      ? { createConnection: (_o: unknown, cb: (err: Error | null, s?: net.Socket) => void) => {
+        guard.resolveChecked(hostname).then(([a]) => connectTo(a!.address, port)).then((s) => cb(null, s), (err: Error) => cb(err));
+        return undefined;
+      } }
+      : { agent };
+    const upstreamReq = http.request({ host: hostname, port, path: url.pathname + url.search, method: req.method, headers, ...through } as http.RequestOptions, (up) => {
       const declared = Number(up.headers['content-length']);
       if (declared > maxBytes) {
         up.destroy();
@@ -134,13 +182,13 @@ export async function startGuardProxy(guard: OutboundGuard, options: GuardProxyO
       });
       up.pipe(res);
     });
-    upstream.on('error', (err) => {
+    upstreamReq.on('error', (err) => {
       const code = failureCode(err);
-      record(url.href, code, err.message);
+      record(url.href, code, err.message, isProxyFailure(err));
       if (!res.headersSent) res.writeHead(code === 'target_forbidden' ? 403 : 502, { 'content-type': 'text/plain' });
       res.end(code === 'target_forbidden' ? `Refused by the outbound guard: ${err.message}` : `Upstream error: ${err.message}`);
     });
-    req.pipe(upstream);
+    req.pipe(upstreamReq);
   });
 
   server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
@@ -162,23 +210,25 @@ export async function startGuardProxy(guard: OutboundGuard, options: GuardProxyO
     } catch (err) {
       check = Promise.reject(err);
     }
-    check.then(({ address }) => {
-      const upstream = net.connect({ host: address, port: Number(port) }, () => {
+    check.then(({ address }) => connectTo(address, Number(port)).then((out) => {
+      const established = () => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        if (head.length) upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      sockets.add(upstream);
-      upstream.on('close', () => { sockets.delete(upstream); client.destroy(); });
-      upstream.on('error', (err) => {
+        if (head.length) out.write(head);
+        out.pipe(client);
+        client.pipe(out);
+      };
+      if (out.connecting) out.once('connect', established);
+      else established();
+      sockets.add(out);
+      out.on('close', () => { sockets.delete(out); client.destroy(); });
+      out.on('error', (err) => {
         record(target, 'fetch_failed', err.message);
         client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
       });
-      client.on('close', () => upstream.destroy());
-    }, (err: Error) => {
+      client.on('close', () => out.destroy());
+    }), (err: Error) => {
       const code = failureCode(err);
-      record(target, code, err.message);
+      record(target, code, err.message, isProxyFailure(err));
       client.end(code === 'target_forbidden'
         ? `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nRefused by the outbound guard: ${err.message}`
         : `HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\n\r\n${err.message}`);
@@ -191,7 +241,13 @@ export async function startGuardProxy(guard: OutboundGuard, options: GuardProxyO
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    events: { byHost, first, counts },
+    events: { byHost, first, counts, get proxyFailures() { return proxyFailures; } },
+    useUpstream(next) {
+      upstream = next;
+      for (const s of outward) s.destroy();
+      agent.destroy();
+    },
+    get upstreamConnections() { return opened; },
     close: () => new Promise<void>((resolve) => {
       for (const s of sockets) s.destroy();
       agent.destroy();

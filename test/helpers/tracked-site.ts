@@ -19,6 +19,8 @@ export interface TrackedHit {
   /** Arrival, ms since the epoch. */
   at: number;
   headers: IncomingMessage['headers'];
+  /** The address the request came from (an upstream proxy's bind address, say). */
+  from: string;
 }
 
 /** A running tracked site. */
@@ -61,7 +63,7 @@ export async function startTrackedSite(o: { items?: number; robots?: string } = 
   const sockets = new Set<Socket>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = req.url ?? '/';
-    hits.push({ path, at: Date.now(), headers: req.headers });
+    hits.push({ path, at: Date.now(), headers: req.headers, from: (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '') });
     const n = (counts.get(path) ?? 0) + 1;
     counts.set(path, n);
     const route = routes.get(path);

@@ -10,7 +10,8 @@
  * JOB_RETENTION_DAYS, USAGE_PLAN_IDS (JSON: plan name to usage plan id), and optionally the throttles
  * SAI_BAD_REQUEST_LIMIT, SAI_FAILED_LOGINS_PER_EMAIL, SAI_FAILED_LOGINS_PER_ADDRESS (0 turns one off);
  * ANTHROPIC_SECRET_ARN (a Secrets Manager secret holding the Anthropic API key; without it configs are generated
- * without an LLM) and ANTHROPIC_MODEL.
+ * without an LLM) and ANTHROPIC_MODEL; PROXIES_SECRET_ARN (a Secrets Manager secret holding the operator's proxy groups,
+ * the JSON of SAI_PROXIES, docs/crawler.md "Upstream proxies"; without it runs go direct).
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -24,6 +25,7 @@ import { systemClock } from '../../core/ports.ts';
 import { DEFAULT_THROTTLES } from '../../core/throttles.ts';
 import type { AnthropicSettings, Services } from '../../core/services.ts';
 import { OutboundGuard, parseAllowList } from '../../net/guard.ts';
+import { parseProxyGroups, type ProxyGroups } from '../../net/upstream.ts';
 import { DynamoStore } from './dynamo-store.ts';
 import { EventBridgeScheduleTriggers } from './schedule-triggers.ts';
 import { S3BlobStore } from './s3-blobs.ts';
@@ -64,7 +66,17 @@ export function createAwsServices(env: NodeJS.ProcessEnv = process.env, clients:
   const usagePlans = env.USAGE_PLAN_IDS ? (JSON.parse(env.USAGE_PLAN_IDS) as Record<string, string>) : null;
   const retention = env.JOB_RETENTION_DAYS ? int(env, 'JOB_RETENTION_DAYS', 0) : undefined;
   let anthropic: Promise<AnthropicSettings | null> | null = null;
+  let proxies: Promise<ProxyGroups> | null = null;
   return {
+    // Only the run worker is given the secret (lib/workers.ts): elsewhere a config's group is checked when it runs.
+    ...(env.PROXIES_SECRET_ARN ? { proxies: () => proxies ??= (async () => {
+      const client = clients.secrets ?? new SecretsManagerClient({});
+      const r = await client.send(new GetSecretValueCommand({ SecretId: env.PROXIES_SECRET_ARN }));
+      return parseProxyGroups(r.SecretString, 'the proxies secret');
+    })().catch((err: unknown) => {
+      proxies = null; // a throttled or failed read is retried by the next job
+      throw err;
+    }) } : {}),
     anthropic: () => anthropic ??= (async () => {
       if (!env.ANTHROPIC_SECRET_ARN) return null;
       const client = clients.secrets ?? new SecretsManagerClient({});

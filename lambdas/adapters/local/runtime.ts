@@ -8,7 +8,9 @@
  * SAI_JOB_TIMEOUT_MS, SAI_MAX_PAGES, SAI_MAX_RECEIVES, SAI_JOB_CONCURRENCY, SAI_BAD_REQUEST_LIMIT,
  * SAI_FAILED_LOGINS_PER_EMAIL, SAI_FAILED_LOGINS_PER_ADDRESS, SAI_TOOL_WORKERS, SAI_TOOL_QUEUE, SAI_TOOL_MEMORY_MB,
  * SAI_TOOL_DEADLINE_MS, SAI_EXPORT_THREADS, ANTHROPIC_API_KEY, ANTHROPIC_MODEL, ANTHROPIC_BASE_URL, SAI_PUBLIC_URL, and for tests SAI_CLOCK_FILE.
+ * SAI_TOOL_DEADLINE_MS, SAI_PROXIES, SAI_PROXIES_FILE, ANTHROPIC_API_KEY, ANTHROPIC_MODEL, ANTHROPIC_BASE_URL, SAI_PUBLIC_URL, and for tests SAI_CLOCK_FILE.
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
@@ -19,6 +21,7 @@ import { DEFAULT_THROTTLES } from '../../core/throttles.ts';
 import type { AnthropicSettings, Services, ThrottleSettings } from '../../core/services.ts';
 import { defaultToolSettings, TOOL_DEADLINE_MS, type ToolSettings } from '../../core/tools.ts';
 import { OutboundGuard, parseAllowList } from '../../net/guard.ts';
+import { parseProxyGroups } from '../../net/upstream.ts';
 import { loadSealingSecret, prepareDataDir, type SealingSecret, type SecretRecord } from './data-dir.ts';
 import { FileBlobStore } from './files.ts';
 import { offsetClock } from './offset-clock.ts';
@@ -61,6 +64,8 @@ export interface LocalSettings {
   publicUrl?: string;
   /** SAI_EXPORT_THREADS: threads that make result exports, started when first needed (./export-threads.ts). @default min(2, cores) */
   exportThreads?: number;
+  /** The operator's proxy groups as JSON text: SAI_PROXIES, or the file SAI_PROXIES_FILE names (checked at start). */
+  proxiesText?: string;
 }
 
 function intEnv(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
@@ -142,7 +147,11 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv
       + `Start without SAI_BILLING (or with SAI_BILLING=${billing}) to use this DATA_DIR, or point DATA_DIR at a new folder for the ${requested} variant and create its accounts there (npm run accounts -- create …)`);
   }
   loadPlans(billing, plansFile); // fail at start-up on a bad plans file
+  const proxiesFile = env.SAI_PROXIES_FILE?.trim();
+  const proxiesText = env.SAI_PROXIES?.trim() || (proxiesFile ? fs.readFileSync(path.resolve(proxiesFile), 'utf8') : '');
+  parseProxyGroups(proxiesText, env.SAI_PROXIES?.trim() ? 'SAI_PROXIES' : 'SAI_PROXIES_FILE'); // fail at start-up on a bad declaration
   return {
+    ...(proxiesText ? { proxiesText } : {}),
     port,
     host: env.HOST?.trim() || '127.0.0.1',
     dataDir,
@@ -185,6 +194,7 @@ export function createLocalServices(s: LocalSettings): LocalServices {
   const store = new SqliteStore(databaseFile(s.dataDir));
   const sealer = new KeySealer(s.secret);
   const queue = new LocalQueue(store.db, { maxReceives: s.maxReceives });
+  const proxies = parseProxyGroups(s.proxiesText);
   const services: Services = {
     store,
     queue,
@@ -200,6 +210,7 @@ export function createLocalServices(s: LocalSettings): LocalServices {
     jobConcurrency: s.jobConcurrency,
     throttles: s.throttles,
     anthropic: async () => s.anthropic,
+    proxies: async () => proxies,
     ...(s.publicUrl ? { publicUrl: s.publicUrl } : {}),
   };
   return {

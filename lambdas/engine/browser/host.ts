@@ -31,7 +31,7 @@ import { lowerProcessGroupPriority } from '../../thread-priority.ts';
 /** Whether pages load images: 'lean' (Blink's images off) or 'images'. */
 export type ImageMode = 'lean' | 'images';
 
-import { startGuardProxy, type GuardProxy, type ProxyEventLog } from '../../net/proxy.ts';
+import { startGuardProxy, type GuardProxy, type ProxyEventLog, type UpstreamChoice } from '../../net/proxy.ts';
 import type { OutboundGuard } from '../../net/guard.ts';
 import { DEFAULT_USER_AGENT } from '../../net/fetch.ts';
 
@@ -43,6 +43,11 @@ export interface JobContext {
   newPage(): Promise<Page>;
   /** What this job's guard proxy refused or could not reach. */
   readonly proxyEvents: ProxyEventLog;
+  /**
+   * Chains the job's guard proxy to another upstream proxy (null: direct) and forgets the context's cookies: the
+   * run's next proxy session (crawl/proxy-sessions.ts). Open connections are closed, so the pages reconnect through it.
+   */
+  useUpstream(upstream: UpstreamChoice | null): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -173,6 +178,11 @@ export class BrowserHost {
       return {
         newPage: async () => guardPage(await untilDisconnected(browser, () => browser.newPage())),
         proxyEvents: proxy.events,
+        useUpstream: async (upstream) => {
+          proxy.useUpstream(upstream);
+          const cookies = await browser.cookies().catch(() => []);
+          if (cookies.length) await browser.deleteCookie(...cookies).catch(() => undefined);
+        },
         close: async () => {
           await this.closeBrowser();
           await proxy.close();
@@ -205,6 +215,11 @@ export class BrowserHost {
     return {
       newPage: async () => guardPage(await untilDisconnected(browser, () => context.newPage())),
       proxyEvents: proxy.events,
+      useUpstream: async (upstream) => {
+        proxy.useUpstream(upstream);
+        const cookies = await context.cookies().catch(() => []);
+        if (cookies.length) await context.deleteCookie(...cookies).catch(() => undefined);
+      },
       close: async () => {
         if (closed) return;
         closed = true;

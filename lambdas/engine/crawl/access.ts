@@ -6,7 +6,9 @@
  *    `target.robots: ignore`;
  * 2. the host's pace (./pace.ts): the request waits for its slot;
  * 3. the load; its answer feeds the pace (latency, 429/503, Retry-After);
- * 4. 429 and 5xx answers are loaded again, as often as the run's fetcher would retry them (3 times by default), after
+ * 4. a bot-protection page (lambdas/net/blocks.ts) or a failing proxy retires the proxy session and the request goes
+ *    again on the next one (./proxy-sessions.ts), at most MAX_SESSION_ROTATIONS times; without another: `blocked`;
+ * 5. 429 and 5xx answers are loaded again, as often as the run's fetcher would retry them (3 times by default), after
  *    its back-off with jitter (500 ms doubling) or the answer's Retry-After (at most 10 s a wait), each through the
  *    pace again: one implementation for both engines (the HTTP loader's fetcher leaves these retries to this module).
  *
@@ -14,7 +16,10 @@
  * to it, whichever worker makes it.
  */
 import { CodedError, isCodedError } from '../../errors.ts';
-import { retryAfterMs, type Fetcher } from '../../net/fetch.ts';
+import { retryAfterMs, type FetchedPage, type Fetcher, type FetchRequestOptions } from '../../net/fetch.ts';
+import { isProxyFailure } from '../../net/tunnel.ts';
+import { MAX_SESSION_ROTATIONS, ProxySessionPool, type ProxySession } from './proxy-sessions.ts';
+import { SessionFetchers } from './session-fetchers.ts';
 import { blockMessage, detectBlock, type Block } from '../../net/blocks.ts';
 import { sleep } from '../../sleep.ts';
 import type { ScrapeConfig } from '../config.ts';
@@ -63,14 +68,19 @@ export interface SiteAccessOptions {
   concurrency: number;
   /** robots.txt rules read already (a generation's, shared by its trial runs); absent: this run's own. */
   robots?: RobotsRules;
+  /** The run's proxy sessions; absent: one direct session. */
+  sessions?: ProxySessionPool;
+  /** The HTTP side of the sessions (robots.txt goes through the current one); absent: `fetcher`, direct. */
+  fetchers?: SessionFetchers;
 }
 
 /** robots.txt rules fetched with `fetcher` (through its guard; no retries; the limits of ./robots.ts). */
-export function fetchedRobots(fetcher: Fetcher, warn: (message: string) => void): RobotsRules {
+export function fetchedRobots(fetcher: Fetcher, warn: (message: string) => void, fetch?: (url: string, o: FetchRequestOptions) => Promise<FetchedPage>): RobotsRules {
+  const get = fetch ?? ((url: string, o: FetchRequestOptions) => fetcher.fetch(url, o));
   return new RobotsRules({
     fetch: async (url, limits, signal): Promise<RobotsAnswer> => {
       try {
-        const page = await fetcher.fetch(url, { ...limits, retryStatuses: false, ...(signal ? { signal } : {}) });
+        const page = await get(url, { ...limits, retryStatuses: false, ...(signal ? { signal } : {}) });
         return { status: page.status, text: page.text };
       } catch (error) {
         return { error };
@@ -111,6 +121,10 @@ export class SiteAccess {
   private readonly sideWarnings: string[] = [];
   /** Bot-protection pages met by the run, in order. */
   readonly blocks: Block[] = [];
+  /** The run's proxy sessions (one direct session without a group). */
+  readonly sessions: ProxySessionPool;
+  /** Their fetchers and cookies over HTTP. */
+  readonly fetchers: SessionFetchers;
   /** The retries of 429 and 5xx answers: the run's fetcher's policy. */
   private readonly retry: { retries: number; retryBaseMs: number; retryMaxMs: number };
   /** Pages skipped by robots.txt, by rule (robots URL and line). */
@@ -118,7 +132,10 @@ export class SiteAccess {
 
   constructor(config: ScrapeConfig, o: SiteAccessOptions) {
     const fetcher = o.fetcher;
-    this.robots = config.target.robots === 'ignore' ? null : o.robots ?? fetchedRobots(fetcher, (m) => this.sideWarnings.push(m));
+    this.sessions = o.sessions ?? new ProxySessionPool(null);
+    const fetchers = o.fetchers ?? new SessionFetchers(fetcher);
+    this.fetchers = fetchers;
+    this.robots = config.target.robots === 'ignore' ? null : o.robots ?? fetchedRobots(fetcher, (m) => this.sideWarnings.push(m), (url, opts) => fetchers.fetch(this.sessions.current, url, opts));
     this.retry = fetcher.retryPolicy;
     const robots = this.robots;
     this.pace = new HostPace(paceSettings(config, o.concurrency), { floor: (origin) => robots?.crawlDelayMs(origin) });
@@ -132,18 +149,31 @@ export class SiteAccess {
    * @throws RobotsDisallowedError (`robots_disallowed`) before anything is loaded; whatever `attempt` throws; the
    *   signal's reason.
    */
-  async load<T>(url: string, attempt: (beforeRequest: () => Promise<void>) => Promise<T>, read: (answer: T) => AccessAnswer, signal?: AbortSignal,
+  async load<T>(url: string, attempt: (beforeRequest: () => Promise<void>, session: ProxySession) => Promise<T>, read: (answer: T) => AccessAnswer, signal?: AbortSignal,
     o: { engine?: 'lightweight' | 'heavy' } = {}): Promise<T> {
     await this.checkRobots(url, signal);
     const origin = originOf(url);
+    let rotations = 0;
     for (let retry = 0; ; retry++) {
+      const session = this.sessions.current;
       let started = Date.now();
       // The loader calls this right before its request: the pace is kept where the server sees it.
       const beforeRequest = async () => {
         await this.pace.acquire(origin, signal);
         started = Date.now();
       };
-      const answer = await attempt(beforeRequest);
+      let answer: T;
+      try {
+        answer = await attempt(beforeRequest, session);
+      } catch (err) {
+        // The proxy itself failed (down, credentials refused): its session is retired, the request goes on the next.
+        if (!signal?.aborted && isProxyFailure(err) && this.sessions.retire(session, 'proxy failed') && rotations < MAX_SESSION_ROTATIONS) {
+          rotations++;
+          retry--;
+          continue;
+        }
+        throw err;
+      }
       const a = read(answer);
       const wait = retryAfterMs(a.headers?.['retry-after']);
       this.pace.observe(origin, { status: a.status, latencyMs: a.latencyMs ?? Date.now() - started, ...(wait !== undefined ? { retryAfterMs: wait } : {}) });
@@ -151,7 +181,13 @@ export class SiteAccess {
       const block = a.body !== undefined ? detectBlock({ status: a.status, ...(a.headers ? { headers: a.headers } : {}), body: a.body }) : null;
       if (block) {
         this.blocks.push(block);
-        throw new BlockedError(block, url, o.engine === 'heavy' ? 'proxy' : 'browser or proxy');
+        // Another session may get through: the same request goes again on it, a bounded number of times.
+        if (this.sessions.retire(session, `${block.service} ${block.kind}`) && rotations < MAX_SESSION_ROTATIONS) {
+          rotations++;
+          retry--;
+          continue;
+        }
+        throw new BlockedError(block, url, o.engine === 'heavy' ? 'proxy' : 'browser or proxy', rotations + 1);
       }
       if ((a.status === 429 || a.status >= 500) && retry < this.retry.retries) {
         const base = this.retry.retryBaseMs * 2 ** retry;

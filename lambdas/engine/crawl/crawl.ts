@@ -74,5 +74,6 @@ export async function crawl(config: ScrapeConfig, loader: PageLoader, options: C
     engine: loader.engine,
     apiDiscovered: apiCarriesItems(rows, capture.values),
     apiCapture: capture.responses,
+    sessionsRetired: options.access?.sessions.summary() ?? '',
   };
 }

@@ -15,7 +15,7 @@ function underAccess(session: PageSession, access: SiteAccess | undefined, engin
   // The engine probe's page went through the access already: served as it is.
   const load = (url: string, o: LoadOptions = {}): Promise<LoadedDocument> => session.serves?.(url)
     ? session.load(url, o)
-    : access.load(url, (beforeRequest) => session.load(url, { ...o, retryStatuses: false, beforeRequest }), (d) => ({ ...d, body: d.html }), o.signal, { engine });
+    : access.load(url, (beforeRequest, proxy) => session.load(url, { ...o, retryStatuses: false, beforeRequest, session: proxy }), (d) => ({ ...d, body: d.html }), o.signal, { engine });
   return { load, ...(session.browser ? { browser: session.browser } : {}), close: () => session.close() };
 }
 

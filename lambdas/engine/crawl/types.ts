@@ -53,4 +53,6 @@ export interface CrawlResult {
   apiDiscovered: boolean;
   /** XHR/fetch JSON answers seen (browser; at most 50 kept). */
   apiCapture: CapturedResponse[];
+  /** The proxy sessions retired and why ("2 proxy session(s) retired (Cloudflare challenge ×2)"); '' when none was. */
+  sessionsRetired?: string;
 }

@@ -28,6 +28,7 @@ import { scriptInPage } from '../browser/in-page-steps.ts';
 import { paginationStep, runActions, SERVICE_STEPS, waitForContent, type NavigationWatch, type StepPage } from '../browser/steps.ts';
 import { sleep } from '../../sleep.ts';
 import type { ProxyEvent } from '../../net/proxy.ts';
+import type { ProxySession } from '../crawl/proxy-sessions.ts';
 import type { BrowserSessionFeatures, CapturedResponse, LoadedDocument, LoadOptions, PageLoader, PageSession, ReadyCondition, StepOutcome } from './page-loader.ts';
 
 /** Options of {@link BrowserPageLoader.open}. */
@@ -153,6 +154,20 @@ export class BrowserPageLoader implements PageLoader {
 
   proxyEventsSoFar(): number {
     return this.proxyEventCount();
+  }
+
+  /** The proxy session the context's guard proxy chains to now (null: direct). */
+  private sessionId: string | null = null;
+
+  /**
+   * Makes `session` the context's (its proxy behind the job's guard proxy; a change forgets the cookies of the one
+   * before). One session at a time for the whole context: its tabs share its cookies.
+   */
+  async useSession(session: ProxySession | undefined): Promise<void> {
+    const id = session?.proxy ? session.id : null;
+    if (id === this.sessionId) return;
+    this.sessionId = id;
+    await this.context.useUpstream(session?.proxy ? { proxy: session.proxy, sessionId: session.id } : null);
   }
 
   /** Turns low-level failures into the job's reasons: the abort's reason, a crash, a dead browser. */
@@ -329,6 +344,7 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
     this.redirectLimitHit = null;
     this.navigations = 0;
     this.navigationLoop = false;
+    await this.loader.useSession(o.session);
     // The pace is waited for in request interception, when Chromium is about to send the document's request.
     this.gate = o.beforeRequest ?? null;
     const since = this.loader.proxyEventsSoFar();
@@ -356,6 +372,7 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
         throw new CodedError('fetch_failed', `Too many redirects (more than ${this.loader.options.maxRedirects ?? 10}) starting at ${url}`, [{ url }]);
       }
       const event = this.loader.proxyFailure(url, since);
+      if (event?.proxyFailure) throw Object.assign(new CodedError('fetch_failed', event.message, [{ url }]), { proxyFailure: true });
       if (event) throw new CodedError(event.code, event.message, [{ url }]);
       throw new CodedError('fetch_failed', `${url} could not be loaded in the browser: ${(err as Error).message.split('\n')[0]}`, [{ url }]);
     } finally {
@@ -371,6 +388,7 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
     // over the cap (the browser may render what arrived): say why, as the fetcher would.
     const event = this.loader.proxyFailure(url, since);
     if (event && (status === 403 || status === 502 || (event.code === 'response_too_large' && event.target === res?.url()))) {
+      if (event.proxyFailure) throw Object.assign(new CodedError('fetch_failed', event.message, [{ url }]), { proxyFailure: true });
       throw new CodedError(event.code, event.message, [{ url }]);
     }
     this.lastStatus = status;

@@ -5,6 +5,7 @@
  */
 import { Fetcher, type FetchedPage } from '../../net/fetch.ts';
 import { OutboundGuard, type GuardOptions } from '../../net/guard.ts';
+import type { SessionFetchers } from '../crawl/session-fetchers.ts';
 import type { CapturedResponse, LoadedDocument, LoadOptions, PageLoader, PageSession } from './page-loader.ts';
 
 /** Options of {@link HttpPageLoader}. */
@@ -15,6 +16,8 @@ export interface HttpLoaderOptions {
   outbound?: GuardOptions;
   /** Connections per host of the fetcher made here. @default 4 */
   perHostConcurrency?: number;
+  /** The run's proxy sessions' fetchers and cookies (crawl/session-fetchers.ts); absent: `fetcher` alone, direct. */
+  sessionFetchers?: SessionFetchers;
   /** A page fetched already (engine auto probes target.url): served once instead of fetching it again. */
   preloaded?: FetchedPage;
   /** Aborts every fetch. */
@@ -43,6 +46,7 @@ export class HttpPageLoader implements PageLoader {
   readonly fetcher: Fetcher;
   private readonly ownsFetcher: boolean;
   private preloaded: FetchedPage | null;
+  private readonly sessionFetchers: SessionFetchers | null;
   private readonly signal: AbortSignal | undefined;
   /** The one session: HTTP needs no per-session state. */
   private readonly session: PageSession = { load: (url, o) => this.load(url, o), serves: (url) => this.isPreloaded(url), close: async () => undefined };
@@ -51,6 +55,7 @@ export class HttpPageLoader implements PageLoader {
     this.ownsFetcher = !o.fetcher;
     this.fetcher = o.fetcher ?? new Fetcher(new OutboundGuard(o.outbound), { perHostConcurrency: o.perHostConcurrency ?? 4 });
     this.preloaded = o.preloaded ?? null;
+    this.sessionFetchers = o.sessionFetchers ?? null;
     this.signal = o.signal;
   }
 
@@ -77,7 +82,8 @@ export class HttpPageLoader implements PageLoader {
     const signal = o.signal && this.signal ? AbortSignal.any([o.signal, this.signal]) : o.signal ?? this.signal;
     await o.beforeRequest?.();
     const started = Date.now();
-    const page = await this.fetcher.fetch(url, { signal, ...(o.retryStatuses === false ? { retryStatuses: false } : {}) });
+    const options = { signal, ...(o.retryStatuses === false ? { retryStatuses: false } : {}) };
+    const page = this.sessionFetchers ? await this.sessionFetchers.fetch(o.session, url, options) : await this.fetcher.fetch(url, options);
     return toDocument(page, url, Date.now() - started);
   }
 

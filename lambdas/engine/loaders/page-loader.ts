@@ -9,6 +9,7 @@
  */
 import type { ActionSpec } from '../config.ts';
 import type { EvalField, EvalOutcome, ItemQuery } from '../browser/in-page.ts';
+import type { ProxySession } from '../crawl/proxy-sessions.ts';
 
 /** A document as a loader got it. */
 export interface LoadedDocument {
@@ -56,6 +57,8 @@ export interface LoadOptions {
    * host's pace (crawl/access.ts), so that the gap it keeps is the gap the server sees.
    */
   beforeRequest?: () => Promise<void>;
+  /** The proxy session to load in (crawl/proxy-sessions.ts): its proxy and its cookies. Absent: direct. */
+  session?: ProxySession;
 }
 
 /** Outcome of an in-page pagination step (browser): new items in the same document, a new document, or nothing. */
