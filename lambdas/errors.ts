@@ -131,6 +131,11 @@ export const ERROR_CODES = {
     description: "The page loaded but did not finish rendering within the tool's time budget (a script kept its renderer busy, or the shot could not be taken). Not charged",
     details: '`[{url, budget_ms}]`',
   },
+  page_load_timeout: {
+    status: 422, where: ['http'],
+    description: "The target answered, but its page did not finish loading within the tool's time (a script that never ends, a body still arriving, a resource the page's load waits for). Not charged",
+    details: '`[{url, timeout_ms}]`',
+  },
   job_timeout: { where: ['job'], description: 'The run passed `SAI_JOB_TIMEOUT_MS`' },
   worker_lost: { where: ['job'], description: 'Every delivery of the job died (crash, time-out, out of memory) and the queue moved it to the dead-letter queue' },
   generation_failed: {

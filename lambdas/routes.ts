@@ -113,7 +113,7 @@ const METERED: readonly ErrorCode[] = [...WITH_BODY, 'invalid_url', 'target_forb
 const TOOL_ERRORS: readonly ErrorCode[] = [...METERED, 'target_unreachable', 'analysis_limit_exceeded', 'service_busy'];
 
 /** A tool's codes when it renders the page in Chromium: the page crashed, the browser went, the page never settled. */
-const BROWSER_TOOL_ERRORS: readonly ErrorCode[] = ['page_crashed', 'browser_crashed', 'page_unsettled', 'render_timeout'];
+const BROWSER_TOOL_ERRORS: readonly ErrorCode[] = ['page_crashed', 'browser_crashed', 'page_unsettled', 'render_timeout', 'page_load_timeout'];
 /** The tools that read the target page: a bot-protection page instead of it is 422 `blocked` (net/blocks.ts). */
 const PAGE_TOOL_ERRORS: readonly ErrorCode[] = [...TOOL_ERRORS, 'blocked'];
 

@@ -9,7 +9,7 @@
  * Requests and answers are plain data (they cross a thread boundary): URLs, times in ms since the epoch, options.
  */
 import type { BrowserHost } from '../engine/browser/host.ts';
-import { documentHtml, pageFailure, watchNavigationLoop, whenSettled, withinDeadline } from '../engine/browser/page-guard.ts';
+import { documentHtml, pageFailure, pageLoadTimeout, watchDocumentAnswer, watchNavigationLoop, whenSettled, withinDeadline } from '../engine/browser/page-guard.ts';
 import { screenshot, type Screenshot, type ScreenshotOptions } from '../engine/browser/screenshot.ts';
 import { CodedError, isCodedError } from '../errors.ts';
 import { unreachableError } from '../net/unreachable.ts';
@@ -46,7 +46,7 @@ export interface ShotRequest {
 export interface BrowserTools {
   /**
    * Renders a tool's target. @throws CodedError `target_unreachable` (422), `target_forbidden` (400),
-   * `page_crashed`, `browser_crashed`, `page_unsettled`, `render_timeout` (422).
+   * `page_crashed`, `browser_crashed`, `page_unsettled`, `render_timeout`, `page_load_timeout` (422).
    */
   renderToolPage(request: RenderRequest): Promise<ToolPage>;
   /** Takes a screenshot. @throws CodedError as engine/browser/screenshot.ts `screenshot`. */
@@ -111,17 +111,21 @@ export async function renderToolPage(host: BrowserHost, request: RenderRequest, 
     const read = <R>(fn: () => Promise<R>): Promise<R> => withinDeadline(page, whenSettled(page, fn, { signal }), deadline, timeUp, signal);
     let res;
     const navigation = watchNavigationLoop(page, url.href);
+    const answer = watchDocumentAnswer(page);
+    const timeout = Math.max(100, end - 8_000 - Date.now());
     try {
-      const timeout = Math.max(100, end - 8_000 - Date.now());
       res = await Promise.race([navigation.loop, page.goto(url.href, { waitUntil: 'load', timeout, signal } as Parameters<typeof page.goto>[1])]);
     } catch (err) {
       const failure = pageFailure(page) ?? (isCodedError(err) && err.code === 'page_unsettled' ? err : null) ?? navigation.unsettled();
       if (failure) throw failure;
       const event = context.proxyEvents.byHost.get(url.hostname.replace(/^\[|\]$/g, ''));
       if (event?.code === 'target_forbidden' || event?.code === 'dns_failed') throw browserLoadError(url.href, new CodedError(event.code, event.message, [{ url: url.href }]));
+      // It answered and the load ran out of time: the page's doing, not an unreachable target.
+      if (answer.answered() && (err as Error)?.name === 'TimeoutError') throw pageLoadTimeout(url.href, timeout);
       throw browserLoadError(url.href, new CodedError('target_failed', (err as Error).message.split('\n')[0]!, [{ url: url.href }]));
     } finally {
       navigation.stop();
+      answer.stop();
     }
     await page.waitForNetworkIdle({ idleTime: 500, timeout: 3_000 }).catch(() => undefined);
     const headers: Record<string, string> = {};

@@ -18,7 +18,7 @@ import { probeTarget, startToolCall, withRefundOnUnreachable } from './tools.ts'
  * @returns the image.
  * @throws CodedError as core/tools.ts `startToolCall`; `target_unreachable` (422) when the page cannot be
  *   loaded; `target_forbidden` when the guard refuses it or a request of its navigation; the page's own failures
- *   (`page_crashed`, `browser_crashed`, `page_unsettled`, `render_timeout`).
+ *   (`page_crashed`, `browser_crashed`, `page_unsettled`, `render_timeout`, `page_load_timeout`).
  */
 export async function takeScreenshot(svc: Services, account: AccountRecord, host: () => BrowserHost, body: ScreenshotBody): Promise<Screenshot> {
   const call = await startToolCall(svc, account, 'screenshot', body.url);

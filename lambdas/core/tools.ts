@@ -146,7 +146,7 @@ export async function startToolCall(svc: Services, account: AccountRecord, tool:
 const REFUNDED_CODES: ReadonlySet<string> = new Set(['target_unreachable', 'target_forbidden', 'analysis_limit_exceeded', 'service_busy',
   // The page's own behaviour in the browser (engine/browser/page-guard.ts): a crashed renderer or browser, a page
   // that kept navigating itself, a render past its budget.
-  'page_crashed', 'browser_crashed', 'page_unsettled', 'render_timeout',
+  'page_crashed', 'browser_crashed', 'page_unsettled', 'render_timeout', 'page_load_timeout',
   // A bot-protection page instead of the site (net/blocks.ts): nothing of it was analysed.
   'blocked']);
 
@@ -228,7 +228,7 @@ export async function probeTarget(svc: Services, call: ToolCall): Promise<void> 
  * @param globals the named set of dotted paths (`jQuery.fn.jquery`) whose primitive values go to `rendered.globals`,
  *   and how to build it here when the work runs in this thread.
  * @throws CodedError `target_unreachable` (422) or `target_forbidden` (400); the page's own failures
- *   (`page_crashed`, `browser_crashed`, `page_unsettled`, `render_timeout`, 422).
+ *   (`page_crashed`, `browser_crashed`, `page_unsettled`, `render_timeout`, `page_load_timeout`, 422).
  */
 export async function loadRenderedToolPage(svc: Services, call: ToolCall, host: () => BrowserHost, globals: { set: GlobalSet; paths: () => readonly string[] }): Promise<ToolPage> {
   await probeTarget(svc, call);

@@ -46,9 +46,38 @@ export function webhookDeliveryView(d: WebhookDeliveryRecord): Record<string, un
 }
 
 /**
+ * The creation check of a webhook's host (delivery checks it again at every attempt): its current addresses must be
+ * ones the guard allows. A name that does not resolve yet is accepted, except a name written with a trailing dot
+ * (`localhost.`, `metadata.google.internal.`): an absolute name, which some resolvers answer (systemd-resolved gives
+ * `localhost.` the loopback address) and others do not, so it must resolve now; the name without its dot is checked as
+ * well (issue 37).
+ * @throws CodedError `target_forbidden` (400).
+ */
+async function checkWebhookHost(svc: Services, url: URL): Promise<void> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const resolves = async (name: string): Promise<boolean> => {
+    try {
+      await svc.guard.resolveChecked(name);
+      return true;
+    } catch (err) {
+      if ((err as CodedError).code === 'target_forbidden') throw err;
+      return false;
+    }
+  };
+  if (!host.endsWith('.')) {
+    await resolves(host); // unresolvable now: accepted, checked again at each delivery
+    return;
+  }
+  const [written] = await Promise.all([resolves(host), host.length > 1 ? resolves(host.slice(0, -1)) : Promise.resolve(false)]);
+  if (!written) {
+    throw new CodedError('target_forbidden', `Refused ${url.href}: ${host} does not resolve; a host name written with a trailing dot must resolve when its webhook is created (write it without the dot to create a webhook for a name that does not resolve yet)`, [{ url: url.href }]);
+  }
+}
+
+/**
  * Creates a webhook: the URL must be http(s) and its address one the outbound guard allows (an IP literal is checked
  * as is; a host name's current addresses are resolved and checked; a name that does not resolve yet is accepted and
- * checked at every delivery).
+ * checked at every delivery, unless written with a trailing dot: {@link checkWebhookHost}).
  * @returns the webhook and its signing secret (`whsec_…`), which is stored sealed and never shown again.
  * @throws CodedError `invalid_url`, `target_forbidden`, `invalid_request` (events, too many webhooks).
  */
@@ -57,12 +86,7 @@ export async function createWebhook(svc: Services, accountId: number, input: New
   const url = parseTargetUrl(input.url);
   if (url.username || url.password) throw new CodedError('invalid_url', 'url must not carry a user name or password; put a token in its path or query instead', [{ url: url.origin }]);
   svc.guard.checkUrl(url);
-  try {
-    await svc.guard.resolveChecked(url.hostname.replace(/^\[|\]$/g, ''));
-  } catch (err) {
-    if ((err as CodedError).code === 'target_forbidden') throw err;
-    // Unresolvable now: accepted, checked again at each delivery.
-  }
+  await checkWebhookHost(svc, url);
   const events = [...new Set(input.events)];
   if ((await svc.store.listWebhooks(accountId)).length >= MAX_WEBHOOKS_PER_ACCOUNT) {
     throw new CodedError('invalid_request', `An account has at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first`, [{ path: '', message: 'too many webhooks' }]);

@@ -329,6 +329,17 @@ describe('monitoring: schedules and webhooks over HTTP (issue 26)', () => {
       assert.ok(['target_forbidden', 'invalid_url', 'invalid_request'].includes(r.body.code), url);
     }
     assert.equal((await api.post('/api/v1/webhooks/', { url: 'http://169.254.169.254/', events: ['job.completed'] })).body.code, 'target_forbidden');
+    // A name written with a trailing dot must resolve at creation (some resolvers give localhost. the loopback address);
+    // a name without one that does not resolve yet is accepted, and checked at each delivery.
+    for (const url of ['http://localhost./hook', 'http://metadata.google.internal./computeMetadata/v1/', 'http://no-such-name.invalid./hook']) {
+      const r = await api.post('/api/v1/webhooks/', { url, events: ['job.completed'] });
+      assert.equal(r.status, 400, `${url}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, 'target_forbidden', url);
+      assert.match(r.body.error, /does not resolve; a host name written with a trailing dot must resolve/);
+    }
+    const later = await api.post('/api/v1/webhooks/', { url: 'http://hooks.not-created-yet.invalid/hook', events: ['job.completed'] });
+    assert.equal(later.status, 201, JSON.stringify(later.body));
+    assert.equal((await api.delete(`/api/v1/webhooks/${later.body.id}/`)).status, 204);
     assert.equal((await api.post('/api/v1/webhooks/', { url: 'http://127.0.0.1:9/', events: ['job.paused'] })).status, 400, 'an unknown event');
 
     // Allowed now (loopback is allowlisted for this start) ...

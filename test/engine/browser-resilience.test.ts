@@ -15,6 +15,8 @@ import { runHeavy } from '../../lambdas/engine/engines.ts';
 import { BrowserHost } from '../../lambdas/engine/browser/host.ts';
 import { MAX_SELF_NAVIGATIONS, watchNavigationLoop, whenSettled } from '../../lambdas/engine/browser/page-guard.ts';
 import { screenshot } from '../../lambdas/engine/browser/screenshot.ts';
+import { renderToolPage } from '../../lambdas/core/browser-tools.ts';
+import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import { OutboundGuard } from '../../lambdas/net/guard.ts';
 import { serveInline, type InlineServer } from './helpers.ts';
 
@@ -45,6 +47,8 @@ const PAGES = {
     var hog = []; setTimeout(function grow() { for (var i = 0; i < 50; i++) hog.push(new Array(1e6).fill(i)); setTimeout(grow, 0); }, 300);
   </script></body></html>`,
   '/plain/': `<!doctype html><html><body><ul><li class="item">one</li><li class="item">two</li></ul></body></html>`,
+  // A script that never finishes: the parser waits on it, so neither DOMContentLoaded nor the load event comes.
+  '/busy/': `<!doctype html><html><body><ul><li class="item">never read</li></ul><script>for (;;) {}</script></body></html>`,
 };
 
 /** What a call ended with: its value, or its error's code; an error without a code fails the test (a 500 at the API). */
@@ -156,6 +160,39 @@ output: { limit: 3 }
     assert.equal(r.ok, false);
     if (!r.ok) assertPageCode(r.code, ['page_crashed', 'browser_crashed']);
     assert.ok(r.ms < 40_000, `${r.ms} ms`);
+  });
+
+  it('a page whose script never finishes: the tools say it answered but did not finish loading (page_load_timeout), not that it is unreachable', async () => {
+    await outcome(shot('/plain/')); // the browser started: the budgets below are the pages' alone
+    // A server that never answers is still unreachable: it timed out.
+    const sockets = new Set<Socket>();
+    const silent: TcpServer = createTcpServer((sock) => { sockets.add(sock); });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as { port: number }).port;
+      // Budgets a loaded machine leaves room in (the tools' render gets its deadline less 8 s). The two renders at
+      // once; the shot (images on: the host switches its browser for it) after them.
+      const [render, quiet] = await Promise.all([
+        outcome(renderToolPage(host, { url: `${site.url}/busy/`, startedAt: Date.now(), deadlineMs: 20_000, globalPaths: [] })),
+        outcome(renderToolPage(host, { url: `http://127.0.0.1:${port}/`, startedAt: Date.now(), deadlineMs: 16_000, globalPaths: [] })),
+      ]);
+      const s = await outcome(shot('/busy/', false, 12_000));
+      assert.equal(s.ok, false, JSON.stringify(s));
+      if (!s.ok) {
+        assertPageCode(s.code, ['page_load_timeout']);
+        assert.match(s.message, /answered, but the page did not finish loading within \d+(\.\d)? s \(a script that never ends/);
+      }
+      assert.equal(render.ok, false, JSON.stringify(render));
+      if (!render.ok) {
+        assertPageCode(render.code, ['page_load_timeout']);
+        assert.match(render.message, /did not finish loading within \d+(\.\d)? s/);
+      }
+      assert.equal(quiet.ok, false);
+      if (!quiet.ok) assert.equal(quiet.code, 'target_unreachable', quiet.message);
+    } finally {
+      for (const sock of sockets) sock.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 
   it('after all of them the same browser runs and photographs a plain page', async () => {

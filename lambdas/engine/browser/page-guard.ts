@@ -5,7 +5,7 @@
  * life. BrowserHost (./host.ts) guards every page it opens; the browser loader and the screenshot use the rest.
  * Kept apart from host.ts so that modules that only need these (and their codes) do not bundle the browser.
  */
-import type { Browser, BrowserContext, Dialog, HTTPRequest, Page, Target } from 'puppeteer-core';
+import type { Browser, BrowserContext, Dialog, HTTPRequest, HTTPResponse, Page, Target } from 'puppeteer-core';
 import { CodedError } from '../../errors.ts';
 
 /** Pages whose renderer crashed, with the error that says so. */
@@ -70,6 +70,33 @@ export function explainPageError(page: Page, err: unknown): unknown {
     return new CodedError('page_unsettled', `The page ${page.url()} navigated away while it was being read, and did not settle`, [{ url: page.url() }]);
   }
   return err;
+}
+
+/**
+ * Watches whether the target answered a page's load: the main frame's document response (headers in, not a redirect)
+ * seen since the call, or the page's target committed to a document (its URL, which the browser process reports,
+ * is no longer about:blank: that still holds when the renderer is stuck in a script and its own events stop). A load
+ * that then times out is the page's own doing (a script that never ends blocks the load event; a body still
+ * arriving), not an unreachable target: {@link pageLoadTimeout} says so (issue 37).
+ */
+export function watchDocumentAnswer(page: Page): { answered(): boolean; stop(): void } {
+  let answered = false;
+  const onResponse = (res: HTTPResponse) => {
+    const status = res.status();
+    if (res.request().isNavigationRequest() && res.frame() === page.mainFrame() && !(status >= 300 && status < 400)) answered = true;
+  };
+  page.on('response', onResponse);
+  const committed = () => {
+    const url = page.target().url();
+    return url !== '' && url !== 'about:blank' && !url.startsWith('chrome-error:');
+  };
+  return { answered: () => answered || committed(), stop: () => { page.off('response', onResponse); } };
+}
+
+/** The tools' 422 `page_load_timeout`: `url` answered, but its page did not finish loading within `timeoutMs`. */
+export function pageLoadTimeout(url: string, timeoutMs: number): CodedError {
+  const seconds = Math.round(timeoutMs / 100) / 10;
+  return new CodedError('page_load_timeout', `${url} answered, but the page did not finish loading within ${seconds} s (a script that never ends, a body still arriving, or a resource its load waits for)`, [{ url, timeout_ms: Math.round(timeoutMs) }]);
 }
 
 /** Options of {@link whenSettled}. */

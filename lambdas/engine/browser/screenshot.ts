@@ -10,7 +10,7 @@
 import type { Page } from 'puppeteer-core';
 import { CodedError, isCodedError } from '../../errors.ts';
 import type { BrowserHost } from './host.ts';
-import { documentHtml, explainPageError, pageFailure, watchNavigationLoop, whenSettled, withinDeadline } from './page-guard.ts';
+import { documentHtml, explainPageError, pageFailure, pageLoadTimeout, watchDocumentAnswer, watchNavigationLoop, whenSettled, withinDeadline } from './page-guard.ts';
 import { blockMessage, detectBlock, mayBeBlock } from '../../net/blocks.ts';
 import { sleep } from '../../sleep.ts';
 
@@ -66,7 +66,8 @@ export interface Screenshot {
  * @throws CodedError `invalid_request` for sizes out of range, `target_failed` when the page does not load,
  *   `target_forbidden` or `dns_failed` when the guard proxy refused or could not resolve its host;
  *   `page_crashed` (its renderer crashed or ran out of memory), `browser_crashed`, `page_unsettled` (it kept
- *   navigating itself), `render_timeout` (loaded, but not rendered within the budget).
+ *   navigating itself), `page_load_timeout` (it answered, but its load event did not come in time: a script that
+ *   never ends), `render_timeout` (loaded, but not rendered within the budget).
  */
 export async function screenshot(host: BrowserHost, url: string, o: ScreenshotOptions = {}): Promise<Screenshot> {
   const width = o.width ?? 1366;
@@ -101,9 +102,11 @@ export async function screenshot(host: BrowserHost, url: string, o: ScreenshotOp
     await step(p.setViewport({ width, height, deviceScaleFactor: scale }));
     let status = 0;
     const watch = watchNavigationLoop(p, url);
+    const answer = watchDocumentAnswer(p);
+    const loadTimeout = Math.max(1_000, Math.min(timeoutMs, deadline - Date.now()));
     try {
       const res = await step(Promise.race([
-        p.goto(url, { waitUntil: 'load', timeout: Math.max(1_000, Math.min(timeoutMs, deadline - Date.now())), signal: o.signal } as Parameters<Page['goto']>[1]),
+        p.goto(url, { waitUntil: 'load', timeout: loadTimeout, signal: o.signal } as Parameters<Page['goto']>[1]),
         watch.loop,
       ]));
       status = res?.status() ?? 200;
@@ -118,10 +121,13 @@ export async function screenshot(host: BrowserHost, url: string, o: ScreenshotOp
       if (restless) throw restless;
       const event = context.proxyEvents.byHost.get(new URL(url).hostname.replace(/^\[|\]$/g, ''));
       if (event?.code === 'target_forbidden' || event?.code === 'dns_failed') throw new CodedError(event.code, event.message, [{ url }]);
+      // It answered and the load ran out of time: the page's doing, not an unreachable target.
+      if (answer.answered() && (isCodedError(err) || (err as Error)?.name === 'TimeoutError')) throw pageLoadTimeout(url, loadTimeout);
       const message = isCodedError(err) ? `not loaded within ${timeoutMs} ms` : (err as Error).message.split('\n')[0];
       throw new CodedError('target_failed', `${url} could not be loaded: ${message}`, [{ url }]);
     } finally {
       watch.stop();
+      answer.stop();
     }
     await step(p.waitForNetworkIdle({ idleTime: 500, timeout: Math.max(100, Math.min(NETWORK_IDLE_WAIT_MS, deadline - Date.now())) }).catch(() => undefined));
     if (o.waitSelector) {
