@@ -121,7 +121,7 @@ export const configSchema = {
             mode: { enum: ['auto', 'fixed'], default: 'auto', description: 'auto: the gap between requests follows the host\'s latency and slows down on 429 and 503 answers (AutoThrottle). fixed: the gap is delay.' },
             delay: { type: 'integer', minimum: 0, maximum: 60000, default: 0, description: 'Milliseconds between the starts of two requests to one host, at least (fixed: exactly); a robots.txt Crawl-delay raises it.' },
             max_delay: { type: 'integer', minimum: 0, maximum: 120000, default: 30000, description: 'auto: the largest gap it slows down to, milliseconds.' },
-            target_concurrency: { type: 'number', exclusiveMinimum: 0, maximum: 64, description: 'auto: requests in flight to one host it aims at; absent: the run\'s concurrency (SAI_JOB_CONCURRENCY).' },
+            target_concurrency: { type: 'number', exclusiveMinimum: 0, maximum: 64, description: 'auto: requests in flight to one host it aims at (the gap follows latency / this); absent: no latency term, the run\'s concurrency (SAI_JOB_CONCURRENCY) bounds the requests in flight.' },
           },
         },
         proxy: {

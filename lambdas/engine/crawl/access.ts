@@ -64,7 +64,7 @@ export class RobotsDisallowedError extends CodedError {
 export interface SiteAccessOptions {
   /** Fetches robots.txt (through the guard). */
   fetcher: Fetcher;
-  /** Pages the run loads at once: auto mode's target concurrency when the config names none. */
+  /** Pages the run loads at once (they bound the requests in flight to a host when the config names no target concurrency). */
   concurrency: number;
   /** robots.txt rules read already (a generation's, shared by its trial runs); absent: this run's own. */
   robots?: RobotsRules;
@@ -91,9 +91,11 @@ export function fetchedRobots(fetcher: Fetcher, warn: (message: string) => void,
 }
 
 /** The pace settings of a config (`target.politeness`), ms. */
-export function paceSettings(config: ScrapeConfig, concurrency: number): PaceSettings {
+export function paceSettings(config: ScrapeConfig): PaceSettings {
   const p = config.target.politeness;
-  return { mode: p.mode, delayMs: p.delay, maxDelayMs: p.max_delay, targetConcurrency: p.target_concurrency ?? Math.max(1, concurrency) };
+  // Without a target concurrency the run's own concurrency bounds the requests in flight: the gap has no latency
+  // term then (a healthy host is crawled as fast as before) and only grows on 429/503, coming down again after.
+  return { mode: p.mode, delayMs: p.delay, maxDelayMs: p.max_delay, targetConcurrency: p.target_concurrency ?? Number.POSITIVE_INFINITY };
 }
 
 function originOf(url: string): string {
@@ -138,7 +140,7 @@ export class SiteAccess {
     this.robots = config.target.robots === 'ignore' ? null : o.robots ?? fetchedRobots(fetcher, (m) => this.sideWarnings.push(m), (url, opts) => fetchers.fetch(this.sessions.current, url, opts));
     this.retry = fetcher.retryPolicy;
     const robots = this.robots;
-    this.pace = new HostPace(paceSettings(config, o.concurrency), { floor: (origin) => robots?.crawlDelayMs(origin) });
+    this.pace = new HostPace(paceSettings(config), { floor: (origin) => robots?.crawlDelayMs(origin) });
   }
 
   /**
