@@ -21,7 +21,7 @@ export async function deliverWebhookMessage(svc: Services, m: WebhookMessage): P
   const now = svc.clock.now();
   if (m.not_before && Date.parse(m.not_before) > now.getTime()) {
     const wait = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil((Date.parse(m.not_before) - now.getTime()) / 1000));
-    await svc.queue.send('webhook', JSON.stringify(m), { delaySeconds: wait, group: webhookGroup(m.webhook_id) });
+    await svc.queue.send('webhook', JSON.stringify(m), { delaySeconds: wait, group: webhookGroup(m.account_id) });
     return 'waiting';
   }
   const w = await svc.store.getWebhook(m.account_id, m.webhook_id);
@@ -45,7 +45,7 @@ export async function deliverWebhookMessage(svc: Services, m: WebhookMessage): P
   });
   if (delay !== null) {
     const again: WebhookMessage = { ...m, attempt: m.attempt + 1, not_before: nextAt! };
-    await svc.queue.send('webhook', JSON.stringify(again), { delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, delay), group: webhookGroup(m.webhook_id) });
+    await svc.queue.send('webhook', JSON.stringify(again), { delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, delay), group: webhookGroup(m.account_id) });
   }
   if (outcome === 'given_up') logger.info('webhook delivery given up', { webhookId: w.id, messageId: m.message_id, attempt: m.attempt, error: result.error });
   return outcome;

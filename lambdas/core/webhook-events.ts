@@ -69,7 +69,7 @@ export async function announceJobEnd(svc: Pick<Services, 'store' | 'queue' | 'cl
           webhook_id: w.id, account_id: w.account_id, message_id: messageId(job.id, w.id, event), event, job_id: job.id,
           payload: webhookPayload(event, job, svc.publicUrl ?? null), created_at: created, attempt: 1,
         };
-        await svc.queue.send('webhook', JSON.stringify(m), { group: webhookGroup(w.id) });
+        await svc.queue.send('webhook', JSON.stringify(m), { group: webhookGroup(w.account_id) });
       }
     }
   } catch (err) {
@@ -87,12 +87,14 @@ export function messageId(jobId: string, webhookId: string, event: WebhookEvent)
 }
 
 /**
- * The queue group of a webhook's messages (SendOptions.group): the local queue hands out at most a few of one group at
- * once and serves the groups in turn, and SQS fair queues take it as the MessageGroupId, so one webhook's slow or
- * failing receiver holds a few delivery slots, never all of them. Prefixed so it never meets an account's job group.
+ * The queue group of an account's webhook messages (SendOptions.group; issue 37: it was the webhook, so an account
+ * with 10 webhooks that hang weighed as 10 tenants): the local queue hands out at most a few of one group at once and
+ * serves the groups in turn (its poller also limits each webhook inside its account's group,
+ * adapters/local/webhook-poller.ts), and SQS fair queues take it as the MessageGroupId, the tenant whose backlog
+ * must not delay another's. Prefixed so it never meets an account's job group.
  */
-export function webhookGroup(webhookId: string): string {
-  return `webhook:${webhookId}`;
+export function webhookGroup(accountId: number): string {
+  return `webhook:${accountId}`;
 }
 
 /** Whether a queue body is a {@link WebhookMessage}. */

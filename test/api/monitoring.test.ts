@@ -318,6 +318,49 @@ describe('monitoring: schedules and webhooks over HTTP (issue 26)', () => {
     await svc.stop();
   });
 
+  it('one account\'s ten webhooks whose receivers hang hold half of the delivery slots: another account\'s deliveries are made meanwhile', async () => {
+    fs.writeFileSync(clockFile, '0');
+    const dataDir = tempDataDir();
+    const svc = await start({ DATA_DIR: dataDir });
+    const noisy = client(svc.url, (await createAccount(dataDir, { plan: 'pro' })).api_key);
+    const quiet = client(svc.url, (await createAccount(dataDir, { plan: 'pro' })).api_key);
+    // Receivers that never answer: each attempt holds its slot for the attempt's whole 10 s time-out.
+    let open = 0;
+    let mostOpen = 0;
+    const hung = http.createServer((req) => {
+      req.resume();
+      mostOpen = Math.max(mostOpen, ++open);
+      req.socket.once('close', () => { open--; });
+    });
+    await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
+    receivers.push(hung);
+    for (let i = 0; i < 10; i++) {
+      const r = await noisy.post('/api/v1/webhooks/', { url: `http://127.0.0.1:${(hung.address() as AddressInfo).port}/hook/${i}`, events: ['job.completed'] });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+    }
+    const fast = await startReceiver();
+    assert.equal((await quiet.post('/api/v1/webhooks/', { url: fast.url, events: ['job.completed'] })).status, 201);
+    // Two runs of the noisy account: 20 deliveries that hang.
+    for (const r of await Promise.all([1, 2].map(() => noisy.post('/api/v1/run/', { yaml_content: yaml(site.base) })))) {
+      assert.equal((await noisy.waitForJob(r.body.id)).job.status, 'completed');
+    }
+    await waitFor('the hanging receivers\' first attempts', () => (open >= 4 ? true : null), 20_000);
+    // The quiet account's runs, one after another: each delivery is made while the noisy account's attempts hang.
+    const latencies: number[] = [];
+    for (let i = 1; i <= 3; i++) {
+      const run = await quiet.post('/api/v1/run/', { yaml_content: yaml(site.base) });
+      assert.equal((await quiet.waitForJob(run.body.id)).job.status, 'completed');
+      const seenDone = Date.now();
+      await waitFor(`the quiet account's delivery ${i}`, () => (fast.received.length >= i ? true : null), 30_000);
+      latencies.push(Date.now() - seenDone);
+    }
+    // With a limit per webhook only, the noisy account's attempts held all 8 slots (2 a webhook) for 10 s at a time.
+    assert.ok(mostOpen <= 4, `the noisy account had ${mostOpen} attempts at once; its share is 4 of the 8 slots`);
+    assert.ok(Math.max(...latencies) < 5_000, `the quiet account's deliveries came ${latencies.join(', ')} ms after its jobs were seen completed`);
+    hung.closeAllConnections();
+    await svc.stop();
+  });
+
   it('a private webhook URL is refused at creation (400 target_forbidden) and again at delivery when the guard no longer allows it', async () => {
     const dataDir = tempDataDir();
     let svc = await start({ DATA_DIR: dataDir });

@@ -180,6 +180,25 @@ describe('LocalQueue', () => {
     assert.equal(again?.receiveCount, 2);
   });
 
+  it('a filter passes over messages a consumer does not take now (a webhook at its limit inside its account): they keep their place', async () => {
+    for (const b of ['w1-a', 'w1-b', 'w1-c', 'w2-a']) await put(b, 'A');
+    await put('w3-a', 'B');
+    now += 1;
+    const taken = new Map<string, number>();
+    const accept = (body: string) => (taken.get(body.slice(0, 2)) ?? 0) < 1;
+    const got: string[] = [];
+    for (;;) {
+      const [m] = q.receive('run', 1, 60_000, () => 10, accept);
+      if (!m) break;
+      got.push(m.body);
+      taken.set(m.body.slice(0, 2), (taken.get(m.body.slice(0, 2)) ?? 0) + 1);
+    }
+    assert.deepEqual(got, ['w1-a', 'w3-a', 'w2-a'], 'one of each webhook, the accounts in turn');
+    assert.equal(q.depth('run').visible, 2, "w1's other messages wait, in order");
+    taken.clear();
+    assert.deepEqual(q.receive('run', 5, 60_000, () => 10, () => true).map((m) => m.body), ['w1-b', 'w1-c']);
+  });
+
   it("a group's limit counts its messages in flight on both queues", async () => {
     await put('run-a', 'A', 'run');
     await put('gen-a', 'A', 'generate');

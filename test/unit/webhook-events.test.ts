@@ -48,7 +48,7 @@ describe('webhook events of a finished job (core/webhook-events.ts)', () => {
     assert.equal(await executeJobDelivery(t.svc, t.job.id, { receiveCount: 3, maxReceives: 3 }, executor), 'done');
     const messages = t.sent.map((s) => ({ ...s, m: JSON.parse(s.body) as WebhookMessage }));
     assert.equal(messages.length, 4, `completed and changed to the first webhook, twice; nothing to the failed-only one: ${JSON.stringify(messages.map((x) => [x.queue, x.m.event, x.body.slice(0, 80)]))}`);
-    assert.ok(messages.every((x) => x.queue === 'webhook' && x.m.webhook_id === '11111111-1111-4111-8111-111111111111' && x.options?.group === webhookGroup(x.m.webhook_id)));
+    assert.ok(messages.every((x) => x.queue === 'webhook' && x.m.webhook_id === '11111111-1111-4111-8111-111111111111' && x.options?.group === webhookGroup(x.m.account_id)));
     assert.deepEqual(messages.map((x) => x.m.event), ['job.completed', 'job.changed', 'job.completed', 'job.changed']);
     assert.equal(messages[0]!.m.message_id, messages[2]!.m.message_id);
     assert.equal(messages[1]!.m.message_id, messages[3]!.m.message_id);

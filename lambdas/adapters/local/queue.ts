@@ -52,6 +52,15 @@ function migrate(db: DatabaseSync): void {
 /** Limit of a group's messages in flight at once, for {@link LocalQueue.receive}. */
 export type GroupLimit = (group: string) => number;
 
+/**
+ * Whether a consumer takes a message now, by its body (a webhook's own limit inside its account's group): a message
+ * it does not take stays where it is, and the next of its group is looked at.
+ */
+export type MessageFilter = (body: string) => boolean;
+
+/** Messages of one group looked at per receive when a {@link MessageFilter} passes some over. */
+const FILTER_LOOKAHEAD = 64;
+
 /** Name of the BroadcastChannel that announces new messages to consumers in other threads. */
 export const QUEUE_CHANNEL = 'scrape-ai-local-queue';
 
@@ -112,8 +121,9 @@ export class LocalQueue implements JobQueue {
    * served least recently first; see the file's comment). Messages already received `maxReceives` times move
    * to the dead-letter queue instead of being delivered.
    * @param limitOf the most messages of a group in flight at once (both queues together); none: no limit.
+   * @param accept takes a message by its body (the first {@link FILTER_LOOKAHEAD} of a group are looked at); none: all.
    */
-  receive(queue: QueueName, max: number, visibilityMs: number, limitOf?: GroupLimit): QueueMessage[] {
+  receive(queue: QueueName, max: number, visibilityMs: number, limitOf?: GroupLimit, accept?: MessageFilter): QueueMessage[] {
     const limits = new Map<string, number>();
     const limit = (g: string) => {
       let n = limits.get(g);
@@ -126,14 +136,14 @@ export class LocalQueue implements JobQueue {
     const now = this.now();
     const toBury = this.q('SELECT 1 FROM queue_messages WHERE queue = ? AND dead = 0 AND visible_at <= ? AND receive_count >= ? LIMIT 1')
       .get(queue, now, this.maxReceives);
-    if (!toBury && !this.next(queue, now, limit)) return [];
+    if (!toBury && !this.next(queue, now, limit, accept)) return [];
     return immediate(this.db, () => {
       const t = this.now();
       this.q('UPDATE queue_messages SET dead = 1, receipt = NULL WHERE queue = ? AND dead = 0 AND visible_at <= ? AND receive_count >= ?')
         .run(queue, t, this.maxReceives);
       const out: QueueMessage[] = [];
       while (out.length < max) {
-        const id = this.next(queue, t, limit);
+        const id = this.next(queue, t, limit, accept);
         if (!id) break;
         const receipt = randomUUID();
         const r = this.q(`UPDATE queue_messages SET receive_count = receive_count + 1, visible_at = ?, receipt = ?
@@ -149,10 +159,13 @@ export class LocalQueue implements JobQueue {
   }
 
   /** The next message to hand out at time `t` (inside receive's transaction), or null. */
-  private next(queue: QueueName, t: number, limit: GroupLimit): string | null {
+  private next(queue: QueueName, t: number, limit: GroupLimit, accept?: MessageFilter): string | null {
     // A message without a group is a group of its own that has never been served.
-    const loose = this.q('SELECT id FROM queue_messages WHERE queue = ? AND dead = 0 AND visible_at <= ? AND grp IS NULL ORDER BY visible_at, sent_at LIMIT 1')
-      .get(queue, t) as { id: string } | undefined;
+    const loose = accept
+      ? (this.q('SELECT id, body FROM queue_messages WHERE queue = ? AND dead = 0 AND visible_at <= ? AND grp IS NULL ORDER BY visible_at, sent_at LIMIT ?')
+        .all(queue, t, FILTER_LOOKAHEAD) as Array<{ id: string; body: string }>).find((c) => accept(c.body))
+      : this.q('SELECT id FROM queue_messages WHERE queue = ? AND dead = 0 AND visible_at <= ? AND grp IS NULL ORDER BY visible_at, sent_at LIMIT 1')
+        .get(queue, t) as { id: string } | undefined;
     if (loose) return loose.id;
     const waiting = this.q(`SELECT m.grp AS grp FROM queue_messages m LEFT JOIN queue_groups g ON g.grp = m.grp
         WHERE m.queue = ? AND m.dead = 0 AND m.visible_at <= ? AND m.grp IS NOT NULL
@@ -164,8 +177,15 @@ export class LocalQueue implements JobQueue {
       .map((r) => [r.grp, Number(r.n)]));
     for (const { grp } of waiting) {
       if ((held.get(grp) ?? 0) >= limit(grp)) continue;
-      const m = this.q('SELECT id FROM queue_messages WHERE queue = ? AND dead = 0 AND visible_at <= ? AND grp = ? ORDER BY visible_at, sent_at LIMIT 1')
-        .get(queue, t, grp) as { id: string } | undefined;
+      if (!accept) {
+        const m = this.q('SELECT id FROM queue_messages WHERE queue = ? AND dead = 0 AND visible_at <= ? AND grp = ? ORDER BY visible_at, sent_at LIMIT 1')
+          .get(queue, t, grp) as { id: string } | undefined;
+        if (m) return m.id;
+        continue;
+      }
+      const candidates = this.q('SELECT id, body FROM queue_messages WHERE queue = ? AND dead = 0 AND visible_at <= ? AND grp = ? ORDER BY visible_at, sent_at LIMIT ?')
+        .all(queue, t, grp, FILTER_LOOKAHEAD) as Array<{ id: string; body: string }>;
+      const m = candidates.find((c) => accept(c.body));
       if (m) return m.id;
     }
     return null;
