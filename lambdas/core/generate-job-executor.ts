@@ -73,6 +73,7 @@ async function generateBody(svc: Services, a: JobAttempt, deps: GenerateDeps) {
       results_key: key,
       api_discovered: result.apiDiscovered,
       config_id: config.id,
+      config_name: config.name,
       yaml_content: result.yaml,
       ...(run ?? {}),
       status_message: `${found} ${runSentence(config.id, run)} ${result.notes.slice(-4).join('; ')}`.trim(),

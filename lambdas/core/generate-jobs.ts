@@ -74,7 +74,7 @@ export async function startGenerate(svc: Services, account: AccountRecord, body:
   const charge = await meter(svc, account, 'generate');
   // The message goes in the account's group: accounts are served in turn (docs/plans-and-metering.md, "Fair scheduling").
   const job = await createAndQueueJob({ ...svc, queue: groupedQueue(svc.queue, account.id) }, account,
-    { job_type: 'generate', target_url: url.href, config_id: replaced?.id ?? null, yaml_content: '', prompt, run_requested: body.run === true }, charge);
+    { job_type: 'generate', target_url: url.href, config_id: replaced?.id ?? null, config_name: replaced?.name ?? null, yaml_content: '', prompt, run_requested: body.run === true }, charge);
   return { job, existing };
 }
 

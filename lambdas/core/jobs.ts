@@ -42,6 +42,10 @@ function summary(job: JobRecord): Record<string, unknown> {
     pages_scraped: job.pages_scraped,
     api_discovered: job.api_discovered,
     created_at: job.created_at,
+    // Beyond SPEC.md (issue 40, docs/api.md "Jobs"): what the job list shows of each job.
+    config_id: job.config_id,
+    config_name: job.config_name ?? null,
+    warning_count: job.warnings?.length ?? 0,
   };
   if (job.completed_at) out.completed_at = job.completed_at;
   // A generate job with `run: true` names its run (null until it completes), or says why none started (issue 40).
@@ -139,7 +143,8 @@ export async function jobStatusAnswer(svc: Services, job: JobRecord): Promise<{ 
   // A completed run of a saved config also says what changed (issue 26); other jobs keep SPEC.md's shape exactly.
   const c = job.status === 'completed' ? job.changes : null;
   const changes = c ? `,"changes":${JSON.stringify({ added: c.added, removed: c.removed, changed: c.changed, compared_with: c.compared_with })}` : '';
-  const text = `${head.slice(0, -1)},"results":{"data":${rows},"row_count":${rowCount}},"yaml_config":${JSON.stringify({ id: job.config_id, yaml_content: job.yaml_content })}${changes}}`;
+  const warnings = `,"warnings":${JSON.stringify(job.warnings ?? [])}`;
+  const text = `${head.slice(0, -1)},"results":{"data":${rows},"row_count":${rowCount}},"yaml_config":${JSON.stringify({ id: job.config_id, yaml_content: job.yaml_content })}${changes}${warnings}}`;
   if (!finished) return { text };
   const answer = { text, etag: `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"` };
   rememberFinished(key, answer);
@@ -169,12 +174,12 @@ export async function deadLetter(svc: Services, jobId: string, receiveCount: num
  * could not be queued ends `failed` at once (no worker would ever take it).
  * @param what the job's type and what it works on; `id` when the caller names the job (a schedule's firing: one id
  *   per slot, so the store refuses a second job of the same firing; a generate job's run), `schedule_id` for such a firing,
- *   `run_requested` for a generate job that runs its config (issue 40).
+ *   `run_requested` for a generate job that runs its config, `config_name` the name of its config (issue 40).
  * @returns the job as stored.
  * @throws the store's error (nothing stored, charge refunded); CodedError `queue_unavailable` (the job ended
  *   `failed`, charge refunded).
  */
-export async function createAndQueueJob(svc: Services, account: AccountRecord, what: Pick<JobRecord, 'job_type' | 'target_url' | 'config_id' | 'yaml_content' | 'prompt'> & { job_type: JobType; schedule_id?: string | null; run_requested?: boolean; id?: string }, charge: Charge | null): Promise<JobRecord> {
+export async function createAndQueueJob(svc: Services, account: AccountRecord, what: Pick<JobRecord, 'job_type' | 'target_url' | 'config_id' | 'yaml_content' | 'prompt'> & { job_type: JobType; schedule_id?: string | null; run_requested?: boolean; config_name?: string | null; id?: string }, charge: Charge | null): Promise<JobRecord> {
   const now = svc.clock.now().toISOString();
   const job: JobRecord = {
     id: randomUUID(),

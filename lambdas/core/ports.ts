@@ -109,6 +109,13 @@ export interface JobRecord {
   run_job_id?: string | null;
   /** Why that run could not start (`code: message`, e.g. the quota was used up meanwhile); null otherwise. */
   run_error?: string | null;
+  /**
+   * The name of the config the job runs or made, as it was then (issue 40: the job list names it): a saved config's
+   * name, an inline YAML's `name:`, a generate job's saved config; null when it has none (yet).
+   */
+  config_name?: string | null;
+  /** A finished run's warnings (problems that did not fail it), in request order, at most 200; null or absent before. */
+  warnings?: string[] | null;
 }
 
 /**
@@ -259,6 +266,10 @@ export interface JobUpdate {
   run_job_id?: string;
   /** Why a generate job's run could not start (issue 40). */
   run_error?: string;
+  /** The config's name (a generate job's saved config, issue 40). */
+  config_name?: string;
+  /** A finished run's warnings (issue 40). */
+  warnings?: string[];
 }
 
 /** A page of a list, newest first, with an opaque cursor for the next page. */

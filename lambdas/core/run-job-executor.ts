@@ -14,6 +14,7 @@ import { NO_PROXIES, proxyGroupFor } from '../net/upstream.ts';
 import { healConfig } from './self-healing.ts';
 import { computeRunChanges, recordLastRun } from './run-changes.ts';
 import type { Delivery, DeliveryOutcome } from './ports.ts';
+import { describePages, type PageCounts } from '../engine/crawler.ts';
 import type { Services } from './services.ts';
 
 /** Blob key of a browser run's captured XHR/fetch JSON answers (for the generator). */
@@ -50,6 +51,8 @@ async function runBody(svc: Services, a: JobAttempt, browser: () => BrowserHost)
   let config = parseConfig(job.yaml_content);
   let { choice, result } = await crawl(config);
   let healed = '';
+  /** Pages the first crawl read when the config was healed and run again: the run read them too. */
+  let before: PageCounts = { listing: 0, detail: 0, index: 0 };
   if (!result.rows.length) {
     // Self-healing (core/self-healing.ts): a saved config that used to find items is regenerated once.
     await a.settled();
@@ -58,6 +61,7 @@ async function runBody(svc: Services, a: JobAttempt, browser: () => BrowserHost)
       a.progress({ status_message: `${heal.message}; running it`, yaml_content: heal.yaml }, { force: true });
       await a.settled();
       config = heal.config;
+      before = result.pageCounts;
       ({ choice, result } = await crawl(config));
       healed = `; ${heal.message}`;
     }
@@ -66,16 +70,35 @@ async function runBody(svc: Services, a: JobAttempt, browser: () => BrowserHost)
   // A run of a saved config: what changed since its last completed run (./run-changes.ts, issue 26).
   const changes = job.config_id ? await computeRunChanges(svc, job, result.rows, config.output?.deduplicate_fields) : undefined;
   if (result.apiCapture?.length) await svc.blobs.put(captureKey(job), JSON.stringify(result.apiCapture), 'application/json');
-  const warn = result.warnings.length
-    ? `; ${result.warnings.length} warning(s): ${result.warnings.slice(0, 3).join(' | ')}${result.warnings.length > 3 ? ' | …' : ''}`
-    : '';
+  const warnings = storedWarnings(result.warnings);
+  const pageCounts = { listing: before.listing + result.pageCounts.listing, detail: before.detail + result.pageCounts.detail, index: before.index + result.pageCounts.index };
+  const pagesScraped = pageCounts.listing + pageCounts.detail + pageCounts.index;
+  const warn = warnings.length ? `; ${warnings.length} warning${warnings.length === 1 ? '' : 's'} (listed in the job's warnings)` : '';
   return {
     row_count: result.rows.length,
     items_found: result.itemsFound,
-    pages_scraped: result.pagesScraped,
+    pages_scraped: pagesScraped,
     results_key: key,
     api_discovered: result.apiDiscovered ?? false,
+    warnings,
     ...(changes ? { changes } : {}),
-    status_message: `Completed: ${result.rows.length} rows from ${result.pagesScraped} pages (${choice.engine} engine; ${choice.reason})${healed}${result.sessionsRetired ? `; ${result.sessionsRetired}` : ''}${warn}`,
+    status_message: `Completed: ${result.rows.length} rows from ${describePages(pageCounts)} (${choice.engine} engine; ${choice.reason})${healed}${result.sessionsRetired ? `; ${result.sessionsRetired}` : ''}${warn}`,
   };
+}
+
+/** Longest warning kept on a job, characters; the whole list at most {@link MAX_WARNINGS_CHARS} (a job is one DynamoDB item). */
+const MAX_WARNING_CHARS = 500;
+const MAX_WARNINGS_CHARS = 40_000;
+
+/** A run's warnings as the job keeps them: each cut at {@link MAX_WARNING_CHARS}, the list cut at {@link MAX_WARNINGS_CHARS}. */
+function storedWarnings(warnings: readonly string[]): string[] {
+  const out: string[] = [];
+  let chars = 0;
+  for (const w of warnings) {
+    const cut = w.length > MAX_WARNING_CHARS ? `${w.slice(0, MAX_WARNING_CHARS - 1)}…` : w;
+    if (chars + cut.length > MAX_WARNINGS_CHARS) break;
+    out.push(cut);
+    chars += cut.length;
+  }
+  return out;
 }

@@ -59,11 +59,13 @@ export async function startRun(svc: Services, account: AccountRecord, req: RunRe
     ]);
   }
   let configId: string | null = null;
+  let configName: string | null = null;
   let yaml: string;
   if (hasId) {
     const saved = await svc.store.getConfig(account.id, req.config_id!.toLowerCase());
     if (!saved) throw new CodedError('not_found', `Config ${req.config_id} not found`);
     configId = saved.id;
+    configName = saved.name;
     yaml = saved.yaml_content;
   } else {
     yaml = req.yaml_content!;
@@ -83,5 +85,5 @@ export async function startRun(svc: Services, account: AccountRecord, req: RunRe
   const charge = await meter(svc, account, 'run');
   // The message goes in the account's group: accounts are served in turn (docs/plans-and-metering.md, "Fair scheduling").
   return createAndQueueJob({ ...svc, queue: groupedQueue(svc.queue, account.id) }, account,
-    { job_type: 'run', target_url: config.target.url, config_id: configId, yaml_content: yaml, prompt: null, schedule_id: origin?.schedule_id ?? null, ...(origin ? { id: origin.job_id } : {}) }, charge);
+    { job_type: 'run', target_url: config.target.url, config_id: configId, config_name: configName ?? config.name ?? null, yaml_content: yaml, prompt: null, schedule_id: origin?.schedule_id ?? null, ...(origin ? { id: origin.job_id } : {}) }, charge);
 }

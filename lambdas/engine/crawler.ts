@@ -15,4 +15,5 @@
  * This module is the crawler's entry; its parts, one concern each, are in ./crawl/ (crawl.ts lists them).
  */
 export { crawl } from './crawl/crawl.ts';
-export type { CrawlOptions, CrawlResult, RunProgress } from './crawl/types.ts';
+export { describePages } from './crawl/progress.ts';
+export type { CrawlOptions, CrawlResult, PageCounts, RunProgress } from './crawl/types.ts';

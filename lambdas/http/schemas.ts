@@ -221,14 +221,17 @@ const jobSummaryProperties = {
   target_url: { type: 'string' },
   status_message: { type: 'string' },
   items_found: count,
-  pages_scraped: count,
+  pages_scraped: { ...count, description: 'Pages the run loaded and read: listing pages and in-page pagination steps, detail pages, the categories\' index page; failed pages are warnings, not counted (docs/crawler.md). A generate job: its trial\'s' },
   api_discovered: { type: 'boolean' },
   created_at: time,
   completed_at: time,
+  config_id: { anyOf: [uuid, { type: 'null' }], description: 'The saved config the job runs (a run) or saved (a generate job, once completed); null for inline YAML' },
+  config_name: { type: ['string', 'null'], description: 'The name of that config when the job was made (a saved config\'s name, an inline YAML\'s `name:`, a generate job\'s saved config); null when none' },
+  warning_count: { ...count, description: 'Warnings of a finished run (problems that did not fail it); the job\'s status lists them in `warnings`' },
   run_job_id: { anyOf: [uuid, { type: 'null' }], description: 'A generate job made with `run: true`: the run job of the saved config it started on completion (null until then); absent for other jobs' },
   run_error: { type: 'string', description: 'A generate job made with `run: true` whose run could not start: `code: message`' },
 } as const;
-const jobSummaryRequired = ['id', 'status', 'progress', 'job_type', 'target_url', 'status_message', 'items_found', 'pages_scraped', 'api_discovered', 'created_at'];
+const jobSummaryRequired = ['id', 'status', 'progress', 'job_type', 'target_url', 'status_message', 'items_found', 'pages_scraped', 'api_discovered', 'created_at', 'config_id', 'config_name', 'warning_count'];
 
 /** A scraped row: the config's fields, whatever they are. */
 const row = { type: 'object' } as const;
@@ -265,11 +268,15 @@ const jobChangesSummary = {
 
 export const jobStatusAnswer = {
   type: 'object',
-  required: [...jobSummaryRequired, 'results', 'yaml_config'],
+  required: [...jobSummaryRequired, 'results', 'yaml_config', 'warnings'],
   additionalProperties: false,
   properties: {
     ...jobSummaryProperties,
     changes: jobChangesSummary,
+    warnings: {
+      type: 'array', items: { type: 'string' },
+      description: 'A finished run\'s warnings, in the order of the pages they are about, each naming its page once (at most 200, each at most 500 characters); [] otherwise',
+    },
     results: {
       type: 'object',
       required: ['data', 'row_count'],

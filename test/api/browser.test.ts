@@ -68,7 +68,7 @@ describe('browser engine through the API', () => {
     assert.deepEqual(job.results.data.map((x: { text: string }) => x.text), allQuotes().slice(20, 30).map((q) => q.text));
   });
 
-  it('an eval script that throws gives the field\'s default and a warning in status_message; the job completes', async () => {
+  it('an eval script that throws gives the field\'s default and a warning (counted in status_message, listed in warnings); the job completes', async () => {
     const r = await api.post('/api/v1/run/', { yaml_content: `target: { url: "${site.url}/js/quotes/", engine: heavy, browser: { wait_selector: div.quote } }
 extract:
   container: div.quote
@@ -79,7 +79,9 @@ extract:
     assert.equal(r.status, 202);
     const { job } = await api.waitForJob(r.body.id, 60_000);
     assert.equal(job.status, 'completed', job.status_message);
-    assert.match(job.status_message, /warning\(s\):.*eval field "broken": TypeError/);
+    assert.match(job.status_message, /; 1 warning \(listed in the job's warnings\)$/);
+    assert.equal(job.warning_count, 1);
+    assert.match(job.warnings[0], /eval field "broken": TypeError/);
     assert.equal(job.results.row_count, 10);
     assert.deepEqual(job.results.data.map((x: { broken: string }) => x.broken), Array(10).fill('n/a'));
     assert.deepEqual(job.results.data.map((x: { text: string }) => x.text), allQuotes().slice(0, 10).map((q) => q.text));

@@ -127,6 +127,8 @@ detail_fields:
     assert.equal(done.body.progress, 100);
     assert.equal(done.body.results.row_count, 20);
     assert.equal(done.body.pages_scraped, 21);
+    assert.match(done.body.status_message, /^Completed: 20 rows from 21 pages: 1 listing, 20 detail \(/, 'counted and said as the local service does');
+    assert.deepEqual([done.body.config_id, done.body.config_name, done.body.warning_count, done.body.warnings], [c.body.id, 'books', 0, []]);
     assert.ok(s3.objects.has(`results/results/${account.id}/${r.body.id}/1.json`), 'rows are in S3, not in the job item');
     assert.ok(s3.objects.has(`results/results/${account.id}/${r.body.id}/1.preview.json`), 'and a preview for status polls');
 

@@ -206,13 +206,13 @@ describe('sai CLI against the local service', () => {
     assert.equal(summary.rows, 20);
     assert.equal(summary.engine, 'lightweight');
     // Progress on stderr (not a terminal): the engine said once, then each line says the run's counts once
-    // ("2 pages, 20 items (page 2)", not "page 2: 10 items (2 pages, 20 items; …)"), no line twice.
+    // ("2 pages, 20 items (listing page 2)", not "listing page 2: 10 items (2 pages, 20 items; …)"), no line twice.
     const progress = r.stderr.split('\n').filter((l) => /^\d+% /.test(l));
     assert.deepEqual(progress, [
       '0% choosing the engine',
       '0% the lightweight engine: target.engine is lightweight',
-      '49% 1 page, 10 items (page 1)',
-      '99% 2 pages, 20 items (page 2)',
+      '49% 1 page, 10 items (listing page 1)',
+      '99% 2 pages, 20 items (listing page 2)',
       '100% Completed: 20 rows from 2 pages (lightweight engine)',
     ], r.stderr);
     assert.equal(new Set(progress).size, progress.length);

@@ -159,6 +159,23 @@ export function storeContract(name: string, opts: ContractOptions): void {
       assert.equal((await store.updateJob(k.id, ['pending'], { status: 'completed', run_error: 'quota_exceeded: used up' }))?.run_error, 'quota_exceeded: used up');
     });
 
+    it('keeps a job\'s config name from its creation and a run\'s warnings from its completion (issue 40)', async () => {
+      const a = await newAccount(store);
+      const j = { ...newJob(a.id), config_name: 'Quotes' };
+      await store.createJob(j);
+      assert.equal((await store.getJobById(j.id))?.config_name, 'Quotes');
+      assert.equal((await store.getJobById(j.id))?.warnings ?? null, null);
+      const warnings = ['detail page https://x/1: answered HTTP 404', 'stopped at the page limit'];
+      const done = await store.updateJob(j.id, ['pending'], { status: 'completed', warnings });
+      assert.deepEqual(done?.warnings, warnings);
+      assert.deepEqual((await store.listJobs(a.id, 10)).items.find((x) => x.id === j.id)?.warnings, warnings);
+      const g = { ...newJob(a.id), job_type: 'generate' as const };
+      await store.createJob(g);
+      assert.equal((await store.updateJob(g.id, ['pending'], { status: 'completed', config_name: 'Generated' }))?.config_name, 'Generated');
+      const none = await store.updateJob((await (async () => { const k = newJob(a.id); await store.createJob(k); return k.id; })()), ['pending'], { status: 'completed', warnings: [] });
+      assert.deepEqual(none?.warnings, []);
+    });
+
     it('with an attempt, only that attempt may change the job (a stale delivery cannot)', async () => {
       const a = await newAccount(store);
       const j = newJob(a.id);

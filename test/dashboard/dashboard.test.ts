@@ -388,7 +388,7 @@ describe('web dashboard in Chromium', { timeout: 240_000 }, () => {
     await page.waitForSelector('[data-testid=jobs] tbody tr');
     const listed = await page.$$eval('[data-testid=jobs] tbody tr', (trs) => trs.map((tr) => (tr as HTMLElement).innerText));
     assert.equal(listed.length, (await api.get('/api/v1/jobs/')).body.count);
-    assert.match(listed[0]!, new RegExp(`^${jobId.slice(0, 8)}\\s+completed\\s+run`));
+    assert.match(listed[0]!, new RegExp(`^Quotes \\(dashboard test\\)\\s+${new URL(site.url).host.replace(/\./g, '\\.')}\\s+job ${jobId.slice(0, 8)}\\s+completed\\s+run`));
     await capture('jobs');
   });
 
@@ -470,6 +470,62 @@ describe('web dashboard in Chromium', { timeout: 240_000 }, () => {
     await clickText(`See all ${allQuotes().length} rows`);
     await page.waitForFunction((id: string) => location.hash === `#/jobs/${id}`, {}, listed.run_job_id);
     await page.waitForFunction((n: number) => document.querySelector('[data-testid=rows-range]')?.textContent?.endsWith(`of ${n}`), {}, allQuotes().length);
+  });
+
+  it('the jobs list names each job\'s config and target host and counts its warnings; a job folds its warnings; a wide row table scrolls sideways keeping its first columns', async () => {
+    // Ten fields of each quote (a wide table), its author page as detail page; Einstein's link made to 404 (a warning).
+    const wide = `version: "2.0"
+name: Wide quotes
+target: { url: "${site.url}/quotes/", engine: lightweight }
+extract:
+  container: div.quote
+  fields:
+    - { name: author, selector: small.author }
+    - { name: author_url, selector: "a[href*='/author/']", type: link, transform: ["replace:Albert-Einstein:Nobody-Known"] }
+${Array.from({ length: 8 }, (_, i) => `    - { name: text_${i + 1}, selector: span.text }`).join('\n')}
+detail_fields:
+  fields:
+    - { name: born, selector: span.author-born-date }
+`;
+    const started = await api.post('/api/v1/run/', { yaml_content: wide });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    const { job } = await api.waitForJob(started.body.id, 60_000);
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.equal(job.warnings.length, 1, JSON.stringify(job.warnings));
+    await go('#/jobs', 'Jobs');
+    const row = `a[href="#/jobs/${job.id}"][aria-label]`;
+    await page.waitForSelector(row);
+    const cells = await page.$eval(row, (a) => {
+      const tr = a.closest('tr')!;
+      return { name: a.textContent, host: tr.querySelector('[data-testid=job-host]')!.textContent, warnings: tr.querySelector('[data-testid=warning-count]')?.textContent };
+    });
+    assert.deepEqual(cells, { name: 'Wide quotes', host: new URL(site.url).host, warnings: '1 warning' });
+    const saved = await page.$eval(`a[href="#/jobs/${jobId}"][aria-label]`, (a) => a.textContent);
+    assert.equal(saved, (await api.get(`/api/v1/configs/${configId}/`)).body.name, 'a run of a saved config is named by the config');
+    await capture('jobs-warnings');
+
+    await page.click(row);
+    await page.waitForSelector('[data-testid=rows]');
+    const warned = await page.$eval('[data-testid=warnings]', (d) => ({ open: (d as HTMLDetailsElement).open, summary: d.querySelector('summary')!.textContent }));
+    assert.deepEqual(warned, { open: false, summary: '1 warning' }, 'folded, with its count');
+    await page.click('[data-testid=warnings] summary');
+    const item = await page.$eval('[data-testid=warnings] li', (li) => (li.getBoundingClientRect().height > 0 ? li.textContent : null));
+    const url = `${site.url}/quotes/author/Nobody-Known/`;
+    assert.equal(item, `detail page ${url}: answered HTTP 404`);
+    assert.equal(item!.split(url).length - 1, 1, 'the URL once');
+    assert.equal(await page.$eval('[data-testid=status-message]', (el) => el.textContent!.split('Nobody-Known').length - 1), 1, 'nor twice in the message');
+
+    // The table is wider than its box: the box scrolls, the row number and the first field stay where they were.
+    const box = await page.$eval('[data-testid=rows]', (t) => { const b = t.closest('.table-box')!; return { scroll: b.scrollWidth, client: b.clientWidth }; });
+    assert.ok(box.scroll > box.client + 200, `the rows are wider than their box: ${JSON.stringify(box)}`);
+    const where = () => page.$eval('[data-testid=rows] tbody tr', (tr) => Array.from(tr.children).map((td) => Math.round(td.getBoundingClientRect().left)));
+    const before = await where();
+    await page.$eval('[data-testid=rows]', (t) => { const b = t.closest('.table-box')!; b.scrollLeft = b.scrollWidth; });
+    const after = await where();
+    assert.deepEqual(after.slice(0, 2), before.slice(0, 2), 'the row number and the author stay in view');
+    assert.ok(after.at(-1)! < before.at(-1)! - 200, `the other columns moved: ${before.at(-1)} -> ${after.at(-1)}`);
+    assert.equal(await page.$eval('[data-testid=rows] tbody tr td.sticky-1', (td) => td.textContent), job.results.data[0].author);
+    await capture('job-wide');
   });
 
   it('the jobs list refreshes itself while a job runs, until it ends', async () => {

@@ -83,8 +83,8 @@ extract:
     for (const u of ['404', 'pdf', 'dns']) assert.equal(p.details.rowFor({ url: `https://shop.example/${u}` }), null);
     assert.equal(p.progress.pagesScraped, 0);
     assert.deepEqual(p.warnings.list(), [
-      'detail page https://shop.example/404: https://shop.example/404 answered HTTP 404',
-      'detail page https://shop.example/pdf: https://shop.example/pdf is application/pdf, not an HTML page',
+      'detail page https://shop.example/404: answered HTTP 404',
+      'detail page https://shop.example/pdf: is application/pdf, not an HTML page',
       'detail page https://shop.example/dns: no such host',
     ]);
   });

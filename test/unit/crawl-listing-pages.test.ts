@@ -46,7 +46,7 @@ describe('crawl listing pages', () => {
     assert.ok(next.seq! < p.queue.peek(1)!.seq!, 'the next page was queued before the detail pages');
     assert.equal(p.queue.size(1), 3);
     assert.deepEqual([p.progress.pagesScraped, p.progress.itemsFound, p.budget.started], [1, 3, 1]);
-    assert.equal(p.reports.at(-1)!.message, 'page 1: 3 items');
+    assert.equal(p.reports.at(-1)!.message, 'listing page 1: 3 items');
     assert.equal(loader.readies[0]?.selector, 'li.item');
   });
 
@@ -85,7 +85,7 @@ describe('crawl listing pages', () => {
     const l = p.listings.all[0]!;
     assert.equal(l.open, false);
     assert.equal(l.items, 2);
-    assert.deepEqual(p.warnings.list(), [`listing page ${URL}?page=2: ${URL}?page=2 answered HTTP 500`]);
+    assert.deepEqual(p.warnings.list(), [`listing page ${URL}?page=2: answered HTTP 500`]);
   });
 
   it('a later page redirected to a page already crawled ends the listing (counted, no rows)', async () => {

@@ -17,31 +17,31 @@ function tracker(o: { perListingPages: number; withDetails?: boolean; started?: 
 describe('crawl progress', () => {
   it('is pages read against max_pages listing steps, with the default message', () => {
     const { p, last } = tracker({ perListingPages: 4 });
-    p.pageRead();
+    p.pageRead('listing');
     p.listingStepRead(10);
     p.report('');
     assert.deepEqual(last(), { progress: 24, pagesScraped: 1, itemsFound: 10, message: '1 pages, 10 items' });
-    p.pageRead();
+    p.pageRead('listing');
     p.listingStepRead(10);
-    p.report('page 2: 10 items');
-    assert.deepEqual(last(), { progress: 49, pagesScraped: 2, itemsFound: 20, message: 'page 2: 10 items' });
+    p.report('listing page 2: 10 items');
+    assert.deepEqual(last(), { progress: 49, pagesScraped: 2, itemsFound: 20, message: 'listing page 2: 10 items' });
   });
 
   it('counts detail pages per listing step from the steps seen so far', () => {
     const { p, last } = tracker({ perListingPages: 2, withDetails: true });
-    p.pageRead();
+    p.pageRead('listing');
     p.listingStepRead(3);
     p.report('');
     // Expected: 2 steps × (1 + 3 details) = 8 pages; 1 read.
     assert.equal(last().progress, Math.floor(99 / 8));
-    for (let i = 0; i < 3; i++) p.pageRead();
+    for (let i = 0; i < 3; i++) p.pageRead('listing');
     p.report('');
     assert.equal(last().progress, Math.floor((99 * 4) / 8));
   });
 
   it('a listing that ends early lowers the pages expected, never below the steps done', () => {
     const { p, last } = tracker({ perListingPages: 10 });
-    p.pageRead();
+    p.pageRead('listing');
     p.listingStepRead(1);
     p.listingEnded(0);
     assert.equal(p.listingPlanned, 1);
@@ -54,7 +54,7 @@ describe('crawl progress', () => {
   it('categories: the index page plus max_pages per category', () => {
     const { p, last } = tracker({ perListingPages: 3 });
     p.indexStarted();
-    p.pageRead();
+    p.pageRead('listing');
     p.categoriesFound(4);
     assert.equal(p.listingPlanned, 12);
     p.report('found 4 categories');
@@ -65,7 +65,7 @@ describe('crawl progress', () => {
   it('never goes down, even when the expected total grows', () => {
     let started = 0;
     const { p, seen } = tracker({ perListingPages: 2, started: () => started });
-    p.pageRead();
+    p.pageRead('listing');
     p.listingStepRead(1);
     p.report('');
     assert.equal(seen[0]!.progress, 49);
@@ -77,13 +77,13 @@ describe('crawl progress', () => {
 
   it('stays at most 99; a forced figure is reported, but never one lower than before', () => {
     const { p, seen } = tracker({ perListingPages: 1 });
-    for (let i = 0; i < 5; i++) p.pageRead();
+    for (let i = 0; i < 5; i++) p.pageRead('listing');
     p.report('');
     assert.equal(seen[0]!.progress, 99);
     p.report('done', 150);
     assert.equal(seen[1]!.progress, 99);
     const t = tracker({ perListingPages: 10 });
-    t.p.pageRead();
+    t.p.pageRead('listing');
     t.p.report('');
     t.p.report('x', 0);
     assert.equal(t.seen[1]!.progress, t.seen[0]!.progress);
@@ -97,7 +97,7 @@ describe('crawl progress', () => {
     assert.equal(seen.length, 100);
     let calls = 0;
     const silent = new ProgressTracker({ perListingPages: 1, withDetails: false, pagesStarted: () => { calls++; return 0; } });
-    silent.pageRead();
+    silent.pageRead('listing');
     silent.report('');
     assert.equal(calls, 0);
     assert.equal(silent.pagesScraped, 1);

@@ -207,6 +207,11 @@ export interface JobSummary {
   api_discovered?: boolean;
   created_at: string;
   completed_at?: string;
+  /** The saved config the job runs or saved (null for inline YAML) and its name then (issue 40). */
+  config_id?: string | null;
+  config_name?: string | null;
+  /** A finished run's warnings, counted (the status lists them in `warnings`). */
+  warning_count?: number;
   /** A generate job made with `run: true`: the run job of the saved config (null until it completes; issue 40). */
   run_job_id?: string | null;
   /** A generate job made with `run: true` whose run could not start: `code: message`. */
@@ -233,6 +238,8 @@ export interface Job extends JobSummary {
   yaml_config?: { id: string | null; yaml_content: string };
   /** Runs of saved configs, once completed; absent (or null) for other jobs. */
   changes?: JobChangesSummary | null;
+  /** A finished run's warnings, each naming its page once. */
+  warnings?: string[];
 }
 
 /** Whether a job status is final (`completed` or `failed`). */

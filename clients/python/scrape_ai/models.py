@@ -99,8 +99,22 @@ class Job(Mapping[str, Any]):
 
     @property
     def pages_scraped(self) -> Optional[int]:
-        """Pages visited."""
+        """Pages loaded and read: listing pages (and in-page pagination steps), detail pages, the categories' index
+        page; failed pages are warnings, not counted. A generate job: its trial's."""
         return self.raw.get("pages_scraped")
+
+    @property
+    def config_name(self) -> Optional[str]:
+        """The name of the config the job runs (or a generate job saved), as it was when the job was made; ``None``
+        when it has none."""
+        return self.raw.get("config_name")
+
+    @property
+    def warnings(self) -> List[str]:
+        """A finished run's warnings (problems that did not fail it), each naming its page once; ``[]`` otherwise
+        (a job list item has only ``warning_count``)."""
+        value = self.raw.get("warnings")
+        return [str(w) for w in value] if isinstance(value, list) else []
 
     @property
     def api_discovered(self) -> Optional[bool]:

@@ -212,8 +212,8 @@ async function waitWithProgress(client: ScrapeAI, id: string, g: GlobalOptions, 
   return job;
 }
 
-function jobLine(j: { id: string; status: string; progress: number; job_type: string; target_url?: string; status_message?: string }): string {
-  return [j.id, j.job_type, j.status, `${j.progress}%`, j.target_url ?? '', j.status_message ?? ''].join('\t');
+function jobLine(j: { id: string; status: string; progress: number; job_type: string; target_url?: string; status_message?: string; config_name?: string | null }): string {
+  return [j.id, j.job_type, j.status, `${j.progress}%`, j.config_name ?? '', j.target_url ?? '', j.status_message ?? ''].join('\t');
 }
 
 /** A schedule's state: `paused` (by the service, after a refused firing), else `enabled` or `disabled`. */
@@ -300,7 +300,7 @@ async function runLocal(file: string, o: { format?: string; output?: string; con
   const maxPages = o.maxPages === undefined ? undefined : Number(o.maxPages);
   if (maxPages !== undefined && (!Number.isInteger(maxPages) || maxPages < 1)) throw new UsageError('--max-pages must be a whole number, 1 or more');
   // Loaded here: the remote commands do not need the engine (nor a repository checkout).
-  const { parseConfig, runConfig, BrowserHost, OutboundGuard, Fetcher, exportRows } = await import('./local-engine.ts');
+  const { parseConfig, runConfig, describePages, BrowserHost, OutboundGuard, Fetcher, exportRows } = await import('./local-engine.ts');
   let config;
   try {
     config = parseConfig(yaml);
@@ -331,7 +331,7 @@ async function runLocal(file: string, o: { format?: string; output?: string; con
         if (message !== null) bar.update(p.progress, message);
       },
     });
-    bar.update(100, `Completed: ${count(result.rows.length, 'row')} from ${count(result.pagesScraped, 'page')} (${choice.engine} engine)`);
+    bar.update(100, `Completed: ${count(result.rows.length, 'row')} from ${describePages(result.pageCounts)} (${choice.engine} engine)`);
     bar.done();
     const summary = {
       status: 'completed', engine: choice.engine, rows: result.rows.length, pages_scraped: result.pagesScraped,
@@ -527,6 +527,7 @@ export function buildProgram(): Command {
     const job = await clientFor(cmd).getJob(id);
     if (globals(cmd).json) return printJson(job);
     process.stdout.write(`${jobLine(job)}\npages: ${job.pages_scraped}, items: ${job.items_found}, rows: ${job.results?.row_count ?? 0}\n`);
+    for (const w of job.warnings ?? []) process.stdout.write(`warning: ${w}\n`);
   });
 
   program.command('results').description('a finished job\'s rows as JSON, CSV (UTF-8 with a BOM) or XLSX, exported by the service')

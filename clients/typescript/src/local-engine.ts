@@ -7,6 +7,7 @@
  */
 export { parseConfig } from '../../../lambdas/engine/config.ts';
 export { runConfig } from '../../../lambdas/engine/engines.ts';
+export { describePages } from '../../../lambdas/engine/crawler.ts';
 export { BrowserHost } from '../../../lambdas/engine/browser/host.ts';
 export { OutboundGuard } from '../../../lambdas/net/guard.ts';
 export { Fetcher } from '../../../lambdas/net/fetch.ts';

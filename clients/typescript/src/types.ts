@@ -97,6 +97,12 @@ export interface JobSummary {
   items_found: number;
   pages_scraped: number;
   api_discovered: boolean;
+  /** The saved config the job runs or saved; null for inline YAML. */
+  config_id: string | null;
+  /** That config's name when the job was made (an inline YAML's `name:`); null when none. */
+  config_name: string | null;
+  /** A finished run's warnings; the job's status lists them (`warnings`). */
+  warning_count: number;
   /** A generate job made with `run: true`: the run job it started on completion (null until then); absent otherwise. */
   run_job_id?: string | null;
   /** A generate job made with `run: true` whose run could not start: `code: message`. */
@@ -112,6 +118,8 @@ export interface JobList { count: number; next_cursor: string | null; results: J
 export interface Job extends JobSummary {
   results: { data: Row[]; row_count: number };
   yaml_config: { id: string | null; yaml_content: string };
+  /** A finished run's warnings, each naming its page once; `[]` otherwise. */
+  warnings: string[];
   /** A completed run of a saved config: what changed since the config's previous completed run; absent otherwise. */
   changes?: JobChangesSummary;
 }

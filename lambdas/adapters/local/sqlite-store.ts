@@ -21,7 +21,7 @@ import {
   type JobUpdate, type Page, type SchedulePatch, type ScheduleRecord, type Store, type WebhookDeliveryRecord, type WebhookRecord,
 } from '../../core/ports.ts';
 
-const SCHEMA_VERSION = 6;
+const SCHEMA_VERSION = 7;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -74,7 +74,9 @@ CREATE TABLE IF NOT EXISTS jobs (
   schedule_id TEXT,
   run_requested INTEGER,
   run_job_id TEXT,
-  run_error TEXT
+  run_error TEXT,
+  config_name TEXT,
+  warnings TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_by_account ON jobs (account_id, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs (status);
@@ -162,6 +164,8 @@ const MIGRATIONS: Record<number, (db: DatabaseSync) => void> = {
   5: (db) => addColumn(db, 'jobs', 'schedule_id', 'TEXT'),
   // 5 -> 6: a generate job that runs the config it saves (issue 40).
   6: (db) => { addColumn(db, 'jobs', 'run_requested', 'INTEGER'); addColumn(db, 'jobs', 'run_job_id', 'TEXT'); addColumn(db, 'jobs', 'run_error', 'TEXT'); },
+  // 6 -> 7: the job list names the config and counts a run's warnings (issue 40).
+  7: (db) => { addColumn(db, 'jobs', 'config_name', 'TEXT'); addColumn(db, 'jobs', 'warnings', 'TEXT'); },
 };
 
 /** Opens a SQLite database file with the settings every connection of this service uses. */
@@ -194,6 +198,7 @@ function toJob(r: SqlRow | undefined): JobRecord | null {
   return {
     ...(r as unknown as JobRecord), api_discovered: r.api_discovered === 1, changes: typeof r.changes === 'string' ? JSON.parse(r.changes) as JobChanges : null,
     run_requested: r.run_requested === null || r.run_requested === undefined ? null : r.run_requested === 1,
+    warnings: typeof r.warnings === 'string' ? JSON.parse(r.warnings) as string[] : null,
   };
 }
 
@@ -369,11 +374,11 @@ export class SqliteStore implements Store {
 
   async createJob(j: JobRecord): Promise<void> {
     this.q(`INSERT INTO jobs (id, account_id, job_type, status, progress, status_message, items_found, pages_scraped, api_discovered,
-        target_url, config_id, yaml_content, created_at, updated_at, started_at, completed_at, attempts, row_count, results_key, prompt, schedule_id, run_requested)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+        target_url, config_id, yaml_content, created_at, updated_at, started_at, completed_at, attempts, row_count, results_key, prompt, schedule_id, run_requested, config_name)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
       j.id, j.account_id, j.job_type, j.status, j.progress, j.status_message, j.items_found, j.pages_scraped, j.api_discovered ? 1 : 0,
       j.target_url, j.config_id, j.yaml_content, j.created_at, j.updated_at, j.started_at, j.completed_at, j.attempts, j.row_count, j.results_key, j.prompt ?? null, j.schedule_id ?? null,
-      j.run_requested === undefined || j.run_requested === null ? null : j.run_requested ? 1 : 0);
+      j.run_requested === undefined || j.run_requested === null ? null : j.run_requested ? 1 : 0, j.config_name ?? null);
   }
 
   async getJob(accountId: number, id: string): Promise<JobRecord | null> {
@@ -405,7 +410,7 @@ export class SqliteStore implements Store {
   async updateJob(id: string, fromStatuses: readonly JobStatus[], u: JobUpdate, attempt?: number): Promise<JobRecord | null> {
     const sets: string[] = ['updated_at = ?'];
     const args: SQLInputValue[] = [new Date().toISOString()];
-    const plain = ['status', 'status_message', 'items_found', 'pages_scraped', 'completed_at', 'row_count', 'results_key', 'config_id', 'yaml_content', 'run_job_id', 'run_error'] as const;
+    const plain = ['status', 'status_message', 'items_found', 'pages_scraped', 'completed_at', 'row_count', 'results_key', 'config_id', 'yaml_content', 'run_job_id', 'run_error', 'config_name'] as const;
     for (const k of plain) {
       if (u[k] !== undefined) {
         sets.push(`${k} = ?`);
@@ -429,6 +434,10 @@ export class SqliteStore implements Store {
     if (u.changes !== undefined) {
       sets.push('changes = ?');
       args.push(JSON.stringify(u.changes));
+    }
+    if (u.warnings !== undefined) {
+      sets.push('warnings = ?');
+      args.push(JSON.stringify(u.warnings));
     }
     const sql = `UPDATE jobs SET ${sets.join(', ')}
       WHERE id = ? AND status IN (${fromStatuses.map(() => '?').join(', ')})${attempt === undefined ? '' : ' AND attempts = ?'} RETURNING *`;

@@ -55,7 +55,7 @@ export class IndexPage {
     progress.indexStarted();
     const session = await sessions.listing();
     let doc = await loadFirst(session, url, { ready: indexReady(c), signal: this.d.signal, warnings: this.d.warnings });
-    progress.pageRead();
+    progress.pageRead('index');
     this.d.queue.markSeen(pageKey(doc.url));
     if (c.actions.length && session.browser) {
       await session.browser.runActions(c.actions);

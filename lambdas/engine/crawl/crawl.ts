@@ -69,6 +69,7 @@ export async function crawl(config: ScrapeConfig, loader: PageLoader, options: C
   return {
     rows,
     pagesScraped: progress.pagesScraped,
+    pageCounts: progress.pageCounts,
     itemsFound: progress.itemsFound,
     warnings: warnings.list(),
     engine: loader.engine,

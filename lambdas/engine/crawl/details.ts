@@ -9,7 +9,7 @@ import type { EvalField } from '../browser/in-page.ts';
 import type { LoadedDocument } from '../loaders/page-loader.ts';
 import { pageKey, type CrawlRequest, type RequestQueue } from '../request-queue.ts';
 import { RobotsDisallowedError } from './access.ts';
-import { isLoadFailure, messageOf, unreadable } from './documents.ts';
+import { isLoadFailure, messageOf, pageWarning, unreadable } from './documents.ts';
 import { evalFieldsOf, mergeEval } from './eval-fields.ts';
 import type { ProgressTracker } from './progress.ts';
 import { detailReady } from './readiness.ts';
@@ -94,19 +94,19 @@ export class DetailPages {
         this.rows.set(key, null);
         return;
       }
-      this.d.warnings.add(`detail page ${url}: ${messageOf(err)}`, req.seq);
+      this.d.warnings.add(pageWarning('detail page', url, messageOf(err)), req.seq);
       this.rows.set(key, null);
       this.d.progress.report('');
       return;
     }
     const bad = unreadable(doc);
     if (bad) {
-      this.d.warnings.add(`detail page ${url}: ${bad.message}`, req.seq);
+      this.d.warnings.add(pageWarning('detail page', url, bad.message), req.seq);
       this.rows.set(key, null);
       this.d.progress.report('');
       return;
     }
-    this.d.progress.pageRead();
+    this.d.progress.pageRead('detail');
     const $ = loadHtml(doc.html);
     const row = extractDetail($, this.fields, doc.url, documentBase($, doc.url, doc.html));
     if (this.evalFields.length && session.browser) {

@@ -14,6 +14,16 @@ export function messageOf(err: unknown): string {
   return ((err as Error)?.message ?? String(err)).split('\n')[0]!;
 }
 
+/**
+ * A warning about one page, `<what> <url>: <message>`, with the URL said once: a load error's message often starts with
+ * the URL again (`https://x/2 answered HTTP 404`), which is dropped; elsewhere in the message it becomes "it".
+ * **Example usage:** `pageWarning('detail page', url, messageOf(err))` → `detail page https://x/2: answered HTTP 404`.
+ */
+export function pageWarning(what: string, url: string, message: string): string {
+  const rest = message.startsWith(`${url} `) ? message.slice(url.length + 1) : message.split(url).join('it');
+  return `${what} ${url}: ${rest}`;
+}
+
 /** A failure of one page that leaves the run going (warning), as opposed to one that ends it. */
 export function isLoadFailure(err: unknown): boolean {
   return isCodedError(err) && LOAD_FAILURE_CODES.has(err.code);

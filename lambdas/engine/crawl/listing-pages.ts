@@ -11,7 +11,7 @@ import type { LoadedDocument } from '../loaders/page-loader.ts';
 import { pageKey, type CrawlRequest, type RequestQueue } from '../request-queue.ts';
 import { sleep } from '../../sleep.ts';
 import type { DetailPages } from './details.ts';
-import { isLoadFailure, loadFirst, messageOf, noteWait, unreadable } from './documents.ts';
+import { isLoadFailure, loadFirst, messageOf, noteWait, pageWarning, unreadable } from './documents.ts';
 import { evalFieldsOf, mergeEval } from './eval-fields.ts';
 import type { Listings } from './listings.ts';
 import { capsReached, itemCaps, keepWithinCaps, nextStep, pauseBefore, stepWaitMs, type ItemCaps } from './pagination.ts';
@@ -112,26 +112,26 @@ export class ListingPages {
         } catch (err) {
           if (!isLoadFailure(err) || signal.aborted) throw err;
           listings.noteFailure(err);
-          warn(`${what} ${req.url}: ${messageOf(err)}`);
+          warn(pageWarning(what, req.url!, messageOf(err)));
           listings.end(listing, index - 1);
           return;
         }
         const bad = unreadable(doc);
         if (bad) {
-          warn(`${what} ${req.url}: ${bad.message}`);
+          warn(pageWarning(what, req.url!, bad.message));
           listings.end(listing, index - 1);
           return;
         }
         noteWait(doc, this.d.warnings, req.seq);
         if (index > 0 && pageKey(doc.url) !== pageKey(req.url!) && queue.has(pageKey(doc.url))) {
           // Out-of-range pages are often redirected back to page 1: its rows are already in.
-          progress.pageRead();
+          progress.pageRead('listing');
           warn(`listing page ${req.url} redirected to ${doc.url}, already crawled; the listing ends there`);
           listings.end(listing, index - 1);
           return;
         }
       }
-      progress.pageRead();
+      progress.pageRead('listing');
     }
     queue.markSeen(pageKey(doc.url));
     sessions.listingTabAtIndex = false;
@@ -166,6 +166,6 @@ export class ListingPages {
       listings.end(listing, index);
     }
     this.d.details.enqueue(rows);
-    progress.report(`page ${index + 1}${listing.meta._category ? ` of category "${String(listing.meta._category)}"` : ''}: ${rows.length} items`);
+    progress.report(`listing page ${index + 1}${listing.meta._category ? ` of category "${String(listing.meta._category)}"` : ''}: ${rows.length} items`);
   }
 }

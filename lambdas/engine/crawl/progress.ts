@@ -5,7 +5,7 @@
  * items. It never goes down and stays at most 99 until the run reports 'done'. Every report is passed on:
  * the caller throttles its writes.
  */
-import type { RunProgress } from './types.ts';
+import type { PageCounts, RunProgress } from './types.ts';
 
 /** What a {@link ProgressTracker} needs to know about the run. */
 export interface ProgressOptions {
@@ -25,11 +25,12 @@ export interface ProgressOptions {
  * **Example usage:**
  * ```ts
  * const p = new ProgressTracker({ perListingPages: 4, withDetails: false, pagesStarted: () => budget.started, onProgress });
- * p.pageRead(); p.listingStepRead(20); p.report('page 1: 20 items'); // progress 24 (1 of 4 pages)
+ * p.pageRead('listing'); p.listingStepRead(20); p.report('listing page 1: 20 items'); // progress 24 (1 of 4 pages)
  * ```
  */
 export class ProgressTracker {
   private scraped = 0;
+  private readonly kinds: PageCounts = { listing: 0, detail: 0, index: 0 };
   private items = 0;
   private stepsDone = 0;
   /** Listing steps expected in all (max_pages per listing until a listing ends). */
@@ -64,9 +65,15 @@ export class ProgressTracker {
     return this.planned;
   }
 
-  /** A document was loaded and read (it counts in `pagesScraped`). */
-  pageRead(): void {
+  /** The pages read so far by kind; they add up to {@link pagesScraped}. */
+  get pageCounts(): PageCounts {
+    return { ...this.kinds };
+  }
+
+  /** A document of `kind` was loaded and read (it counts in `pagesScraped`; docs/crawler.md, "What pages_scraped counts"). */
+  pageRead(kind: keyof PageCounts): void {
     this.scraped++;
+    this.kinds[kind]++;
   }
 
   /** The categories' index page is part of the run: one more page expected. */
@@ -109,4 +116,17 @@ export class ProgressTracker {
       message: message || `${this.scraped} pages, ${this.items} items`,
     });
   }
+}
+
+/**
+ * What `pages_scraped` counts, said the same way by every run's message (the service's, `sai run --local`'s, the
+ * extension's; docs/crawler.md, "What pages_scraped counts"): `2 pages`, or `17 pages: 2 listing, 15 detail` when the
+ * run read more than listing pages.
+ */
+export function describePages(counts: PageCounts): string {
+  const total = counts.listing + counts.detail + counts.index;
+  const noun = `${total} page${total === 1 ? '' : 's'}`;
+  if (!counts.detail && !counts.index) return noun;
+  const parts = [`${counts.listing} listing`, ...(counts.detail ? [`${counts.detail} detail`] : []), ...(counts.index ? [`${counts.index} categories index`] : [])];
+  return `${noun}: ${parts.join(', ')}`;
 }

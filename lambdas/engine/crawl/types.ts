@@ -38,12 +38,25 @@ export interface CrawlOptions {
   access?: SiteAccess;
 }
 
+/**
+ * The pages a run loaded and read, by kind (docs/crawler.md, "What pages_scraped counts"): each listing page and each
+ * in-page pagination step (a click or a scroll that showed more), each detail page, the categories' index page.
+ * Pages that failed (no answer, an error status, not a document) are warnings, not counted.
+ */
+export interface PageCounts {
+  listing: number;
+  detail: number;
+  index: number;
+}
+
 /** What a run produced. */
 export interface CrawlResult {
   /** Rows after `output` (deduplicate, limit). */
   rows: Row[];
-  /** Documents loaded and read (listing pages and in-page steps, detail pages, the categories' index page). */
+  /** Documents loaded and read (listing pages and in-page steps, detail pages, the categories' index page): the sum of {@link pageCounts}. */
   pagesScraped: number;
+  /** {@link pagesScraped} by kind. */
+  pageCounts: PageCounts;
   /** Items kept from listing pages (before `output`). */
   itemsFound: number;
   /** Problems that did not fail the run (a detail page that 404ed, the page limit reached, …). */

@@ -150,6 +150,36 @@ export function TableBox({ children, label }: { children: ComponentChildren; lab
   );
 }
 
+/** The host of an http(s) URL (`books.toscrape.com`), or the text itself when it is not one. */
+export function hostOf(url: string | undefined): string {
+  if (!url) return '';
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * A job's warnings (issue 40): their count as the summary of a closed disclosure, the list inside. Each warning names
+ * its page once (the service says `detail page URL: answered HTTP 404`). Nothing when there are none.
+ */
+export function Warnings({ warnings }: { warnings: string[] }) {
+  if (!warnings.length) return null;
+  return (
+    <details class="warnings" data-testid="warnings">
+      <summary>
+        {warnings.length} warning{warnings.length === 1 ? '' : 's'}
+      </summary>
+      <ul>
+        {warnings.map((w, i) => (
+          <li key={i}>{w}</li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
 /** A cell value as text: strings as they are, null as an em dash, anything else as JSON. */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '—';

@@ -1,11 +1,12 @@
 /**
  * Jobs: `GET /api/v1/jobs/` (newest first, cursor paging: `{count, next_cursor, results}`, docs/api.md) with
- * each job's status, type, creation time and progress; refreshed every 2 s while any listed job is unfinished.
+ * each job's config name and target host (its id in small print), status, type, creation time, progress, message and
+ * warning count (the list lives on the job's page); refreshed every 2 s while any listed job is unfinished.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { errorText, isFinished, request, type JobSummary } from '../api.ts';
 import { usePoll } from '../poll.ts';
-import { DateTime, ErrorAlert, JobProgress, StatusBadge, TableBox } from '../components/ui.tsx';
+import { DateTime, ErrorAlert, hostOf, JobProgress, StatusBadge, TableBox } from '../components/ui.tsx';
 
 const PAGE = 20;
 
@@ -69,7 +70,7 @@ export function JobList() {
             <table data-testid="jobs">
               <thead>
                 <tr>
-                  <th scope="col">Job</th>
+                  <th scope="col">Config and target</th>
                   <th scope="col">Status</th>
                   <th scope="col">Type</th>
                   <th scope="col">Created</th>
@@ -80,10 +81,12 @@ export function JobList() {
               <tbody>
                 {jobs.map((j) => (
                   <tr key={j.id}>
-                    <td>
+                    <td class="job-name" data-testid="job-name">
                       <a href={`#/jobs/${j.id}`} aria-label={`Job ${j.id}`}>
-                        {j.id.slice(0, 8)}
+                        {j.config_name || (j.job_type === 'generate' ? 'Generating a config' : 'Unnamed config')}
                       </a>
+                      <span class="sub" data-testid="job-host">{hostOf(j.target_url)}</span>
+                      <span class="sub">job {j.id.slice(0, 8)}</span>
                     </td>
                     <td>
                       <StatusBadge status={j.status} />
@@ -95,7 +98,14 @@ export function JobList() {
                     <td>
                       <JobProgress value={j.progress} label={`Progress of job ${j.id.slice(0, 8)}`} />
                     </td>
-                    <td class="message">{j.status_message ?? ''}</td>
+                    <td class="message">
+                      {j.status_message ?? ''}
+                      {(j.warning_count ?? 0) > 0 && (
+                        <a class="warn-count" href={`#/jobs/${j.id}`} data-testid="warning-count">
+                          {j.warning_count} warning{j.warning_count === 1 ? '' : 's'}
+                        </a>
+                      )}
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -5,12 +5,14 @@
  * rows a page, columns in the config's field order (the key order of the rows as the API gives them), and
  * downloads of the server's exports (`?format=json|csv|xlsx`, docs/exports.md). A run of a saved config links to that
  * config's page; once completed, it also shows what changed since the config's previous run (components/JobChanges.tsx).
- * Each value is a {@link CellValue}: http(s) URLs as links, long values clamped with "Show all".
+ * Each value is a {@link CellValue}: http(s) URLs as links, long values clamped with "Show all". A wide table scrolls
+ * sideways in its box with the row number and the first field kept in view; a run's warnings are counted, their list
+ * folded (issue 40).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, errorText, isFinished, request, requestBlob, saveBlob, type Config, type Job, type Row } from '../api.ts';
 import { usePoll } from '../poll.ts';
-import { CellValue, DateTime, ErrorAlert, JobProgress, Status, StatusBadge, TableBox } from '../components/ui.tsx';
+import { CellValue, DateTime, ErrorAlert, hostOf, JobProgress, Status, StatusBadge, TableBox, Warnings } from '../components/ui.tsx';
 import { JobChanges } from '../components/JobChanges.tsx';
 
 /** Rows per page of the table. */
@@ -128,6 +130,8 @@ export function JobPage({ id }: { id: string }) {
             </dd>
             <dt>Type</dt>
             <dd>{job.job_type}</dd>
+            <dt>Target</dt>
+            <dd data-testid="job-target">{hostOf(job.target_url)}</dd>
             {job.job_type === 'run' && (
               <>
                 <dt>Config</dt>
@@ -143,6 +147,7 @@ export function JobPage({ id }: { id: string }) {
             <dt>Message</dt>
             <dd class="message" aria-live="polite" data-testid="status-message">
               {job.status_message ?? ''}
+              <Warnings warnings={job.warnings ?? []} />
             </dd>
             <dt>Created</dt>
             <dd>
@@ -194,12 +199,14 @@ export function JobPage({ id }: { id: string }) {
           ) : (
             <>
               <TableBox label="Rows">
-                <table data-testid="rows">
+                <table data-testid="rows" class="rows">
                   <thead>
                     <tr>
-                      <th scope="col">#</th>
-                      {columns.map((c) => (
-                        <th scope="col" key={c}>
+                      <th scope="col" class="sticky sticky-0">
+                        #
+                      </th>
+                      {columns.map((c, ci) => (
+                        <th scope="col" key={c} class={ci === 0 ? 'sticky sticky-1' : undefined}>
                           {c}
                         </th>
                       ))}
@@ -208,9 +215,9 @@ export function JobPage({ id }: { id: string }) {
                   <tbody>
                     {shown.map((row, i) => (
                       <tr key={page * PAGE_SIZE + i}>
-                        <td class="num">{page * PAGE_SIZE + i + 1}</td>
-                        {columns.map((c) => (
-                          <td key={c}>
+                        <td class="num sticky sticky-0">{page * PAGE_SIZE + i + 1}</td>
+                        {columns.map((c, ci) => (
+                          <td key={c} class={ci === 0 ? 'sticky sticky-1' : undefined}>
                             <CellValue value={row[c]} label={`${c} of row ${page * PAGE_SIZE + i + 1}`} />
                           </td>
                         ))}

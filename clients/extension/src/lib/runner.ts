@@ -9,7 +9,7 @@
  * (docs/extension.md, "Runs").
  */
 import { parseConfig, type ScrapeConfig } from '../../../../lambdas/engine/config.ts';
-import { crawl, type RunProgress } from '../../../../lambdas/engine/crawler.ts';
+import { crawl, describePages, type RunProgress } from '../../../../lambdas/engine/crawler.ts';
 import type { Row } from '../../../../lambdas/engine/extract.ts';
 import { isCodedError } from '../../../../lambdas/errors.ts';
 import { TabPageLoader } from './tab-loader.ts';
@@ -81,7 +81,7 @@ export async function runOnTab(yaml: string, tab: { id: number; url: string }, m
     return {
       ...base, configName: config.name ?? '', status: stopped ? 'stopped' : 'completed', progress: 100, pagesScraped: result.pagesScraped, itemsFound: result.itemsFound,
       rows: result.rows, warnings: result.warnings, finishedAt: Date.now(),
-      message: `${stopped ? 'Stopped' : 'Completed'}: ${result.rows.length} row(s) from ${result.pagesScraped} page(s)`,
+      message: `${stopped ? 'Stopped' : 'Completed'}: ${result.rows.length} row(s) from ${describePages(result.pageCounts)}`,
     };
   } catch (err) {
     return { ...base, configName: config.name ?? '', status: 'failed', message: (err as Error).message ?? String(err), error: errorOf(err), finishedAt: Date.now() };
