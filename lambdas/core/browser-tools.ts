@@ -29,6 +29,8 @@ export interface RenderRequest {
    * thread builds them and not the thread that answers HTTP).
    */
   globalPaths: string[] | GlobalSet;
+  /** Whose call it is (an account's id): the local browser thread serves accounts fairly and bounds each. */
+  owner?: string;
 }
 
 /** Named sets of global paths ({@link RenderRequest.globalPaths}). */
@@ -40,6 +42,8 @@ export interface ShotRequest {
   options: Omit<ScreenshotOptions, 'signal'>;
   /** The call's deadline, ms since the epoch: the shot is abandoned then. */
   deadlineAt: number;
+  /** Whose call it is (an account's id), as {@link RenderRequest.owner}. */
+  owner?: string;
 }
 
 /** Where the tools' browser work runs (`Services.browserTools`; {@link inlineBrowserTools} in place). */

@@ -37,6 +37,7 @@ export async function takeScreenshot(svc: Services, account: AccountRecord, host
           timeoutMs: Math.max(1_000, call.deadlineMs - 5_000 - (body.delay ?? 0)),
         },
         deadlineAt: call.startedAt + call.deadlineMs,
+        owner: String(account.id),
       });
     } catch (err) {
       throw browserLoadError(call.url.href, err);

@@ -10,8 +10,11 @@
  *   less than {@link MIN_BUDGET_MS} of its deadline is left is refused the same way.
  * - **Fair between accounts** (one account never holds up another): one owner (an account) holds at most half of the
  *   places (threads and queue; at least the threads), so a flood from one account leaves the other half to the
- *   rest; and a free thread takes the oldest waiting call of the owner with the fewest calls being worked on, so
- *   an account's own backlog does not run ahead of another account's one call.
+ *   rest; one owner's calls are worked on in at most all threads but one ({@link ToolPool.threadsPerOwner}; issue
+ *   37: a flood that held every thread made another account's call wait for one of its calls to end, up to 18.8 s),
+ *   so a thread is free for another account's call when it comes; and a free thread takes the oldest waiting call of
+ *   the owner with the fewest calls being worked on, so an account's own backlog does not run ahead of another
+ *   account's one call.
  * - **Time budget**: a call's work gets what is left of its deadline when a thread takes it; at the deadline the
  *   thread is ended (`Worker.terminate`, which also stops a loop or a regular expression that never yields) and
  *   the call answered 422 `analysis_limit_exceeded` (`limit: time`).
@@ -150,6 +153,14 @@ export class ToolPool {
     }));
   }
 
+  /**
+   * Most threads one owner's calls are worked on in at once: all but one (at least one), as the job workers are
+   * shared (docs/limits.md), so that another account's call finds a thread.
+   */
+  get threadsPerOwner(): number {
+    return Math.max(1, this.options.size - 1);
+  }
+
   /** Most places one owner may hold: half of all (threads and queue), at least the threads. */
   get placesPerOwner(): number {
     return Math.max(this.options.size, Math.floor((this.options.size + this.options.maxWaiting) / 2));
@@ -244,15 +255,19 @@ export class ToolPool {
     const working = new Map<string, number>();
     for (const s of this.slots) if (s.job) working.set(s.job.owner, (working.get(s.job.owner) ?? 0) + 1);
     const rank = (j: Job) => [working.get(j.owner) ?? 0, this.lastServed.get(j.owner) ?? -1] as const;
-    let best = 0;
-    let bestRank = rank(this.waiting[0]!);
-    for (let i = 1; i < this.waiting.length; i++) {
+    // An owner whose calls are in threadsPerOwner threads already waits (the anonymous owner '' is no account).
+    const eligible = (j: Job) => j.owner === '' || (working.get(j.owner) ?? 0) < this.threadsPerOwner;
+    let best = -1;
+    let bestRank: readonly [number, number] = [Infinity, Infinity];
+    for (let i = 0; i < this.waiting.length; i++) {
+      if (!eligible(this.waiting[i]!)) continue;
       const r = rank(this.waiting[i]!);
       if (r[0] < bestRank[0] || (r[0] === bestRank[0] && r[1] < bestRank[1])) {
         best = i;
         bestRank = r;
       }
     }
+    if (best === -1) return undefined;
     const [job] = this.waiting.splice(best, 1);
     this.lastServed.set(job!.owner, this.served++);
     // Owners with nothing waiting or held are forgotten: the map stays as small as the pool.

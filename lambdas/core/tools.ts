@@ -120,6 +120,8 @@ export interface ToolCall {
   startedAt: number;
   /** The call's whole time from `startedAt`, ms ({@link TOOL_DEADLINE_MS} unless set shorter). */
   deadlineMs: number;
+  /** Whose call it is: the account's id (the browser thread's and the tool workers' fairness). */
+  owner?: string;
 }
 
 /** Milliseconds left of a call's deadline, less `reserveMs` for the answer; at least 100. */
@@ -139,7 +141,7 @@ export async function startToolCall(svc: Services, account: AccountRecord, tool:
   svc.guard.checkUrl(url.href);
   const charge = await meter(svc, account, 'tool', tool);
   const deadlineMs = settings.deadlineMs;
-  return { url, charge, signal: AbortSignal.timeout(deadlineMs), startedAt: Date.now(), deadlineMs };
+  return { url, charge, signal: AbortSignal.timeout(deadlineMs), startedAt: Date.now(), deadlineMs, owner: String(account.id) };
 }
 
 /** Codes of a metered call that got no result through no fault of the request: its credit is given back. */
@@ -232,6 +234,6 @@ export async function probeTarget(svc: Services, call: ToolCall): Promise<void> 
  */
 export async function loadRenderedToolPage(svc: Services, call: ToolCall, host: () => BrowserHost, globals: { set: GlobalSet; paths: () => readonly string[] }): Promise<ToolPage> {
   await probeTarget(svc, call);
-  const request = { url: call.url.href, startedAt: call.startedAt, deadlineMs: call.deadlineMs, globalPaths: globals.set };
+  const request = { url: call.url.href, startedAt: call.startedAt, deadlineMs: call.deadlineMs, globalPaths: globals.set, ...(call.owner ? { owner: call.owner } : {}) };
   return (svc.browserTools ?? inlineBrowserTools(host, { [globals.set]: globals.paths })).renderToolPage(request);
 }

@@ -120,6 +120,26 @@ describe('tool worker pool', () => {
     assert.deepEqual(order, ['a1', 'b1', 'a2', 'a3', 'a4']);
   });
 
+  it('one account\'s calls are worked on in all threads but one: another account\'s call that comes later finds a thread at once', async () => {
+    const pool = newPool({ size: 2, maxWaiting: 8 });
+    await pool.warm();
+    assert.equal(pool.threadsPerOwner, 1);
+    const done: string[] = [];
+    const run = (owner: string, value: string, sleepMs: number) => pool.reserve(owner).run(task(echo, { value, sleepMs }))
+      .then((j) => { done.push(JSON.parse(j).value); });
+    // The flood: three slow calls of account a at once; b's quick call a moment later.
+    const flood = ['a1', 'a2', 'a3'].map((v) => run('a', v, 2_000));
+    await new Promise((r) => setTimeout(r, 100));
+    await run('b', 'b1', 0);
+    // With both threads given to a, b1 waited for a call of a to end; with one left free, it is answered first.
+    assert.deepEqual(done, ['b1']);
+    await Promise.all(flood);
+    assert.deepEqual(done, ['b1', 'a1', 'a2', 'a3'], 'a\'s calls one at a time, in order');
+    // Alone, an account still gets its share: the pool of one thread gives it that thread.
+    assert.equal(newPool({ size: 1 }).threadsPerOwner, 1);
+    assert.equal(newPool({ size: 4 }).threadsPerOwner, 3);
+  });
+
   it('one account holds at most half of the places: its next call is refused, another account\'s is not', async () => {
     const pool = newPool({ size: 1, maxWaiting: 5 });
     await pool.warm();

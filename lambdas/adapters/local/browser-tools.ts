@@ -2,9 +2,13 @@
  * `Services.browserTools` of the local service's HTTP thread (core/browser-tools.ts): the tools' browser work (the
  * screenshot, tech-detector's rendered load) goes to one browser thread (./browser-tools-thread.ts), which owns
  * their Chromium, so that parsing the DevTools protocol's large messages never holds up the thread that answers
- * HTTP. The thread starts on the first call and serves calls concurrently (a browser context each). When it dies,
- * the calls it held fail with `browser_crashed` (a code the tool refunds), its Chromium is ended, and the next call
- * starts a new thread.
+ * HTTP. The thread starts on the first call and serves calls concurrently (a browser context each), at most
+ * {@link BROWSER_TASKS_AT_ONCE} at once and {@link BROWSER_TASKS_PER_OWNER} of one account (issue 37: one account's
+ * flood of renders that never stop, or that eat their renderer's memory, held the tools' Chromium and the CPU for
+ * everyone); calls beyond wait in turn (the account with the fewest being worked on first, then the one served least
+ * recently), and a call still waiting 1 s before its deadline is refused with 503 `service_busy` (refunded). When the
+ * thread dies, the calls it held fail with `browser_crashed` (a code the tool refunds), its Chromium is ended, and the
+ * next call starts a new thread.
  */
 import { Worker } from 'node:worker_threads';
 import type { BrowserTools, RenderRequest, ShotRequest } from '../../core/browser-tools.ts';
@@ -18,9 +22,30 @@ import { killBrowserGroups } from './browser-processes.ts';
 /** How long a stopping browser thread may take to close its Chromium before it is ended, ms. */
 const CLOSE_WAIT_MS = 5_000;
 
+/** Browser calls (renders, screenshots) worked on at once. */
+export const BROWSER_TASKS_AT_ONCE = 4;
+/** Browser calls of one account worked on at once. */
+export const BROWSER_TASKS_PER_OWNER = 2;
+/** Least time a waiting call must have left to be started, ms; one that waited longer is refused as busy. */
+const MIN_BUDGET_MS = 1_000;
+/** Seconds a refused call is told to wait. */
+const BUSY_RETRY_AFTER_S = 5;
+
 interface Pending {
   resolve(value: unknown): void;
   reject(err: unknown): void;
+}
+
+type Message = { op: 'render'; request: RenderRequest } | { op: 'screenshot'; request: ShotRequest };
+
+/** A call waiting for its turn. */
+interface Waiting {
+  message: Message;
+  owner: string;
+  /** When the call's time is up, ms since the epoch. */
+  deadlineAt: number;
+  timer: NodeJS.Timeout;
+  pending: Pending;
 }
 
 /** The browser thread of the local service: a {@link BrowserTools} whose work runs off the calling thread. */
@@ -31,6 +56,12 @@ export class LocalBrowserTools implements BrowserTools {
   private nextId = 1;
   private closed = false;
   private readonly data: BrowserThreadData;
+  private readonly waiting: Waiting[] = [];
+  /** Calls being worked on, by owner. */
+  private readonly running = new Map<string, number>();
+  private runningTotal = 0;
+  private readonly lastServed = new Map<string, number>();
+  private served = 0;
 
   constructor(outboundAllow: readonly string[]) {
     this.data = { outboundAllow: [...outboundAllow] };
@@ -48,6 +79,10 @@ export class LocalBrowserTools implements BrowserTools {
   /** Closes the thread's Chromium and ends the thread; calls made afterwards fail. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const w of this.waiting.splice(0)) {
+      clearTimeout(w.timer);
+      w.pending.reject(new CodedError('service_busy', 'The service is stopping'));
+    }
     const w = this.worker;
     if (!w) return;
     const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
@@ -58,13 +93,67 @@ export class LocalBrowserTools implements BrowserTools {
     this.killBrowsers();
   }
 
-  private call(message: { op: 'render'; request: RenderRequest } | { op: 'screenshot'; request: ShotRequest }): Promise<unknown> {
+  /** Queues a call for its turn ({@link pump}). */
+  private call(message: Message): Promise<unknown> {
     if (this.closed) return Promise.reject(new CodedError('service_busy', 'The service is stopping'));
-    const id = this.nextId++;
+    const owner = message.request.owner ?? '';
+    const deadlineAt = message.op === 'render' ? message.request.startedAt + message.request.deadlineMs : message.request.deadlineAt;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.thread().postMessage({ id, ...message } as BrowserThreadRequest);
+      const w: Waiting = { message, owner, deadlineAt, pending: { resolve, reject }, timer: setTimeout(() => this.refuse(w), Math.max(0, deadlineAt - MIN_BUDGET_MS - Date.now())) };
+      this.waiting.push(w);
+      this.pump();
     });
+  }
+
+  /** A call that waited until its deadline was near: 503, refunded by the tool. */
+  private refuse(w: Waiting): void {
+    const i = this.waiting.indexOf(w);
+    if (i === -1) return;
+    this.waiting.splice(i, 1);
+    w.pending.reject(new CodedError('service_busy', "The tools' browser was busy with other calls until this call's time limit; retry in a few seconds (the call is not charged)", [], { 'Retry-After': String(BUSY_RETRY_AFTER_S) }));
+  }
+
+  /**
+   * Starts waiting calls while fewer than {@link BROWSER_TASKS_AT_ONCE} run: the oldest call of the account with the
+   * fewest running (under {@link BROWSER_TASKS_PER_OWNER}), then of the one served least recently.
+   */
+  private pump(): void {
+    while (this.runningTotal < BROWSER_TASKS_AT_ONCE && this.waiting.length) {
+      let best = -1;
+      for (let i = 0; i < this.waiting.length; i++) {
+        const o = this.waiting[i]!.owner;
+        const n = this.running.get(o) ?? 0;
+        if (n >= BROWSER_TASKS_PER_OWNER) continue;
+        if (best === -1) { best = i; continue; }
+        const b = this.waiting[best]!.owner;
+        const nb = this.running.get(b) ?? 0;
+        if (n < nb || (n === nb && (this.lastServed.get(o) ?? -1) < (this.lastServed.get(b) ?? -1))) best = i;
+      }
+      if (best === -1) return;
+      const [w] = this.waiting.splice(best, 1);
+      this.start(w!);
+    }
+  }
+
+  private start(w: Waiting): void {
+    clearTimeout(w.timer);
+    this.running.set(w.owner, (this.running.get(w.owner) ?? 0) + 1);
+    this.runningTotal++;
+    this.lastServed.set(w.owner, this.served++);
+    if (this.lastServed.size > 256) for (const o of this.lastServed.keys()) if (!this.running.has(o) && !this.waiting.some((x) => x.owner === o)) this.lastServed.delete(o);
+    const done = () => {
+      const n = (this.running.get(w.owner) ?? 1) - 1;
+      if (n > 0) this.running.set(w.owner, n);
+      else this.running.delete(w.owner);
+      this.runningTotal--;
+      this.pump();
+    };
+    const id = this.nextId++;
+    this.pending.set(id, {
+      resolve: (v) => { done(); w.pending.resolve(v); },
+      reject: (e) => { done(); w.pending.reject(e); },
+    });
+    this.thread().postMessage({ id, ...w.message } as BrowserThreadRequest);
   }
 
   private thread(): Worker {
