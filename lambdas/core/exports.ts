@@ -10,7 +10,7 @@
  *   same count), taken before the work and given back when the file has been sent or the client went away; a place a
  *   crashed process never gave back is free again when its 15-minute window ends.
  */
-import type { AccountRecord, JobRecord } from './ports.ts';
+import type { AccountRecord, ExportBuilder, JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
 import { fixedWindow } from './fixed-window.ts';
 import { CodedError } from '../errors.ts';
@@ -24,26 +24,6 @@ const EXPORT_RETRY_AFTER_S = 5;
 
 /** Window of the places' counter, ms: a place never given back is free again when it ends. */
 const PLACE_WINDOW_MS = 15 * 60_000;
-
-/** What an export is made from: the job's stored rows (JSON text) and how to write them. */
-export interface ExportRequest {
-  /** The stored rows: a JSON array, UTF-8 (the bytes of the job's results blob). */
-  rowsJson: Uint8Array;
-  format: ExportFormat;
-  /** CSV cells exactly as scraped (docs/exports.md). */
-  raw: boolean;
-  /** Whose export it is (an account's id): builders serve accounts fairly. */
-  owner: number;
-}
-
-/**
- * Where exports are made (`Services.exportBuilder`): a stream of the file's bytes, made as the builder goes. The
- * stream's consumer may cancel it (the client went away): the builder then stops.
- */
-export interface ExportBuilder {
-  /** @throws CodedError `service_busy` (503) when the builder has too many exports waiting. */
-  build(request: ExportRequest): Promise<ReadableStream<Uint8Array>>;
-}
 
 /** The rows of a stored JSON text, as {@link exportRowsInPieces} takes them. */
 export function parseRows(rowsJson: Uint8Array): Array<Record<string, unknown>> {

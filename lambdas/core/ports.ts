@@ -10,6 +10,7 @@
 
 import type { ScrapeConfig } from '../engine/config.ts';
 import type { ScheduleRuleCheck } from './schedule-times.ts';
+import type { ExportFormat } from '../export/rows-export.ts';
 
 /** SPEC.md job states. */
 export type JobStatus = 'pending' | 'analyzing' | 'generating' | 'validating' | 'running' | 'completed' | 'failed';
@@ -515,3 +516,23 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => new Date() };
+
+/** What an export is made from: the job's stored rows (JSON text) and how to write them. */
+export interface ExportRequest {
+  /** The stored rows: a JSON array, UTF-8 (the bytes of the job's results blob). */
+  rowsJson: Uint8Array;
+  format: ExportFormat;
+  /** CSV cells exactly as scraped (docs/exports.md). */
+  raw: boolean;
+  /** Whose export it is (an account's id): builders serve accounts fairly. */
+  owner: number;
+}
+
+/**
+ * Where exports are made (`Services.exportBuilder`; made in core/exports.ts): a stream of the file's bytes, made as the builder goes. The
+ * stream's consumer may cancel it (the client went away): the builder then stops.
+ */
+export interface ExportBuilder {
+  /** @throws CodedError `service_busy` (503) when the builder has too many exports waiting. */
+  build(request: ExportRequest): Promise<ReadableStream<Uint8Array>>;
+}

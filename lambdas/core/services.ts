@@ -7,7 +7,7 @@
 import type { OutboundGuard } from '../net/guard.ts';
 import type { ProxyGroups } from '../net/upstream.ts';
 import type { BrowserTools } from './browser-tools.ts';
-import type { ExportBuilder } from './exports.ts';
+import type { ExportBuilder } from './ports.ts';
 import type { KeySealer } from './crypto.ts';
 import type { PlanCatalog } from './plans.ts';
 import type { BlobStore, Clock, ConfigParser, JobQueue, ScheduleTriggers, Store, UsageKeys } from './ports.ts';

@@ -43,8 +43,9 @@ describe('jobStatusJson', () => {
     const parsed = JSON.parse(await jobStatusJson(svc, j));
     assert.deepEqual(parsed, {
       id: j.id, status: 'completed', progress: 100, job_type: 'run', target_url: j.target_url, status_message: j.status_message,
-      items_found: 3, pages_scraped: 2, api_discovered: false, created_at: j.created_at, completed_at: j.completed_at,
-      results: { data: rows, row_count: 3 }, yaml_config: { id: null, yaml_content: j.yaml_content },
+      items_found: 3, pages_scraped: 2, api_discovered: false, created_at: j.created_at,
+      config_id: null, config_name: null, warning_count: 0, completed_at: j.completed_at,
+      results: { data: rows, row_count: 3 }, yaml_config: { id: null, yaml_content: j.yaml_content }, warnings: [],
     });
     const reads = blobs.reads;
     assert.deepEqual(JSON.parse(await jobStatusJson(svc, j)), parsed);

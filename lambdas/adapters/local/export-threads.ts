@@ -14,7 +14,7 @@
  *   that fails before it answers with an error, not a cut file. A reader that cancels stops the thread's work.
  */
 import { Worker } from 'node:worker_threads';
-import type { ExportBuilder, ExportRequest } from '../../core/exports.ts';
+import type { ExportBuilder, ExportRequest } from '../../core/ports.ts';
 import { CodedError } from '../../errors.ts';
 import { logger } from '../../logger.ts';
 import { JOB_WORKER_RESOURCE_LIMITS } from './limits.ts';
