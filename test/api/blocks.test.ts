@@ -69,7 +69,8 @@ describe('blocks through the API', () => {
       const job = await run(yaml(`${site.url}/mixed/`, engine, true));
       assert.equal(job.status, 'completed', job.status_message);
       assert.deepEqual(job.results.data.map((r: { sku: string | null }) => r.sku), ['SKU-1', null]);
-      assert.match(job.status_message, /detail page .*\/page\/datadome-captcha: the site answered with a DataDome captcha/);
+      assert.match(job.status_message, /; 1 warning \(listed in the job's warnings\)$/);
+      assert.match(job.warnings.join('\n'), /detail page .*\/page\/datadome-captcha: the site answered with a DataDome captcha/);
     });
   }
 

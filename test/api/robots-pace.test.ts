@@ -90,8 +90,8 @@ describe('robots.txt and pace through the API', () => {
       const job = await run(api, config(s, engine));
       assert.equal(job.status, 'completed', job.status_message);
       assert.deepEqual(job.results.data.map((r: { sku: string | null }) => r.sku), ['SKU-1', null, 'SKU-3', null, 'SKU-5']);
-      assert.match(job.status_message, /robots\.txt: 1 detail page\(s\) not loaded, disallowed by http:\/\/127\.0\.0\.1:\d+\/robots\.txt line 3 \("Disallow: \/item\/2"\)/);
-      assert.match(job.status_message, /line 4 \("Disallow: \/item\/4"\)/);
+      assert.match(job.warnings.join('\n'), /robots\.txt: 1 detail page\(s\) not loaded, disallowed by http:\/\/127\.0\.0\.1:\d+\/robots\.txt line 3 \("Disallow: \/item\/2"\)/);
+      assert.match(job.warnings.join('\n'), /line 4 \("Disallow: \/item\/4"\)/);
       assert.equal(s.count('/item/2') + s.count('/item/4'), 0);
       assert.equal(s.count('/robots.txt'), 1, 'one fetch per host per run');
     });
