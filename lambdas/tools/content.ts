@@ -22,7 +22,8 @@
  *    page's own address (print headers, "retrieved from <url>"), interface labels ("Caption", "Close", "Read More",
  *    "Breaking News") and date lines (a year and a clock time in a short line). Smallest first, and only while they hold 15% of the text or less together:
  *    the body is never cut by such a rule. Image captions and credits (`<figcaption>`, and blocks named so) are
- *    left out of the text and kept in the HTML.
+ *    left out of the text and kept in the HTML. A page that is not an article keeps its repeated records whole
+ *    (a quote with its author: {@link markRecords}).
  * 4. A fallback when Readability finds nothing or very little (less text than its own 500-character threshold):
  *    the page's declared article body (`[itemprop=articleBody]`), else its largest `<article>`, `<main>` or
  *    `[role=main]` (`<body>` only when Readability found no text at all), cleaned of scripts, navigation, forms
@@ -152,8 +153,11 @@ function extractArticle(page: ToolPage): Omit<ContentReport, 'url'> {
   const meta = readMetadata(doc);
   const readabilityTitle = safe(() => (new Readability(doc) as unknown as { _getArticleTitle(): string })._getArticleTitle(), null);
   const declared = declaredBodyText(doc);
+  // A page that is not an article (a listing) keeps its repeated records whole (issue 40, item 10).
+  const records = !readerable && markRecords(doc);
   markBoilerplate(doc);
-  const article = safe(() => readability(doc).parse(), null);
+  const article = safe(() => readability(doc, records).parse(), null);
+  if (records && article?.content) restoreRecordNames(article.content);
 
   // The headline is not part of the body (the article-extraction-benchmark's labels leave it out, as trafilatura does).
   const titles = titleKeys([article?.title, readabilityTitle, headTitle, splitTitle(headTitle), meta.headline]);
@@ -182,7 +186,10 @@ function extractArticle(page: ToolPage): Omit<ContentReport, 'url'> {
     }
   }
   if (content) {
-    for (const el of Array.from(content.querySelectorAll(`[${CAPTION_MARK}]`))) el.removeAttribute(CAPTION_MARK);
+    for (const el of Array.from(content.querySelectorAll(`[${CAPTION_MARK}], [${RECORD_MARK}]`))) {
+      el.removeAttribute(CAPTION_MARK);
+      el.removeAttribute(RECORD_MARK);
+    }
     unwrapLooseText(content);
     stripClasses(content);
     removeComments(content);
@@ -251,14 +258,44 @@ export function countWords(text: string, lang: string | null = null): number {
 const OK_MAYBE_ITS_A_CANDIDATE = /and|article|body|column|content|main|mathjax|shadow/i;
 
 /** Readability over `doc` keeping classes (step 3 reads them; {@link stripClasses} removes them after), giving the content element. */
-function readability(doc: Document): Readability<Element> {
+function readability(doc: Document, records = false): Readability<Element> {
   // maxElemsToParse: a second guard, which does not fire over linkedom (its getElementsByTagName('*') has length 0);
   // the bound is content-dom.ts's: at most CONTENT_LIMITS.elements elements built, before the marks' wrapping spans
   // (one per loose text of a marked block's <div>s) were added.
   const reader = new Readability<Element>(doc, { keepClasses: true, serializer: (node) => node as Element, maxElemsToParse: CONTENT_LIMITS.elements + 16 });
   const internals = reader as unknown as { REGEXPS?: Record<string, RegExp> };
   if (internals.REGEXPS) internals.REGEXPS = { ...internals.REGEXPS, okMaybeItsACandidate: OK_MAYBE_ITS_A_CANDIDATE };
+  if (records) keepRecordsWhole(reader);
   return reader;
+}
+
+/**
+ * Readability's conditional cleaning (`_cleanConditionally`: a `<div>` of few words and many links, a list of more
+ * items than paragraphs) passes over the records {@link markRecords} marked, so that a listing's record keeps its
+ * tags and links as the page shows them; its other cleaning (scripts, styles, forms, embeds) still applies inside.
+ * Readability 0.6.0's internals, as {@link OK_MAYBE_ITS_A_CANDIDATE} is.
+ */
+function keepRecordsWhole(reader: Readability<Element>): void {
+  type Filter = (this: unknown, node: Element, i: number, list: ArrayLike<Element>) => boolean;
+  const r = reader as unknown as {
+    _cleanConditionally?: (e: Element, tag: string) => void;
+    _removeNodes?: (nodes: ArrayLike<Element>, filter?: Filter) => void;
+  };
+  const clean = r._cleanConditionally;
+  const removeNodes = r._removeNodes;
+  if (typeof clean !== 'function' || typeof removeNodes !== 'function') return;
+  r._cleanConditionally = function (this: typeof r, e: Element, tag: string) {
+    this._removeNodes = function (this: unknown, nodes: ArrayLike<Element>, filter?: Filter) {
+      return removeNodes.call(this, nodes, filter && function (this: unknown, node: Element, i: number, list: ArrayLike<Element>) {
+        return !inRecord(node) && filter.call(this, node, i, list);
+      });
+    };
+    try {
+      return clean.call(this, e, tag);
+    } finally {
+      this._removeNodes = removeNodes;
+    }
+  };
 }
 
 /**
@@ -406,9 +443,10 @@ function marksOf(el: Element, attr: string): string[] {
  */
 function markBoilerplate(doc: Document): void {
   let n = 0;
+  const records = doc.querySelector(`[${RECORD_MARK}]`) !== null;
   for (const el of Array.from(doc.querySelectorAll('[class], [id], figcaption, nav, header'))) {
     const tag = el.localName.toLowerCase();
-    if (HEADING.test(tag)) continue;
+    if (HEADING.test(tag) || (records && inRecord(el))) continue;
     const className = el.getAttribute('class') ?? '';
     // An id inside a heading is the heading's anchor (`<h2><span id="Social_media_and_advertising">`), not a name.
     const ownId = el.getAttribute('id') ?? '';
@@ -418,6 +456,78 @@ function markBoilerplate(doc: Document): void {
     if (!attr) continue;
     wrapLooseText(el);
     markBlock(el, attr, String(++n));
+  }
+}
+
+/**
+ * Attribute of a repeated record of a page that is not an article ({@link markRecords}): a quote with its author, a
+ * product with its price. Nothing inside one is boilerplate; the mark is dropped before the report is made.
+ */
+const RECORD_MARK = 'data-sai-record';
+/** Records in a row, at least, with the same tag and class under one parent. */
+const MIN_RECORDS = 3;
+/** Visible characters of a record, at least (a menu item is not one). */
+const MIN_RECORD_CHARS = 20;
+/** Attributes hidden from Readability inside records: its byline rule (rel, itemprop, class and id names) and class weights. */
+const RECORD_HIDDEN = ['class', 'id', 'itemprop', 'rel'] as const;
+const HIDDEN_PREFIX = 'data-sai-hidden-';
+
+/** Whether an element is a record or inside one ({@link markRecords}). */
+function inRecord(el: Element): boolean {
+  return el.closest(`[${RECORD_MARK}]`) !== null;
+}
+
+/**
+ * Marks the repeated records of a page that is not an article (issue 40, item 10: Markdown of a listing kept each
+ * quote but dropped its author, read as a byline): {@link MIN_RECORDS} or more element siblings with the same tag
+ * and classes, each with two child elements or more and {@link MIN_RECORD_CHARS} characters of text, as the list
+ * induction of a scraping config finds items. Inside each, the names Readability reads (`rel`, `itemprop`, class and
+ * id) are set aside until it is done ({@link restoreRecordNames}), so that it takes no record's author for the
+ * page's byline and weighs no record's `tags` or `meta` class against it; the boilerplate rules skip records. One
+ * pass over the elements.
+ * @returns whether the page has records.
+ */
+function markRecords(doc: Document): boolean {
+  let found = false;
+  for (const parent of Array.from(doc.querySelectorAll('body, body *'))) {
+    const groups = new Map<string, Element[]>();
+    for (const child of Array.from(parent.children)) {
+      const classes = (child.getAttribute('class') ?? '').split(/\s+/).filter(Boolean).sort().join(' ');
+      if (!classes || child.children.length < 2) continue;
+      const key = `${child.localName}.${classes}`;
+      const group = groups.get(key);
+      if (group) group.push(child);
+      else groups.set(key, [child]);
+    }
+    for (const group of groups.values()) {
+      if (group.length < MIN_RECORDS) continue;
+      const records = group.filter((r) => visibleLength(r) >= MIN_RECORD_CHARS);
+      if (records.length < MIN_RECORDS) continue;
+      for (const r of records) r.setAttribute(RECORD_MARK, '');
+      found = true;
+    }
+  }
+  if (!found) return false;
+  for (const record of Array.from(doc.querySelectorAll(`[${RECORD_MARK}]`))) {
+    for (const el of Array.from(record.querySelectorAll('*'))) {
+      for (const name of RECORD_HIDDEN) {
+        const v = el.getAttribute(name);
+        if (v === null) continue;
+        el.setAttribute(HIDDEN_PREFIX + name, v);
+        el.removeAttribute(name);
+      }
+    }
+  }
+  return true;
+}
+
+/** Gives back the names {@link markRecords} set aside, in Readability's result. */
+function restoreRecordNames(content: Element): void {
+  for (const name of RECORD_HIDDEN) {
+    for (const el of Array.from(content.querySelectorAll(`[${HIDDEN_PREFIX}${name}]`))) {
+      el.setAttribute(name, el.getAttribute(HIDDEN_PREFIX + name) ?? '');
+      el.removeAttribute(HIDDEN_PREFIX + name);
+    }
   }
 }
 
@@ -498,7 +608,7 @@ function markLinkBlocks(content: Element): void {
       if ((a.getAttribute('href') ?? '').startsWith('#') || WRITTEN_URL.test(a.textContent ?? '')) continue;
       linked += visibleLength(a);
     }
-    if (linked < LINK_DENSITY * len) continue;
+    if (linked < LINK_DENSITY * len || inRecord(el)) continue;
     dense.add(el);
     if (leadingLabel(el) > 0) labelled.add(el);
   }
@@ -628,7 +738,7 @@ function markOwnUrl(content: Element, keys: readonly string[]): void {
   let n = 0;
   for (const el of Array.from(content.querySelectorAll(LINE_BLOCKS))) {
     const t = el.textContent ?? '';
-    if (t.length > 2000 || wordsUpTo(t, OWN_URL_MAX_WORDS) > OWN_URL_MAX_WORDS || !has(t) || !isWholeLine(el, content)) continue;
+    if (t.length > 2000 || wordsUpTo(t, OWN_URL_MAX_WORDS) > OWN_URL_MAX_WORDS || !has(t) || !isWholeLine(el, content) || inRecord(el)) continue;
     markBlock(el, BLOCK_MARK, `U${++n}`);
   }
 }
@@ -652,7 +762,7 @@ function markInterfaceLabels(content: Element): void {
     const t = el.textContent ?? '';
     if (t.length > 40) continue;
     const key = titleKey(t);
-    if (key && INTERFACE_LABELS.has(key) && isWholeLine(el, content)) markBlock(el, BLOCK_MARK, `I${++n}`);
+    if (key && INTERFACE_LABELS.has(key) && isWholeLine(el, content) && !inRecord(el)) markBlock(el, BLOCK_MARK, `I${++n}`);
   }
 }
 
@@ -669,7 +779,7 @@ function markDateLines(content: Element): void {
   for (const el of Array.from(content.querySelectorAll(LINE_BLOCKS))) {
     const t = (el.textContent ?? '').trim();
     if (t.length === 0 || t.length > 60 || !YEAR.test(t) || !CLOCK.test(t)) continue;
-    if ((t.match(/\p{L}+/gu) ?? []).length > 6 || !isWholeLine(el, content)) continue;
+    if ((t.match(/\p{L}+/gu) ?? []).length > 6 || !isWholeLine(el, content) || inRecord(el)) continue;
     markBlock(el, BLOCK_MARK, `D${++n}`);
   }
 }
