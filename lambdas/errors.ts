@@ -106,7 +106,22 @@ export const ERROR_CODES = {
     details: '`[{url, status?, content_type?}]`',
   },
   dns_failed: { where: ['job'], description: "The target's host name resolves to no address", details: '`[{host}]`' },
-  response_too_large: { where: ['job', 'fetcher'], description: 'The first page is larger than 10 MiB (after decompression)', details: '`[{url}]`' },
+  response_too_large: { where: ['job', 'fetcher'], description: "The first page, or an API config's first answer, is larger than 10 MiB (after decompression)", details: '`[{url}]`' },
+  api_not_json: {
+    where: ['job'],
+    description: "An API config's answer (target.api) is not JSON: it does not parse (the message names its content type and first characters), or it nests deeper than 100 levels. The first answer fails the run; a later one ends the listing with a warning",
+    details: '`[{url, status, content_type}]`',
+  },
+  api_no_records: {
+    where: ['job'],
+    description: "`extract.records` gives no records on an API config's first answer: nothing (the path names no key of the answer), or a string, number or boolean instead of a list or an object; the message lists the answer's top-level keys. A later answer without them ends the listing with a warning",
+    details: '`[{url, records, found, keys}]`',
+  },
+  api_query_limit: {
+    where: ['job'],
+    description: "A JMESPath query of an API config passed a bound on an answer: 20,000,000 steps or 10 s for the answer's queries together, an array of more than 1,000,000 elements, a string of more than 2,000,000 characters (docs/limits.md)",
+    details: '`[{query, limit}]`',
+  },
   action_failed: {
     where: ['job'],
     description: 'A browser action failed: no element matches its selector within 5 s, its element cannot take the browser\'s input (hidden, no size, or gone from the page), a `select` value has no option, or its script threw',

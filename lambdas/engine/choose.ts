@@ -33,6 +33,7 @@ export async function chooseEngine(config: ScrapeConfig, fetcher: Fetcher | Prob
   if (config.target.engine === 'heavy') return { engine: 'heavy', reason: 'target.engine is heavy' };
   if (config.target.engine === 'lightweight') return { engine: 'lightweight', reason: 'target.engine is lightweight' };
   if (features.length) return { engine: 'heavy', reason: `auto: the config needs a browser (${features.map((f) => f.path).join(', ')})` };
+  if (config.target.api) return { engine: 'lightweight', reason: 'auto: the config reads a JSON API (target.api) over plain HTTP, no browser needed' };
   const container = config.extract.container;
   if (!container) return { engine: 'lightweight', reason: 'auto: a single item from the whole page needs no browser' };
   let html: string;

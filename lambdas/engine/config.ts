@@ -20,6 +20,7 @@ import type { FieldSpec, ScrapeConfig, ValidatedConfig } from './schema.ts';
 import { compilePattern, compileTransform } from './transforms.ts';
 import { formatPath, indexDocument, locate, parseYaml, scanYaml, type PathIndex, type Segment } from './config-source.ts';
 import { validate } from './schema-validator.js';
+import { apiProblems, htmlOnlyProblems } from './api/api-config.ts';
 
 export type { ActionSpec, FieldSpec, FieldType, ScrapeConfig } from './schema.ts';
 
@@ -94,13 +95,14 @@ function describeType(v: unknown): string {
 function expectation(e: ErrorObject): string {
   switch (e.keyword) {
     case 'const': return JSON.stringify((e.params as { allowedValue: unknown }).allowedValue);
-    case 'type': return article((e.params as { type: string }).type);
+    case 'type': return article((e.params as { type: string | string[] }).type);
     default: return (e.message ?? 'valid').replace(/^must (?:be )?/, '');
   }
 }
 
 /** "an integer", "a string", "a mapping": the message goes to people as is. */
-function article(type: string): string {
+function article(type: string | string[]): string {
+  if (Array.isArray(type)) return type.map(article).join(' or ');
   if (type === 'object') return 'a mapping';
   if (type === 'array') return 'a list';
   return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
@@ -156,7 +158,7 @@ function schemaProblems(errors: ErrorObject[], data: unknown): Problem[] {
         message = `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}; got ${describeType(value)}`;
         break;
       case 'type':
-        message = `must be ${article((e.params as { type: string }).type)}; got ${describeType(value)}`;
+        message = `must be ${article((e.params as { type: string | string[] }).type)}; got ${describeType(value)}`;
         break;
       case 'anyOf':
         message = `must be ${alternatives.get(e)!.map(expectation).join(' or ')}; got ${describeType(value)}`;
@@ -238,14 +240,17 @@ function semanticProblems(c: Mapping): Problem[] {
   };
 
   const ex = isMapping(c.extract) ? c.extract : undefined;
+  const api = isMapping(target.api);
+  // An API config (target.api) reads records by JMESPath: its checks are api/api-config.ts's.
+  problems.push(...(api ? apiProblems(c, url && isHttpUrl(url) ? url : undefined) : htmlOnlyProblems(c)));
   if (ex) {
-    if ((ex.type === 'list' || ex.type === 'table') && ex.container === undefined) {
+    if (!api && (ex.type === 'list' || ex.type === 'table') && ex.container === undefined) {
       problems.push([['extract'], `missing required key "container" (needed for type ${ex.type})`]);
     }
     if ((ex.type === 'list' || ex.type === 'single') && Array.isArray(ex.fields) && ex.fields.length === 0) {
       problems.push([['extract'], 'missing required key "fields" (at least one field)']);
     }
-    if (typeof ex.following_siblings === 'number' && ex.following_siblings !== 0 && (ex.type === 'single' || ex.type === 'table')) {
+    if (!api && typeof ex.following_siblings === 'number' && ex.following_siblings !== 0 && (ex.type === 'single' || ex.type === 'table')) {
       problems.push([['extract', 'following_siblings'], `applies to type list only (a record spread over sibling elements); got type ${ex.type}: remove it or set it to 0`]);
     }
     checkSelector(ex.container, ['extract', 'container'], problems);

@@ -58,7 +58,8 @@ export async function runHeavy(config: ScrapeConfig, o: HeavyOptions): Promise<C
   const fetcher = o.access || o.fetcher ? null : new Fetcher(o.host.guard);
   try {
     const access = o.access ?? new SiteAccess(config, { fetcher: o.fetcher ?? fetcher!, concurrency: o.concurrency ?? 4 });
-    const loader = await BrowserPageLoader.open({ ...o, images, ...(o.signal ? { signal: o.signal } : {}) });
+    // An API config's requests go over HTTP through the run's session fetchers, as on the lightweight engine.
+    const loader = await BrowserPageLoader.open({ ...o, images, apiFetchers: access.fetchers, ...(o.signal ? { signal: o.signal } : {}) });
     try {
       return await crawl(config, loader, { ...o, access });
     } finally {

@@ -7,6 +7,7 @@
  */
 import type { Row } from './extract.ts';
 import type { LoadedDocument } from './loaders/page-loader.ts';
+import type { ApiPosition } from './api/api-source.ts';
 
 /** What a request is for. */
 type RequestLabel = 'index' | 'listing' | 'detail';
@@ -44,6 +45,8 @@ export interface CrawlRequest {
   step?: 'click' | 'scroll';
   /** `listing`: a document loaded already under the same key (a category that is the index page itself). */
   reuse?: LoadedDocument;
+  /** `listing` of an API config (target.api): the placeholders' values (or the next URL) of this request. */
+  api?: ApiPosition;
 }
 
 /** Priorities: 0 for index and listing requests, 1 for detail pages. */

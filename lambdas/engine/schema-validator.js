@@ -5,8 +5,8 @@
 "use strict";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://scrape-ai.dev/schemas/config-2.0.json","title":"scrape-ai YAML scraping config, version 2.0","description":"The YAML config language of SPEC.md. Reference: docs/config-language.md. Generated from lambdas/engine/schema.ts by `node scripts/generate.ts`: edit that file, not this one. Point your editor at this file (# yaml-language-server: $schema=<path>/lambdas/engine/schema.json).","type":"object","additionalProperties":false,"required":["target","extract"],"properties":{"version":{"enum":["2.0",2],"default":"2.0","description":"Language version. Only 2.0 exists (a bare 2.0 is read as \"2.0\")."},"name":{"type":"string","maxLength":200,"description":"A name for people."},"description":{"type":"string","maxLength":5000,"description":"A description for people."},"target":{"type":"object","additionalProperties":false,"required":["url"],"description":"Where to start and with which engine.","properties":{"url":{"type":"string","minLength":1,"maxLength":2048,"description":"The first page: an absolute http or https URL."},"engine":{"enum":["lightweight","heavy","auto"],"default":"auto","description":"lightweight: HTTP and HTML parsing, no browser. heavy: a real browser. auto: decided per run."},"browser":{"type":"object","additionalProperties":false,"default":{},"description":"Browser engine settings.","properties":{"wait_selector":{"type":"string","minLength":1,"description":"CSS selector awaited before scraping (browser engine)."},"timeout":{"type":"integer","minimum":0,"maximum":120000,"default":15000,"description":"Milliseconds to wait for wait_selector."}}},"robots":{"enum":["obey","ignore"],"default":"obey","description":"obey: robots.txt rules (and Crawl-delay) of every host the run loads are kept. ignore: they are not read; allowed only where the plans file allows it (robots_ignore)."},"politeness":{"type":"object","additionalProperties":false,"default":{},"description":"The pace of requests to each host (listing, detail and category pages, both engines).","properties":{"mode":{"enum":["auto","fixed"],"default":"auto","description":"auto: the gap between requests follows the host's latency and slows down on 429 and 503 answers (AutoThrottle). fixed: the gap is delay."},"delay":{"type":"integer","minimum":0,"maximum":60000,"default":0,"description":"Milliseconds between the starts of two requests to one host, at least (fixed: exactly); a robots.txt Crawl-delay raises it."},"max_delay":{"type":"integer","minimum":0,"maximum":120000,"default":30000,"description":"auto: the largest gap it slows down to, milliseconds."},"target_concurrency":{"type":"number","exclusiveMinimum":0,"maximum":64,"description":"auto: requests in flight to one host it aims at (the gap follows latency / this); absent: no latency term, the run's concurrency (SAI_JOB_CONCURRENCY) bounds the requests in flight."}}},"proxy":{"type":"string","minLength":1,"maxLength":100,"pattern":"^[A-Za-z0-9_.-]+$","description":"none: no upstream proxy. A group name: the operator's proxy group of that name (SAI_PROXIES). Absent: the operator's default group, none if there is none."}}},"extract":{"type":"object","additionalProperties":false,"description":"The items of a page and their fields.","properties":{"container":{"type":"string","minLength":1,"description":"CSS selector of each item (list), of the item (single) or of the table (table); required for list and table."},"type":{"enum":["list","single","table"],"default":"list","description":"list: a row per container match; single: one row; table: a row per table row."},"fields":{"type":"array","items":{"$ref":"#/definitions/field"},"maxItems":200,"default":[],"description":"The fields of each item; at least one, except for table."},"following_siblings":{"type":"integer","minimum":0,"maximum":10,"default":0,"description":"Extension, list only: each item is the container match plus up to this many of its following element siblings, stopping before the next container match (a record spread over rows, dt/dd pairs, a heading and its paragraph). Field selectors then match the whole document and keep the elements that are one of the item's elements or inside one, in document order."}}},"detail_fields":{"type":"object","additionalProperties":false,"required":["fields"],"description":"Fields taken from each item's own page (the URL of its first link field).","properties":{"fields":{"type":"array","minItems":1,"items":{"$ref":"#/definitions/field"},"maxItems":200,"description":"The fields of the detail page."}}},"pagination":{"type":"object","additionalProperties":false,"required":["type"],"description":"How to reach the next listing page.","properties":{"type":{"enum":["click","url","scroll_infinite"],"description":"click: a next or load-more control; url: a URL pattern; scroll_infinite: scroll (browser engine)."},"selector":{"type":"string","minLength":1,"description":"click: CSS selector of the next or load-more control."},"url_pattern":{"type":"string","minLength":1,"description":"url: a URL containing {page}, absolute or relative to the listing's first page."},"max_pages":{"type":"integer","minimum":1,"maximum":1000,"default":10,"description":"Listing pages in all, the first one included."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":0,"description":"Milliseconds to wait after each step."},"stop_condition":{"type":"object","additionalProperties":false,"default":{},"description":"When to stop before max_pages.","properties":{"max_items":{"type":"integer","minimum":1,"description":"Stop once this many items are collected (per category with categories)."}}}},"allOf":[{"if":{"properties":{"type":{"const":"click"}},"required":["type"]},"then":{"required":["selector"]}},{"if":{"properties":{"type":{"const":"url"}},"required":["type"]},"then":{"required":["url_pattern"]}}]},"categories":{"type":"object","additionalProperties":false,"description":"Crawl every category linked from the first page.","properties":{"container":{"type":"string","default":"","description":"CSS selector wrapping the category links; empty: the whole page."},"link_selector":{"type":"string","minLength":1,"default":"a","description":"CSS selector of the category links inside the container."},"link_attribute":{"type":"string","minLength":1,"default":"href","description":"The attribute holding the category URL."},"name_selector":{"type":"string","default":"","description":"CSS selector of the name inside the link; empty: the link's text."},"max_categories":{"type":"integer","minimum":1,"maximum":500,"default":50,"description":"At most this many categories, in page order."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":2000,"description":"Milliseconds to wait after each category."}}},"actions":{"type":"array","maxItems":100,"items":{"$ref":"#/definitions/action"},"default":[],"description":"Browser actions run in order before extraction (browser engine)."},"output":{"type":"object","additionalProperties":false,"default":{},"description":"Deduplication and a row limit.","properties":{"format":{"enum":["json"],"default":"json","description":"The only format."},"deduplicate":{"type":"boolean","default":false,"description":"Drop rows equal to an earlier row (true when deduplicate_fields is given and this is not)."},"deduplicate_fields":{"type":"array","items":{"type":"string","minLength":1},"minItems":1,"description":"Compare only these fields."},"limit":{"type":"integer","minimum":1,"description":"Keep at most this many rows."}}}},"definitions":{"field":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string","minLength":1,"maxLength":100,"pattern":"^(?!__proto__$)","description":"The row key (any text but __proto__; names starting with _category are reserved)."},"selector":{"type":"string","minLength":1,"description":"CSS selector inside the item; absent: the item element itself."},"type":{"enum":["text","attribute","html","link","image_url","count","exists","regex","eval"],"default":"text","description":"What to take from the element."},"attribute":{"type":"string","minLength":1,"description":"type attribute: the attribute name."},"pattern":{"type":"string","minLength":1,"description":"type regex: the regular expression; the first capture group when it has one."},"script":{"type":"string","minLength":1,"description":"type eval: a JavaScript expression (or function body) run in the page (browser engine)."},"transform":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Transforms applied in order (to_number, \"regex:(\\d+)\", \"split:,:0\", ...)."},"default":{"description":"The value when nothing is extracted (any value, null allowed); absent: null."},"multiple":{"type":"boolean","default":false,"description":"Extension: every match as an array instead of the first match."}},"allOf":[{"if":{"properties":{"type":{"const":"attribute"}},"required":["type"]},"then":{"required":["attribute"]}},{"if":{"properties":{"type":{"const":"regex"}},"required":["type"]},"then":{"required":["pattern"]}},{"if":{"properties":{"type":{"const":"eval"}},"required":["type"]},"then":{"required":["script"]}}]},"action":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"enum":["click","scroll","type","select","hover","keyboard","script"],"description":"What the action does."},"selector":{"type":"string","minLength":1,"description":"click, type, select, hover: CSS selector of the element."},"direction":{"enum":["down","up"],"description":"scroll: the direction (default down)."},"amount":{"anyOf":[{"const":"full"},{"type":"integer","minimum":1}],"description":"scroll: pixels, or full for the whole page (default full)."},"value":{"type":"string","description":"type: the text to type; select: the option value."},"key":{"type":"string","minLength":1,"description":"keyboard: a key name (End, Enter, ArrowDown, ...)."},"script":{"type":"string","minLength":1,"description":"script: JavaScript run in the page."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":500,"description":"Milliseconds to wait after the action (or for the navigation it started)."}},"allOf":[{"if":{"properties":{"type":{"enum":["click","type","select","hover"]}},"required":["type"]},"then":{"required":["selector"]}},{"if":{"properties":{"type":{"enum":["type","select"]}},"required":["type"]},"then":{"required":["value"]}},{"if":{"properties":{"type":{"const":"keyboard"}},"required":["type"]},"then":{"required":["key"]}},{"if":{"properties":{"type":{"const":"script"}},"required":["type"]},"then":{"required":["script"]}},{"if":{"properties":{"type":{"const":"scroll"}},"required":["type"]},"then":{"properties":{"direction":{"default":"down"},"amount":{"default":"full"}}}}]}}};
-const schema12 = {"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string","minLength":1,"maxLength":100,"pattern":"^(?!__proto__$)","description":"The row key (any text but __proto__; names starting with _category are reserved)."},"selector":{"type":"string","minLength":1,"description":"CSS selector inside the item; absent: the item element itself."},"type":{"enum":["text","attribute","html","link","image_url","count","exists","regex","eval"],"default":"text","description":"What to take from the element."},"attribute":{"type":"string","minLength":1,"description":"type attribute: the attribute name."},"pattern":{"type":"string","minLength":1,"description":"type regex: the regular expression; the first capture group when it has one."},"script":{"type":"string","minLength":1,"description":"type eval: a JavaScript expression (or function body) run in the page (browser engine)."},"transform":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Transforms applied in order (to_number, \"regex:(\\d+)\", \"split:,:0\", ...)."},"default":{"description":"The value when nothing is extracted (any value, null allowed); absent: null."},"multiple":{"type":"boolean","default":false,"description":"Extension: every match as an array instead of the first match."}},"allOf":[{"if":{"properties":{"type":{"const":"attribute"}},"required":["type"]},"then":{"required":["attribute"]}},{"if":{"properties":{"type":{"const":"regex"}},"required":["type"]},"then":{"required":["pattern"]}},{"if":{"properties":{"type":{"const":"eval"}},"required":["type"]},"then":{"required":["script"]}}]};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://scrape-ai.dev/schemas/config-2.0.json","title":"scrape-ai YAML scraping config, version 2.0","description":"The YAML config language of SPEC.md. Reference: docs/config-language.md. Generated from lambdas/engine/schema.ts by `node scripts/generate.ts`: edit that file, not this one. Point your editor at this file (# yaml-language-server: $schema=<path>/lambdas/engine/schema.json).","type":"object","additionalProperties":false,"required":["target","extract"],"properties":{"version":{"enum":["2.0",2],"default":"2.0","description":"Language version. Only 2.0 exists (a bare 2.0 is read as \"2.0\")."},"name":{"type":"string","maxLength":200,"description":"A name for people."},"description":{"type":"string","maxLength":5000,"description":"A description for people."},"target":{"type":"object","additionalProperties":false,"required":["url"],"description":"Where to start and with which engine.","properties":{"url":{"type":"string","minLength":1,"maxLength":2048,"description":"The first page: an absolute http or https URL."},"engine":{"enum":["lightweight","heavy","auto"],"default":"auto","description":"lightweight: HTTP and HTML parsing, no browser. heavy: a real browser. auto: decided per run."},"browser":{"type":"object","additionalProperties":false,"default":{},"description":"Browser engine settings.","properties":{"wait_selector":{"type":"string","minLength":1,"description":"CSS selector awaited before scraping (browser engine)."},"timeout":{"type":"integer","minimum":0,"maximum":120000,"default":15000,"description":"Milliseconds to wait for wait_selector."}}},"robots":{"enum":["obey","ignore"],"default":"obey","description":"obey: robots.txt rules (and Crawl-delay) of every host the run loads are kept. ignore: they are not read; allowed only where the plans file allows it (robots_ignore)."},"politeness":{"type":"object","additionalProperties":false,"default":{},"description":"The pace of requests to each host (listing, detail and category pages, both engines).","properties":{"mode":{"enum":["auto","fixed"],"default":"auto","description":"auto: the gap between requests follows the host's latency and slows down on 429 and 503 answers (AutoThrottle). fixed: the gap is delay."},"delay":{"type":"integer","minimum":0,"maximum":60000,"default":0,"description":"Milliseconds between the starts of two requests to one host, at least (fixed: exactly); a robots.txt Crawl-delay raises it."},"max_delay":{"type":"integer","minimum":0,"maximum":120000,"default":30000,"description":"auto: the largest gap it slows down to, milliseconds."},"target_concurrency":{"type":"number","exclusiveMinimum":0,"maximum":64,"description":"auto: requests in flight to one host it aims at (the gap follows latency / this); absent: no latency term, the run's concurrency (SAI_JOB_CONCURRENCY) bounds the requests in flight."}}},"api":{"type":"object","additionalProperties":false,"required":["url"],"description":"Read the records from the site's JSON API instead of its HTML: the request that answers them (docs/config-language.md, \"Reading a JSON API\"). The crawler sends it over HTTP through the outbound guard on either engine; target.url stays the page it serves.","properties":{"url":{"type":"string","minLength":1,"maxLength":2048,"description":"The endpoint: an http(s) URL, absolute or relative to target.url; may hold the placeholders {page}, {offset}, {cursor}."},"method":{"enum":["GET","POST"],"default":"GET","description":"GET, or POST with a JSON body."},"query":{"type":"object","maxProperties":50,"additionalProperties":{"type":["string","number","boolean"]},"description":"Query parameters added to the URL (values may hold placeholders; a parameter whose value is a placeholder with no value yet, the first {cursor}, is left out)."},"body":{"type":["object","array"],"description":"POST: the JSON body. A string that is a placeholder becomes its value (a number for {page} and {offset}); placeholders inside longer strings are replaced as text."},"headers":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":1000},"description":"Request headers the site needs (Accept, X-Requested-With, a public API key); Cookie, Authorization, Host and hop-by-hop headers are refused."}}},"proxy":{"type":"string","minLength":1,"maxLength":100,"pattern":"^[A-Za-z0-9_.-]+$","description":"none: no upstream proxy. A group name: the operator's proxy group of that name (SAI_PROXIES). Absent: the operator's default group, none if there is none."}}},"extract":{"type":"object","additionalProperties":false,"description":"The items of a page and their fields.","properties":{"container":{"type":"string","minLength":1,"description":"CSS selector of each item (list), of the item (single) or of the table (table); required for list and table."},"records":{"type":"string","minLength":1,"maxLength":1000,"description":"API configs (target.api): a JMESPath query giving the answer's records (a list; an object is one record); absent: the whole answer."},"type":{"enum":["list","single","table"],"default":"list","description":"list: a row per container match; single: one row; table: a row per table row."},"fields":{"type":"array","items":{"$ref":"#/definitions/field"},"maxItems":200,"default":[],"description":"The fields of each item; at least one, except for table."},"following_siblings":{"type":"integer","minimum":0,"maximum":10,"default":0,"description":"Extension, list only: each item is the container match plus up to this many of its following element siblings, stopping before the next container match (a record spread over rows, dt/dd pairs, a heading and its paragraph). Field selectors then match the whole document and keep the elements that are one of the item's elements or inside one, in document order."}}},"detail_fields":{"type":"object","additionalProperties":false,"required":["fields"],"description":"Fields taken from each item's own page (the URL of its first link field).","properties":{"fields":{"type":"array","minItems":1,"items":{"$ref":"#/definitions/field"},"maxItems":200,"description":"The fields of the detail page."}}},"pagination":{"type":"object","additionalProperties":false,"required":["type"],"description":"How to reach the next listing page.","properties":{"type":{"enum":["click","url","scroll_infinite","page","offset","cursor","next_url"],"description":"click: a next or load-more control; url: a URL pattern; scroll_infinite: scroll (browser engine). API configs (target.api): page or offset (a parameter stepped), cursor or next_url (read from each answer)."},"selector":{"type":"string","minLength":1,"description":"click: CSS selector of the next or load-more control."},"url_pattern":{"type":"string","minLength":1,"description":"url: a URL containing {page}, absolute or relative to the listing's first page."},"max_pages":{"type":"integer","minimum":1,"maximum":1000,"default":10,"description":"Listing pages in all, the first one included."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":0,"description":"Milliseconds to wait after each step."},"start":{"type":"integer","minimum":0,"description":"page, offset: the first value of {page} (default 1) or {offset} (default 0)."},"step":{"type":"integer","minimum":1,"description":"page, offset: added after each answer (page: default 1; offset: default the number of records the answer gave)."},"cursor_path":{"type":"string","minLength":1,"maxLength":1000,"description":"cursor: a JMESPath query giving the next {cursor} from an answer; null or empty ends the listing."},"next_url_path":{"type":"string","minLength":1,"maxLength":1000,"description":"next_url: a JMESPath query giving the next URL from an answer (absolute or relative to the answer); null or empty ends the listing."},"total_path":{"type":"string","minLength":1,"maxLength":1000,"description":"API configs: a JMESPath query giving the total number of records; the listing ends once that many are read."},"has_more_path":{"type":"string","minLength":1,"maxLength":1000,"description":"API configs: a JMESPath query giving whether more answers follow; false or null ends the listing."},"stop_condition":{"type":"object","additionalProperties":false,"default":{},"description":"When to stop before max_pages.","properties":{"max_items":{"type":"integer","minimum":1,"description":"Stop once this many items are collected (per category with categories)."}}}},"allOf":[{"if":{"properties":{"type":{"const":"click"}},"required":["type"]},"then":{"required":["selector"]}},{"if":{"properties":{"type":{"const":"url"}},"required":["type"]},"then":{"required":["url_pattern"]}},{"if":{"properties":{"type":{"const":"cursor"}},"required":["type"]},"then":{"required":["cursor_path"]}},{"if":{"properties":{"type":{"const":"next_url"}},"required":["type"]},"then":{"required":["next_url_path"]}}]},"categories":{"type":"object","additionalProperties":false,"description":"Crawl every category linked from the first page.","properties":{"container":{"type":"string","default":"","description":"CSS selector wrapping the category links; empty: the whole page."},"link_selector":{"type":"string","minLength":1,"default":"a","description":"CSS selector of the category links inside the container."},"link_attribute":{"type":"string","minLength":1,"default":"href","description":"The attribute holding the category URL."},"name_selector":{"type":"string","default":"","description":"CSS selector of the name inside the link; empty: the link's text."},"max_categories":{"type":"integer","minimum":1,"maximum":500,"default":50,"description":"At most this many categories, in page order."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":2000,"description":"Milliseconds to wait after each category."}}},"actions":{"type":"array","maxItems":100,"items":{"$ref":"#/definitions/action"},"default":[],"description":"Browser actions run in order before extraction (browser engine)."},"output":{"type":"object","additionalProperties":false,"default":{},"description":"Deduplication and a row limit.","properties":{"format":{"enum":["json"],"default":"json","description":"The only format."},"deduplicate":{"type":"boolean","default":false,"description":"Drop rows equal to an earlier row (true when deduplicate_fields is given and this is not)."},"deduplicate_fields":{"type":"array","items":{"type":"string","minLength":1},"minItems":1,"description":"Compare only these fields."},"limit":{"type":"integer","minimum":1,"description":"Keep at most this many rows."}}}},"definitions":{"field":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string","minLength":1,"maxLength":100,"pattern":"^(?!__proto__$)","description":"The row key (any text but __proto__; names starting with _category are reserved)."},"selector":{"type":"string","minLength":1,"description":"CSS selector inside the item; absent: the item element itself."},"path":{"type":"string","minLength":1,"maxLength":1000,"description":"API configs (target.api): a JMESPath query into the record (https://jmespath.site), instead of selector."},"type":{"enum":["text","attribute","html","link","image_url","count","exists","regex","eval"],"default":"text","description":"What to take from the element."},"attribute":{"type":"string","minLength":1,"description":"type attribute: the attribute name."},"pattern":{"type":"string","minLength":1,"description":"type regex: the regular expression; the first capture group when it has one."},"script":{"type":"string","minLength":1,"description":"type eval: a JavaScript expression (or function body) run in the page (browser engine)."},"transform":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Transforms applied in order (to_number, \"regex:(\\d+)\", \"split:,:0\", ...)."},"default":{"description":"The value when nothing is extracted (any value, null allowed); absent: null."},"multiple":{"type":"boolean","default":false,"description":"Extension: every match as an array instead of the first match."}},"allOf":[{"if":{"properties":{"type":{"const":"attribute"}},"required":["type"]},"then":{"required":["attribute"]}},{"if":{"properties":{"type":{"const":"regex"}},"required":["type"]},"then":{"required":["pattern"]}},{"if":{"properties":{"type":{"const":"eval"}},"required":["type"]},"then":{"required":["script"]}}]},"action":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"enum":["click","scroll","type","select","hover","keyboard","script"],"description":"What the action does."},"selector":{"type":"string","minLength":1,"description":"click, type, select, hover: CSS selector of the element."},"direction":{"enum":["down","up"],"description":"scroll: the direction (default down)."},"amount":{"anyOf":[{"const":"full"},{"type":"integer","minimum":1}],"description":"scroll: pixels, or full for the whole page (default full)."},"value":{"type":"string","description":"type: the text to type; select: the option value."},"key":{"type":"string","minLength":1,"description":"keyboard: a key name (End, Enter, ArrowDown, ...)."},"script":{"type":"string","minLength":1,"description":"script: JavaScript run in the page."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":500,"description":"Milliseconds to wait after the action (or for the navigation it started)."}},"allOf":[{"if":{"properties":{"type":{"enum":["click","type","select","hover"]}},"required":["type"]},"then":{"required":["selector"]}},{"if":{"properties":{"type":{"enum":["type","select"]}},"required":["type"]},"then":{"required":["value"]}},{"if":{"properties":{"type":{"const":"keyboard"}},"required":["type"]},"then":{"required":["key"]}},{"if":{"properties":{"type":{"const":"script"}},"required":["type"]},"then":{"required":["script"]}},{"if":{"properties":{"type":{"const":"scroll"}},"required":["type"]},"then":{"properties":{"direction":{"default":"down"},"amount":{"default":"full"}}}}]}}};
+const schema12 = {"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string","minLength":1,"maxLength":100,"pattern":"^(?!__proto__$)","description":"The row key (any text but __proto__; names starting with _category are reserved)."},"selector":{"type":"string","minLength":1,"description":"CSS selector inside the item; absent: the item element itself."},"path":{"type":"string","minLength":1,"maxLength":1000,"description":"API configs (target.api): a JMESPath query into the record (https://jmespath.site), instead of selector."},"type":{"enum":["text","attribute","html","link","image_url","count","exists","regex","eval"],"default":"text","description":"What to take from the element."},"attribute":{"type":"string","minLength":1,"description":"type attribute: the attribute name."},"pattern":{"type":"string","minLength":1,"description":"type regex: the regular expression; the first capture group when it has one."},"script":{"type":"string","minLength":1,"description":"type eval: a JavaScript expression (or function body) run in the page (browser engine)."},"transform":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Transforms applied in order (to_number, \"regex:(\\d+)\", \"split:,:0\", ...)."},"default":{"description":"The value when nothing is extracted (any value, null allowed); absent: null."},"multiple":{"type":"boolean","default":false,"description":"Extension: every match as an array instead of the first match."}},"allOf":[{"if":{"properties":{"type":{"const":"attribute"}},"required":["type"]},"then":{"required":["attribute"]}},{"if":{"properties":{"type":{"const":"regex"}},"required":["type"]},"then":{"required":["pattern"]}},{"if":{"properties":{"type":{"const":"eval"}},"required":["type"]},"then":{"required":["script"]}}]};
 const schema14 = {"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"enum":["click","scroll","type","select","hover","keyboard","script"],"description":"What the action does."},"selector":{"type":"string","minLength":1,"description":"click, type, select, hover: CSS selector of the element."},"direction":{"enum":["down","up"],"description":"scroll: the direction (default down)."},"amount":{"anyOf":[{"const":"full"},{"type":"integer","minimum":1}],"description":"scroll: pixels, or full for the whole page (default full)."},"value":{"type":"string","description":"type: the text to type; select: the option value."},"key":{"type":"string","minLength":1,"description":"keyboard: a key name (End, Enter, ArrowDown, ...)."},"script":{"type":"string","minLength":1,"description":"script: JavaScript run in the page."},"wait_after":{"type":"integer","minimum":0,"maximum":60000,"default":500,"description":"Milliseconds to wait after the action (or for the navigation it started)."}},"allOf":[{"if":{"properties":{"type":{"enum":["click","type","select","hover"]}},"required":["type"]},"then":{"required":["selector"]}},{"if":{"properties":{"type":{"enum":["type","select"]}},"required":["type"]},"then":{"required":["value"]}},{"if":{"properties":{"type":{"const":"keyboard"}},"required":["type"]},"then":{"required":["key"]}},{"if":{"properties":{"type":{"const":"script"}},"required":["type"]},"then":{"required":["script"]}},{"if":{"properties":{"type":{"const":"scroll"}},"required":["type"]},"then":{"properties":{"direction":{"default":"down"},"amount":{"default":"full"}}}}]};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = (function ucs2length(str) {
@@ -162,7 +162,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key1 in data3){
-if(!((((((key1 === "url") || (key1 === "engine")) || (key1 === "browser")) || (key1 === "robots")) || (key1 === "politeness")) || (key1 === "proxy"))){
+if(!(((((((key1 === "url") || (key1 === "engine")) || (key1 === "browser")) || (key1 === "robots")) || (key1 === "politeness")) || (key1 === "api")) || (key1 === "proxy"))){
 const err9 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -462,11 +462,14 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(data3.proxy !== undefined){
-let data15 = data3.proxy;
-if(typeof data15 === "string"){
-if(func3(data15) > 100){
-const err34 = {instancePath:instancePath+"/target/proxy",schemaPath:"#/properties/target/properties/proxy/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(data3.api !== undefined){
+let data15 = data3.api;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+if(data15.method === undefined){
+data15.method = "GET";
+}
+if(data15.url === undefined){
+const err34 = {instancePath:instancePath+"/target/api",schemaPath:"#/properties/target/properties/api/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -475,8 +478,9 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(func3(data15) < 1){
-const err35 = {instancePath:instancePath+"/target/proxy",schemaPath:"#/properties/target/properties/proxy/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key4 in data15){
+if(!(((((key4 === "url") || (key4 === "method")) || (key4 === "query")) || (key4 === "body")) || (key4 === "headers"))){
+const err35 = {instancePath:instancePath+"/target/api",schemaPath:"#/properties/target/properties/api/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -485,8 +489,12 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(!pattern0.test(data15)){
-const err36 = {instancePath:instancePath+"/target/proxy",schemaPath:"#/properties/target/properties/proxy/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""};
+}
+if(data15.url !== undefined){
+let data16 = data15.url;
+if(typeof data16 === "string"){
+if(func3(data16) > 2048){
+const err36 = {instancePath:instancePath+"/target/api/url",schemaPath:"#/properties/target/properties/api/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -495,9 +503,8 @@ vErrors.push(err36);
 }
 errors++;
 }
-}
-else {
-const err37 = {instancePath:instancePath+"/target/proxy",schemaPath:"#/properties/target/properties/proxy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func3(data16) < 1){
+const err37 = {instancePath:instancePath+"/target/api/url",schemaPath:"#/properties/target/properties/api/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -507,9 +514,8 @@ vErrors.push(err37);
 errors++;
 }
 }
-}
 else {
-const err38 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err38 = {instancePath:instancePath+"/target/api/url",schemaPath:"#/properties/target/properties/api/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -519,21 +525,9 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.extract !== undefined){
-let data16 = data.extract;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(data16.type === undefined){
-data16.type = "list";
-}
-if(data16.fields === undefined){
-data16.fields = [];
-}
-if(data16.following_siblings === undefined){
-data16.following_siblings = 0;
-}
-for(const key4 in data16){
-if(!((((key4 === "container") || (key4 === "type")) || (key4 === "fields")) || (key4 === "following_siblings"))){
-const err39 = {instancePath:instancePath+"/extract",schemaPath:"#/properties/extract/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+let data17 = data15.method;
+if(!((data17 === "GET") || (data17 === "POST"))){
+const err39 = {instancePath:instancePath+"/target/api/method",schemaPath:"#/properties/target/properties/api/properties/method/enum",keyword:"enum",params:{allowedValues: schema11.properties.target.properties.api.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -542,12 +536,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
-if(data16.container !== undefined){
-let data17 = data16.container;
-if(typeof data17 === "string"){
-if(func3(data17) < 1){
-const err40 = {instancePath:instancePath+"/extract/container",schemaPath:"#/properties/extract/properties/container/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data15.query !== undefined){
+let data18 = data15.query;
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(Object.keys(data18).length > 50){
+const err40 = {instancePath:instancePath+"/target/api/query",schemaPath:"#/properties/target/properties/api/properties/query/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -556,9 +549,10 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-else {
-const err41 = {instancePath:instancePath+"/extract/container",schemaPath:"#/properties/extract/properties/container/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key5 in data18){
+let data19 = data18[key5];
+if(((typeof data19 !== "string") && (!((typeof data19 == "number") && (isFinite(data19))))) && (typeof data19 !== "boolean")){
+const err41 = {instancePath:instancePath+"/target/api/query/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/target/properties/api/properties/query/additionalProperties/type",keyword:"type",params:{type: schema11.properties.target.properties.api.properties.query.additionalProperties.type},message:"must be string,number,boolean"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -568,9 +562,9 @@ vErrors.push(err41);
 errors++;
 }
 }
-let data18 = data16.type;
-if(!(((data18 === "list") || (data18 === "single")) || (data18 === "table"))){
-const err42 = {instancePath:instancePath+"/extract/type",schemaPath:"#/properties/extract/properties/type/enum",keyword:"enum",params:{allowedValues: schema11.properties.extract.properties.type.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err42 = {instancePath:instancePath+"/target/api/query",schemaPath:"#/properties/target/properties/api/properties/query/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -579,10 +573,11 @@ vErrors.push(err42);
 }
 errors++;
 }
-let data19 = data16.fields;
-if(Array.isArray(data19)){
-if(data19.length > 200){
-const err43 = {instancePath:instancePath+"/extract/fields",schemaPath:"#/properties/extract/properties/fields/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
+}
+if(data15.body !== undefined){
+let data20 = data15.body;
+if(!data20 || typeof data20 != "object"){
+const err43 = {instancePath:instancePath+"/target/api/body",schemaPath:"#/properties/target/properties/api/properties/body/type",keyword:"type",params:{type: schema11.properties.target.properties.api.properties.body.type},message:"must be object,array"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -591,16 +586,12 @@ vErrors.push(err43);
 }
 errors++;
 }
-const len0 = data19.length;
-for(let i0=0; i0<len0; i0++){
-let data20 = data19[i0];
-const _errs45 = errors;
-let valid9 = true;
-const _errs46 = errors;
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-let missing0;
-if((data20.type === undefined) && (missing0 = "type")){
-const err44 = {};
+}
+if(data15.headers !== undefined){
+let data21 = data15.headers;
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+if(Object.keys(data21).length > 20){
+const err44 = {instancePath:instancePath+"/target/api/headers",schemaPath:"#/properties/target/properties/api/properties/headers/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -609,10 +600,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-else {
-if(data20.type !== undefined){
-if("attribute" !== data20.type){
-const err45 = {};
+for(const key6 in data21){
+let data22 = data21[key6];
+if(typeof data22 === "string"){
+if(func3(data22) > 1000){
+const err45 = {instancePath:instancePath+"/target/api/headers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/target/properties/api/properties/headers/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -622,23 +614,8 @@ vErrors.push(err45);
 errors++;
 }
 }
-}
-}
-var _valid0 = _errs46 === errors;
-errors = _errs45;
-if(vErrors !== null){
-if(_errs45){
-vErrors.length = _errs45;
-}
 else {
-vErrors = null;
-}
-}
-if(_valid0){
-const _errs48 = errors;
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(data20.attribute === undefined){
-const err46 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/0/then/required",keyword:"required",params:{missingProperty: "attribute"},message:"must have required property '"+"attribute"+"'"};
+const err46 = {instancePath:instancePath+"/target/api/headers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/target/properties/api/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -648,11 +625,9 @@ vErrors.push(err46);
 errors++;
 }
 }
-var _valid0 = _errs48 === errors;
-valid9 = _valid0;
 }
-if(!valid9){
-const err47 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+else {
+const err47 = {instancePath:instancePath+"/target/api/headers",schemaPath:"#/properties/target/properties/api/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -661,13 +636,10 @@ vErrors.push(err47);
 }
 errors++;
 }
-const _errs50 = errors;
-let valid11 = true;
-const _errs51 = errors;
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-let missing1;
-if((data20.type === undefined) && (missing1 = "type")){
-const err48 = {};
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/target/api",schemaPath:"#/properties/target/properties/api/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -676,10 +648,12 @@ vErrors.push(err48);
 }
 errors++;
 }
-else {
-if(data20.type !== undefined){
-if("regex" !== data20.type){
-const err49 = {};
+}
+if(data3.proxy !== undefined){
+let data23 = data3.proxy;
+if(typeof data23 === "string"){
+if(func3(data23) > 100){
+const err49 = {instancePath:instancePath+"/target/proxy",schemaPath:"#/properties/target/properties/proxy/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -688,24 +662,8 @@ vErrors.push(err49);
 }
 errors++;
 }
-}
-}
-}
-var _valid1 = _errs51 === errors;
-errors = _errs50;
-if(vErrors !== null){
-if(_errs50){
-vErrors.length = _errs50;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid1){
-const _errs53 = errors;
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(data20.pattern === undefined){
-const err50 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/1/then/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+if(func3(data23) < 1){
+const err50 = {instancePath:instancePath+"/target/proxy",schemaPath:"#/properties/target/properties/proxy/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -714,12 +672,8 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-var _valid1 = _errs53 === errors;
-valid11 = _valid1;
-}
-if(!valid11){
-const err51 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(!pattern0.test(data23)){
+const err51 = {instancePath:instancePath+"/target/proxy",schemaPath:"#/properties/target/properties/proxy/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -728,13 +682,9 @@ vErrors.push(err51);
 }
 errors++;
 }
-const _errs55 = errors;
-let valid13 = true;
-const _errs56 = errors;
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-let missing2;
-if((data20.type === undefined) && (missing2 = "type")){
-const err52 = {};
+}
+else {
+const err52 = {instancePath:instancePath+"/target/proxy",schemaPath:"#/properties/target/properties/proxy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -743,10 +693,10 @@ vErrors.push(err52);
 }
 errors++;
 }
+}
+}
 else {
-if(data20.type !== undefined){
-if("eval" !== data20.type){
-const err53 = {};
+const err53 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -756,23 +706,21 @@ vErrors.push(err53);
 errors++;
 }
 }
+if(data.extract !== undefined){
+let data24 = data.extract;
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+if(data24.type === undefined){
+data24.type = "list";
 }
+if(data24.fields === undefined){
+data24.fields = [];
 }
-var _valid2 = _errs56 === errors;
-errors = _errs55;
-if(vErrors !== null){
-if(_errs55){
-vErrors.length = _errs55;
+if(data24.following_siblings === undefined){
+data24.following_siblings = 0;
 }
-else {
-vErrors = null;
-}
-}
-if(_valid2){
-const _errs58 = errors;
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(data20.script === undefined){
-const err54 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/2/then/required",keyword:"required",params:{missingProperty: "script"},message:"must have required property '"+"script"+"'"};
+for(const key7 in data24){
+if(!(((((key7 === "container") || (key7 === "records")) || (key7 === "type")) || (key7 === "fields")) || (key7 === "following_siblings"))){
+const err54 = {instancePath:instancePath+"/extract",schemaPath:"#/properties/extract/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -782,11 +730,11 @@ vErrors.push(err54);
 errors++;
 }
 }
-var _valid2 = _errs58 === errors;
-valid13 = _valid2;
-}
-if(!valid13){
-const err55 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(data24.container !== undefined){
+let data25 = data24.container;
+if(typeof data25 === "string"){
+if(func3(data25) < 1){
+const err55 = {instancePath:instancePath+"/extract/container",schemaPath:"#/properties/extract/properties/container/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -795,18 +743,9 @@ vErrors.push(err55);
 }
 errors++;
 }
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(data20.type === undefined){
-data20.type = "text";
 }
-if(data20.transform === undefined){
-data20.transform = [];
-}
-if(data20.multiple === undefined){
-data20.multiple = false;
-}
-if(data20.name === undefined){
-const err56 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+else {
+const err56 = {instancePath:instancePath+"/extract/container",schemaPath:"#/properties/extract/properties/container/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -815,9 +754,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-for(const key5 in data20){
-if(!(func2.call(schema12.properties, key5))){
-const err57 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+}
+if(data24.records !== undefined){
+let data26 = data24.records;
+if(typeof data26 === "string"){
+if(func3(data26) > 1000){
+const err57 = {instancePath:instancePath+"/extract/records",schemaPath:"#/properties/extract/properties/records/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -826,12 +768,8 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-if(data20.name !== undefined){
-let data24 = data20.name;
-if(typeof data24 === "string"){
-if(func3(data24) > 100){
-const err58 = {instancePath:instancePath+"/extract/fields/" + i0+"/name",schemaPath:"#/definitions/field/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(func3(data26) < 1){
+const err58 = {instancePath:instancePath+"/extract/records",schemaPath:"#/properties/extract/properties/records/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -840,8 +778,9 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(func3(data24) < 1){
-const err59 = {instancePath:instancePath+"/extract/fields/" + i0+"/name",schemaPath:"#/definitions/field/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err59 = {instancePath:instancePath+"/extract/records",schemaPath:"#/properties/extract/properties/records/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -850,8 +789,10 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(!pattern1.test(data24)){
-const err60 = {instancePath:instancePath+"/extract/fields/" + i0+"/name",schemaPath:"#/definitions/field/properties/name/pattern",keyword:"pattern",params:{pattern: "^(?!__proto__$)"},message:"must match pattern \""+"^(?!__proto__$)"+"\""};
+}
+let data27 = data24.type;
+if(!(((data27 === "list") || (data27 === "single")) || (data27 === "table"))){
+const err60 = {instancePath:instancePath+"/extract/type",schemaPath:"#/properties/extract/properties/type/enum",keyword:"enum",params:{allowedValues: schema11.properties.extract.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -860,9 +801,10 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-else {
-const err61 = {instancePath:instancePath+"/extract/fields/" + i0+"/name",schemaPath:"#/definitions/field/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data28 = data24.fields;
+if(Array.isArray(data28)){
+if(data28.length > 200){
+const err61 = {instancePath:instancePath+"/extract/fields",schemaPath:"#/properties/extract/properties/fields/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -871,12 +813,16 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-if(data20.selector !== undefined){
-let data25 = data20.selector;
-if(typeof data25 === "string"){
-if(func3(data25) < 1){
-const err62 = {instancePath:instancePath+"/extract/fields/" + i0+"/selector",schemaPath:"#/definitions/field/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len0 = data28.length;
+for(let i0=0; i0<len0; i0++){
+let data29 = data28[i0];
+const _errs65 = errors;
+let valid12 = true;
+const _errs66 = errors;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+let missing0;
+if((data29.type === undefined) && (missing0 = "type")){
+const err62 = {};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -885,9 +831,10 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
 else {
-const err63 = {instancePath:instancePath+"/extract/fields/" + i0+"/selector",schemaPath:"#/definitions/field/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data29.type !== undefined){
+if("attribute" !== data29.type){
+const err63 = {};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -897,9 +844,23 @@ vErrors.push(err63);
 errors++;
 }
 }
-let data26 = data20.type;
-if(!(((((((((data26 === "text") || (data26 === "attribute")) || (data26 === "html")) || (data26 === "link")) || (data26 === "image_url")) || (data26 === "count")) || (data26 === "exists")) || (data26 === "regex")) || (data26 === "eval"))){
-const err64 = {instancePath:instancePath+"/extract/fields/" + i0+"/type",schemaPath:"#/definitions/field/properties/type/enum",keyword:"enum",params:{allowedValues: schema12.properties.type.enum},message:"must be equal to one of the allowed values"};
+}
+}
+var _valid0 = _errs66 === errors;
+errors = _errs65;
+if(vErrors !== null){
+if(_errs65){
+vErrors.length = _errs65;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid0){
+const _errs68 = errors;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+if(data29.attribute === undefined){
+const err64 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/0/then/required",keyword:"required",params:{missingProperty: "attribute"},message:"must have required property '"+"attribute"+"'"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -908,11 +869,12 @@ vErrors.push(err64);
 }
 errors++;
 }
-if(data20.attribute !== undefined){
-let data27 = data20.attribute;
-if(typeof data27 === "string"){
-if(func3(data27) < 1){
-const err65 = {instancePath:instancePath+"/extract/fields/" + i0+"/attribute",schemaPath:"#/definitions/field/properties/attribute/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+var _valid0 = _errs68 === errors;
+valid12 = _valid0;
+}
+if(!valid12){
+const err65 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -921,9 +883,13 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
-else {
-const err66 = {instancePath:instancePath+"/extract/fields/" + i0+"/attribute",schemaPath:"#/definitions/field/properties/attribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs70 = errors;
+let valid14 = true;
+const _errs71 = errors;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+let missing1;
+if((data29.type === undefined) && (missing1 = "type")){
+const err66 = {};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -932,12 +898,10 @@ vErrors.push(err66);
 }
 errors++;
 }
-}
-if(data20.pattern !== undefined){
-let data28 = data20.pattern;
-if(typeof data28 === "string"){
-if(func3(data28) < 1){
-const err67 = {instancePath:instancePath+"/extract/fields/" + i0+"/pattern",schemaPath:"#/definitions/field/properties/pattern/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+if(data29.type !== undefined){
+if("regex" !== data29.type){
+const err67 = {};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -947,8 +911,23 @@ vErrors.push(err67);
 errors++;
 }
 }
+}
+}
+var _valid1 = _errs71 === errors;
+errors = _errs70;
+if(vErrors !== null){
+if(_errs70){
+vErrors.length = _errs70;
+}
 else {
-const err68 = {instancePath:instancePath+"/extract/fields/" + i0+"/pattern",schemaPath:"#/definitions/field/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+vErrors = null;
+}
+}
+if(_valid1){
+const _errs73 = errors;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+if(data29.pattern === undefined){
+const err68 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/1/then/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -958,11 +937,11 @@ vErrors.push(err68);
 errors++;
 }
 }
-if(data20.script !== undefined){
-let data29 = data20.script;
-if(typeof data29 === "string"){
-if(func3(data29) < 1){
-const err69 = {instancePath:instancePath+"/extract/fields/" + i0+"/script",schemaPath:"#/definitions/field/properties/script/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+var _valid1 = _errs73 === errors;
+valid14 = _valid1;
+}
+if(!valid14){
+const err69 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -971,9 +950,13 @@ vErrors.push(err69);
 }
 errors++;
 }
-}
-else {
-const err70 = {instancePath:instancePath+"/extract/fields/" + i0+"/script",schemaPath:"#/definitions/field/properties/script/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs75 = errors;
+let valid16 = true;
+const _errs76 = errors;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+let missing2;
+if((data29.type === undefined) && (missing2 = "type")){
+const err70 = {};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -982,15 +965,10 @@ vErrors.push(err70);
 }
 errors++;
 }
-}
-let data30 = data20.transform;
-if(Array.isArray(data30)){
-const len1 = data30.length;
-for(let i1=0; i1<len1; i1++){
-let data31 = data30[i1];
-if(typeof data31 === "string"){
-if(func3(data31) < 1){
-const err71 = {instancePath:instancePath+"/extract/fields/" + i0+"/transform/" + i1,schemaPath:"#/definitions/field/properties/transform/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+if(data29.type !== undefined){
+if("eval" !== data29.type){
+const err71 = {};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -1000,8 +978,23 @@ vErrors.push(err71);
 errors++;
 }
 }
+}
+}
+var _valid2 = _errs76 === errors;
+errors = _errs75;
+if(vErrors !== null){
+if(_errs75){
+vErrors.length = _errs75;
+}
 else {
-const err72 = {instancePath:instancePath+"/extract/fields/" + i0+"/transform/" + i1,schemaPath:"#/definitions/field/properties/transform/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+vErrors = null;
+}
+}
+if(_valid2){
+const _errs78 = errors;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+if(data29.script === undefined){
+const err72 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/2/then/required",keyword:"required",params:{missingProperty: "script"},message:"must have required property '"+"script"+"'"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1011,9 +1004,11 @@ vErrors.push(err72);
 errors++;
 }
 }
+var _valid2 = _errs78 === errors;
+valid16 = _valid2;
 }
-else {
-const err73 = {instancePath:instancePath+"/extract/fields/" + i0+"/transform",schemaPath:"#/definitions/field/properties/transform/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!valid16){
+const err73 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1022,8 +1017,18 @@ vErrors.push(err73);
 }
 errors++;
 }
-if(typeof data20.multiple !== "boolean"){
-const err74 = {instancePath:instancePath+"/extract/fields/" + i0+"/multiple",schemaPath:"#/definitions/field/properties/multiple/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+if(data29.type === undefined){
+data29.type = "text";
+}
+if(data29.transform === undefined){
+data29.transform = [];
+}
+if(data29.multiple === undefined){
+data29.multiple = false;
+}
+if(data29.name === undefined){
+const err74 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1032,9 +1037,9 @@ vErrors.push(err74);
 }
 errors++;
 }
-}
-else {
-const err75 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key8 in data29){
+if(!(func2.call(schema12.properties, key8))){
+const err75 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1044,9 +1049,11 @@ vErrors.push(err75);
 errors++;
 }
 }
-}
-else {
-const err76 = {instancePath:instancePath+"/extract/fields",schemaPath:"#/properties/extract/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data29.name !== undefined){
+let data33 = data29.name;
+if(typeof data33 === "string"){
+if(func3(data33) > 100){
+const err76 = {instancePath:instancePath+"/extract/fields/" + i0+"/name",schemaPath:"#/definitions/field/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1055,9 +1062,8 @@ vErrors.push(err76);
 }
 errors++;
 }
-let data33 = data16.following_siblings;
-if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
-const err77 = {instancePath:instancePath+"/extract/following_siblings",schemaPath:"#/properties/extract/properties/following_siblings/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(func3(data33) < 1){
+const err77 = {instancePath:instancePath+"/extract/fields/" + i0+"/name",schemaPath:"#/definitions/field/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1066,9 +1072,8 @@ vErrors.push(err77);
 }
 errors++;
 }
-if((typeof data33 == "number") && (isFinite(data33))){
-if(data33 > 10 || isNaN(data33)){
-const err78 = {instancePath:instancePath+"/extract/following_siblings",schemaPath:"#/properties/extract/properties/following_siblings/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10"};
+if(!pattern1.test(data33)){
+const err78 = {instancePath:instancePath+"/extract/fields/" + i0+"/name",schemaPath:"#/definitions/field/properties/name/pattern",keyword:"pattern",params:{pattern: "^(?!__proto__$)"},message:"must match pattern \""+"^(?!__proto__$)"+"\""};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1077,8 +1082,9 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(data33 < 0 || isNaN(data33)){
-const err79 = {instancePath:instancePath+"/extract/following_siblings",schemaPath:"#/properties/extract/properties/following_siblings/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err79 = {instancePath:instancePath+"/extract/fields/" + i0+"/name",schemaPath:"#/definitions/field/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1088,9 +1094,11 @@ vErrors.push(err79);
 errors++;
 }
 }
-}
-else {
-const err80 = {instancePath:instancePath+"/extract",schemaPath:"#/properties/extract/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data29.selector !== undefined){
+let data34 = data29.selector;
+if(typeof data34 === "string"){
+if(func3(data34) < 1){
+const err80 = {instancePath:instancePath+"/extract/fields/" + i0+"/selector",schemaPath:"#/definitions/field/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1100,11 +1108,8 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(data.detail_fields !== undefined){
-let data34 = data.detail_fields;
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
-if(data34.fields === undefined){
-const err81 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
+else {
+const err81 = {instancePath:instancePath+"/extract/fields/" + i0+"/selector",schemaPath:"#/definitions/field/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1113,9 +1118,12 @@ vErrors.push(err81);
 }
 errors++;
 }
-for(const key6 in data34){
-if(!(key6 === "fields")){
-const err82 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+}
+if(data29.path !== undefined){
+let data35 = data29.path;
+if(typeof data35 === "string"){
+if(func3(data35) > 1000){
+const err82 = {instancePath:instancePath+"/extract/fields/" + i0+"/path",schemaPath:"#/definitions/field/properties/path/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1124,12 +1132,8 @@ vErrors.push(err82);
 }
 errors++;
 }
-}
-if(data34.fields !== undefined){
-let data35 = data34.fields;
-if(Array.isArray(data35)){
-if(data35.length > 200){
-const err83 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
+if(func3(data35) < 1){
+const err83 = {instancePath:instancePath+"/extract/fields/" + i0+"/path",schemaPath:"#/definitions/field/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1138,8 +1142,9 @@ vErrors.push(err83);
 }
 errors++;
 }
-if(data35.length < 1){
-const err84 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+else {
+const err84 = {instancePath:instancePath+"/extract/fields/" + i0+"/path",schemaPath:"#/definitions/field/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1148,16 +1153,10 @@ vErrors.push(err84);
 }
 errors++;
 }
-const len2 = data35.length;
-for(let i2=0; i2<len2; i2++){
-let data36 = data35[i2];
-const _errs88 = errors;
-let valid23 = true;
-const _errs89 = errors;
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-let missing3;
-if((data36.type === undefined) && (missing3 = "type")){
-const err85 = {};
+}
+let data36 = data29.type;
+if(!(((((((((data36 === "text") || (data36 === "attribute")) || (data36 === "html")) || (data36 === "link")) || (data36 === "image_url")) || (data36 === "count")) || (data36 === "exists")) || (data36 === "regex")) || (data36 === "eval"))){
+const err85 = {instancePath:instancePath+"/extract/fields/" + i0+"/type",schemaPath:"#/definitions/field/properties/type/enum",keyword:"enum",params:{allowedValues: schema12.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1166,10 +1165,11 @@ vErrors.push(err85);
 }
 errors++;
 }
-else {
-if(data36.type !== undefined){
-if("attribute" !== data36.type){
-const err86 = {};
+if(data29.attribute !== undefined){
+let data37 = data29.attribute;
+if(typeof data37 === "string"){
+if(func3(data37) < 1){
+const err86 = {instancePath:instancePath+"/extract/fields/" + i0+"/attribute",schemaPath:"#/definitions/field/properties/attribute/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1179,23 +1179,8 @@ vErrors.push(err86);
 errors++;
 }
 }
-}
-}
-var _valid3 = _errs89 === errors;
-errors = _errs88;
-if(vErrors !== null){
-if(_errs88){
-vErrors.length = _errs88;
-}
 else {
-vErrors = null;
-}
-}
-if(_valid3){
-const _errs91 = errors;
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-if(data36.attribute === undefined){
-const err87 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/0/then/required",keyword:"required",params:{missingProperty: "attribute"},message:"must have required property '"+"attribute"+"'"};
+const err87 = {instancePath:instancePath+"/extract/fields/" + i0+"/attribute",schemaPath:"#/definitions/field/properties/attribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1205,11 +1190,11 @@ vErrors.push(err87);
 errors++;
 }
 }
-var _valid3 = _errs91 === errors;
-valid23 = _valid3;
-}
-if(!valid23){
-const err88 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(data29.pattern !== undefined){
+let data38 = data29.pattern;
+if(typeof data38 === "string"){
+if(func3(data38) < 1){
+const err88 = {instancePath:instancePath+"/extract/fields/" + i0+"/pattern",schemaPath:"#/definitions/field/properties/pattern/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1218,13 +1203,9 @@ vErrors.push(err88);
 }
 errors++;
 }
-const _errs93 = errors;
-let valid25 = true;
-const _errs94 = errors;
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-let missing4;
-if((data36.type === undefined) && (missing4 = "type")){
-const err89 = {};
+}
+else {
+const err89 = {instancePath:instancePath+"/extract/fields/" + i0+"/pattern",schemaPath:"#/definitions/field/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1233,10 +1214,12 @@ vErrors.push(err89);
 }
 errors++;
 }
-else {
-if(data36.type !== undefined){
-if("regex" !== data36.type){
-const err90 = {};
+}
+if(data29.script !== undefined){
+let data39 = data29.script;
+if(typeof data39 === "string"){
+if(func3(data39) < 1){
+const err90 = {instancePath:instancePath+"/extract/fields/" + i0+"/script",schemaPath:"#/definitions/field/properties/script/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1246,23 +1229,8 @@ vErrors.push(err90);
 errors++;
 }
 }
-}
-}
-var _valid4 = _errs94 === errors;
-errors = _errs93;
-if(vErrors !== null){
-if(_errs93){
-vErrors.length = _errs93;
-}
 else {
-vErrors = null;
-}
-}
-if(_valid4){
-const _errs96 = errors;
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-if(data36.pattern === undefined){
-const err91 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/1/then/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+const err91 = {instancePath:instancePath+"/extract/fields/" + i0+"/script",schemaPath:"#/definitions/field/properties/script/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1272,11 +1240,14 @@ vErrors.push(err91);
 errors++;
 }
 }
-var _valid4 = _errs96 === errors;
-valid25 = _valid4;
-}
-if(!valid25){
-const err92 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+let data40 = data29.transform;
+if(Array.isArray(data40)){
+const len1 = data40.length;
+for(let i1=0; i1<len1; i1++){
+let data41 = data40[i1];
+if(typeof data41 === "string"){
+if(func3(data41) < 1){
+const err92 = {instancePath:instancePath+"/extract/fields/" + i0+"/transform/" + i1,schemaPath:"#/definitions/field/properties/transform/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1285,13 +1256,9 @@ vErrors.push(err92);
 }
 errors++;
 }
-const _errs98 = errors;
-let valid27 = true;
-const _errs99 = errors;
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-let missing5;
-if((data36.type === undefined) && (missing5 = "type")){
-const err93 = {};
+}
+else {
+const err93 = {instancePath:instancePath+"/extract/fields/" + i0+"/transform/" + i1,schemaPath:"#/definitions/field/properties/transform/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1300,10 +1267,10 @@ vErrors.push(err93);
 }
 errors++;
 }
+}
+}
 else {
-if(data36.type !== undefined){
-if("eval" !== data36.type){
-const err94 = {};
+const err94 = {instancePath:instancePath+"/extract/fields/" + i0+"/transform",schemaPath:"#/definitions/field/properties/transform/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1312,24 +1279,8 @@ vErrors.push(err94);
 }
 errors++;
 }
-}
-}
-}
-var _valid5 = _errs99 === errors;
-errors = _errs98;
-if(vErrors !== null){
-if(_errs98){
-vErrors.length = _errs98;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid5){
-const _errs101 = errors;
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-if(data36.script === undefined){
-const err95 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/2/then/required",keyword:"required",params:{missingProperty: "script"},message:"must have required property '"+"script"+"'"};
+if(typeof data29.multiple !== "boolean"){
+const err95 = {instancePath:instancePath+"/extract/fields/" + i0+"/multiple",schemaPath:"#/definitions/field/properties/multiple/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1339,11 +1290,8 @@ vErrors.push(err95);
 errors++;
 }
 }
-var _valid5 = _errs101 === errors;
-valid27 = _valid5;
-}
-if(!valid27){
-const err96 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+else {
+const err96 = {instancePath:instancePath+"/extract/fields/" + i0,schemaPath:"#/definitions/field/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1352,18 +1300,10 @@ vErrors.push(err96);
 }
 errors++;
 }
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-if(data36.type === undefined){
-data36.type = "text";
 }
-if(data36.transform === undefined){
-data36.transform = [];
 }
-if(data36.multiple === undefined){
-data36.multiple = false;
-}
-if(data36.name === undefined){
-const err97 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+else {
+const err97 = {instancePath:instancePath+"/extract/fields",schemaPath:"#/properties/extract/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1372,9 +1312,9 @@ vErrors.push(err97);
 }
 errors++;
 }
-for(const key7 in data36){
-if(!(func2.call(schema12.properties, key7))){
-const err98 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+let data43 = data24.following_siblings;
+if(!(((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43))) && (isFinite(data43)))){
+const err98 = {instancePath:instancePath+"/extract/following_siblings",schemaPath:"#/properties/extract/properties/following_siblings/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1383,12 +1323,9 @@ vErrors.push(err98);
 }
 errors++;
 }
-}
-if(data36.name !== undefined){
-let data40 = data36.name;
-if(typeof data40 === "string"){
-if(func3(data40) > 100){
-const err99 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if((typeof data43 == "number") && (isFinite(data43))){
+if(data43 > 10 || isNaN(data43)){
+const err99 = {instancePath:instancePath+"/extract/following_siblings",schemaPath:"#/properties/extract/properties/following_siblings/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1397,8 +1334,8 @@ vErrors.push(err99);
 }
 errors++;
 }
-if(func3(data40) < 1){
-const err100 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data43 < 0 || isNaN(data43)){
+const err100 = {instancePath:instancePath+"/extract/following_siblings",schemaPath:"#/properties/extract/properties/following_siblings/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1407,8 +1344,10 @@ vErrors.push(err100);
 }
 errors++;
 }
-if(!pattern1.test(data40)){
-const err101 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/pattern",keyword:"pattern",params:{pattern: "^(?!__proto__$)"},message:"must match pattern \""+"^(?!__proto__$)"+"\""};
+}
+}
+else {
+const err101 = {instancePath:instancePath+"/extract",schemaPath:"#/properties/extract/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1418,8 +1357,11 @@ vErrors.push(err101);
 errors++;
 }
 }
-else {
-const err102 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.detail_fields !== undefined){
+let data44 = data.detail_fields;
+if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
+if(data44.fields === undefined){
+const err102 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1428,12 +1370,9 @@ vErrors.push(err102);
 }
 errors++;
 }
-}
-if(data36.selector !== undefined){
-let data41 = data36.selector;
-if(typeof data41 === "string"){
-if(func3(data41) < 1){
-const err103 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/selector",schemaPath:"#/definitions/field/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key9 in data44){
+if(!(key9 === "fields")){
+const err103 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1443,8 +1382,11 @@ vErrors.push(err103);
 errors++;
 }
 }
-else {
-const err104 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/selector",schemaPath:"#/definitions/field/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data44.fields !== undefined){
+let data45 = data44.fields;
+if(Array.isArray(data45)){
+if(data45.length > 200){
+const err104 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1453,10 +1395,8 @@ vErrors.push(err104);
 }
 errors++;
 }
-}
-let data42 = data36.type;
-if(!(((((((((data42 === "text") || (data42 === "attribute")) || (data42 === "html")) || (data42 === "link")) || (data42 === "image_url")) || (data42 === "count")) || (data42 === "exists")) || (data42 === "regex")) || (data42 === "eval"))){
-const err105 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/type",schemaPath:"#/definitions/field/properties/type/enum",keyword:"enum",params:{allowedValues: schema12.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(data45.length < 1){
+const err105 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1465,11 +1405,16 @@ vErrors.push(err105);
 }
 errors++;
 }
-if(data36.attribute !== undefined){
-let data43 = data36.attribute;
-if(typeof data43 === "string"){
-if(func3(data43) < 1){
-const err106 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/attribute",schemaPath:"#/definitions/field/properties/attribute/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len2 = data45.length;
+for(let i2=0; i2<len2; i2++){
+let data46 = data45[i2];
+const _errs110 = errors;
+let valid26 = true;
+const _errs111 = errors;
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+let missing3;
+if((data46.type === undefined) && (missing3 = "type")){
+const err106 = {};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1478,9 +1423,10 @@ vErrors.push(err106);
 }
 errors++;
 }
-}
 else {
-const err107 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/attribute",schemaPath:"#/definitions/field/properties/attribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.type !== undefined){
+if("attribute" !== data46.type){
+const err107 = {};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1490,11 +1436,23 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data36.pattern !== undefined){
-let data44 = data36.pattern;
-if(typeof data44 === "string"){
-if(func3(data44) < 1){
-const err108 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/pattern",schemaPath:"#/definitions/field/properties/pattern/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+var _valid3 = _errs111 === errors;
+errors = _errs110;
+if(vErrors !== null){
+if(_errs110){
+vErrors.length = _errs110;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid3){
+const _errs113 = errors;
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+if(data46.attribute === undefined){
+const err108 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/0/then/required",keyword:"required",params:{missingProperty: "attribute"},message:"must have required property '"+"attribute"+"'"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1504,8 +1462,11 @@ vErrors.push(err108);
 errors++;
 }
 }
-else {
-const err109 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/pattern",schemaPath:"#/definitions/field/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid3 = _errs113 === errors;
+valid26 = _valid3;
+}
+if(!valid26){
+const err109 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1514,12 +1475,13 @@ vErrors.push(err109);
 }
 errors++;
 }
-}
-if(data36.script !== undefined){
-let data45 = data36.script;
-if(typeof data45 === "string"){
-if(func3(data45) < 1){
-const err110 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/script",schemaPath:"#/definitions/field/properties/script/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const _errs115 = errors;
+let valid28 = true;
+const _errs116 = errors;
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+let missing4;
+if((data46.type === undefined) && (missing4 = "type")){
+const err110 = {};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1528,9 +1490,10 @@ vErrors.push(err110);
 }
 errors++;
 }
-}
 else {
-const err111 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/script",schemaPath:"#/definitions/field/properties/script/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.type !== undefined){
+if("regex" !== data46.type){
+const err111 = {};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1540,14 +1503,23 @@ vErrors.push(err111);
 errors++;
 }
 }
-let data46 = data36.transform;
-if(Array.isArray(data46)){
-const len3 = data46.length;
-for(let i3=0; i3<len3; i3++){
-let data47 = data46[i3];
-if(typeof data47 === "string"){
-if(func3(data47) < 1){
-const err112 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform/" + i3,schemaPath:"#/definitions/field/properties/transform/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+var _valid4 = _errs116 === errors;
+errors = _errs115;
+if(vErrors !== null){
+if(_errs115){
+vErrors.length = _errs115;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid4){
+const _errs118 = errors;
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+if(data46.pattern === undefined){
+const err112 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/1/then/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1557,8 +1529,11 @@ vErrors.push(err112);
 errors++;
 }
 }
-else {
-const err113 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform/" + i3,schemaPath:"#/definitions/field/properties/transform/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid4 = _errs118 === errors;
+valid28 = _valid4;
+}
+if(!valid28){
+const err113 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1567,10 +1542,13 @@ vErrors.push(err113);
 }
 errors++;
 }
-}
-}
-else {
-const err114 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform",schemaPath:"#/definitions/field/properties/transform/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const _errs120 = errors;
+let valid30 = true;
+const _errs121 = errors;
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+let missing5;
+if((data46.type === undefined) && (missing5 = "type")){
+const err114 = {};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1579,8 +1557,10 @@ vErrors.push(err114);
 }
 errors++;
 }
-if(typeof data36.multiple !== "boolean"){
-const err115 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/multiple",schemaPath:"#/definitions/field/properties/multiple/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+if(data46.type !== undefined){
+if("eval" !== data46.type){
+const err115 = {};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1590,8 +1570,23 @@ vErrors.push(err115);
 errors++;
 }
 }
+}
+}
+var _valid5 = _errs121 === errors;
+errors = _errs120;
+if(vErrors !== null){
+if(_errs120){
+vErrors.length = _errs120;
+}
 else {
-const err116 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/type",keyword:"type",params:{type: "object"},message:"must be object"};
+vErrors = null;
+}
+}
+if(_valid5){
+const _errs123 = errors;
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+if(data46.script === undefined){
+const err116 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/2/then/required",keyword:"required",params:{missingProperty: "script"},message:"must have required property '"+"script"+"'"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1601,9 +1596,11 @@ vErrors.push(err116);
 errors++;
 }
 }
+var _valid5 = _errs123 === errors;
+valid30 = _valid5;
 }
-else {
-const err117 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!valid30){
+const err117 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1612,10 +1609,18 @@ vErrors.push(err117);
 }
 errors++;
 }
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+if(data46.type === undefined){
+data46.type = "text";
 }
+if(data46.transform === undefined){
+data46.transform = [];
 }
-else {
-const err118 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data46.multiple === undefined){
+data46.multiple = false;
+}
+if(data46.name === undefined){
+const err118 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1624,16 +1629,9 @@ vErrors.push(err118);
 }
 errors++;
 }
-}
-if(data.pagination !== undefined){
-let data49 = data.pagination;
-const _errs123 = errors;
-let valid33 = true;
-const _errs124 = errors;
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-let missing6;
-if((data49.type === undefined) && (missing6 = "type")){
-const err119 = {};
+for(const key10 in data46){
+if(!(func2.call(schema12.properties, key10))){
+const err119 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1642,10 +1640,12 @@ vErrors.push(err119);
 }
 errors++;
 }
-else {
-if(data49.type !== undefined){
-if("click" !== data49.type){
-const err120 = {};
+}
+if(data46.name !== undefined){
+let data50 = data46.name;
+if(typeof data50 === "string"){
+if(func3(data50) > 100){
+const err120 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1654,24 +1654,8 @@ vErrors.push(err120);
 }
 errors++;
 }
-}
-}
-}
-var _valid6 = _errs124 === errors;
-errors = _errs123;
-if(vErrors !== null){
-if(_errs123){
-vErrors.length = _errs123;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid6){
-const _errs126 = errors;
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-if(data49.selector === undefined){
-const err121 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/0/then/required",keyword:"required",params:{missingProperty: "selector"},message:"must have required property '"+"selector"+"'"};
+if(func3(data50) < 1){
+const err121 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1680,12 +1664,8 @@ vErrors.push(err121);
 }
 errors++;
 }
-}
-var _valid6 = _errs126 === errors;
-valid33 = _valid6;
-}
-if(!valid33){
-const err122 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(!pattern1.test(data50)){
+const err122 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/pattern",keyword:"pattern",params:{pattern: "^(?!__proto__$)"},message:"must match pattern \""+"^(?!__proto__$)"+"\""};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1694,13 +1674,9 @@ vErrors.push(err122);
 }
 errors++;
 }
-const _errs128 = errors;
-let valid35 = true;
-const _errs129 = errors;
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-let missing7;
-if((data49.type === undefined) && (missing7 = "type")){
-const err123 = {};
+}
+else {
+const err123 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/name",schemaPath:"#/definitions/field/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1709,10 +1685,12 @@ vErrors.push(err123);
 }
 errors++;
 }
-else {
-if(data49.type !== undefined){
-if("url" !== data49.type){
-const err124 = {};
+}
+if(data46.selector !== undefined){
+let data51 = data46.selector;
+if(typeof data51 === "string"){
+if(func3(data51) < 1){
+const err124 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/selector",schemaPath:"#/definitions/field/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1722,23 +1700,8 @@ vErrors.push(err124);
 errors++;
 }
 }
-}
-}
-var _valid7 = _errs129 === errors;
-errors = _errs128;
-if(vErrors !== null){
-if(_errs128){
-vErrors.length = _errs128;
-}
 else {
-vErrors = null;
-}
-}
-if(_valid7){
-const _errs131 = errors;
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-if(data49.url_pattern === undefined){
-const err125 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/1/then/required",keyword:"required",params:{missingProperty: "url_pattern"},message:"must have required property '"+"url_pattern"+"'"};
+const err125 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/selector",schemaPath:"#/definitions/field/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1748,11 +1711,11 @@ vErrors.push(err125);
 errors++;
 }
 }
-var _valid7 = _errs131 === errors;
-valid35 = _valid7;
-}
-if(!valid35){
-const err126 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(data46.path !== undefined){
+let data52 = data46.path;
+if(typeof data52 === "string"){
+if(func3(data52) > 1000){
+const err126 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/path",schemaPath:"#/definitions/field/properties/path/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1761,18 +1724,8 @@ vErrors.push(err126);
 }
 errors++;
 }
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-if(data49.max_pages === undefined){
-data49.max_pages = 10;
-}
-if(data49.wait_after === undefined){
-data49.wait_after = 0;
-}
-if(data49.stop_condition === undefined){
-data49.stop_condition = {};
-}
-if(data49.type === undefined){
-const err127 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(func3(data52) < 1){
+const err127 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/path",schemaPath:"#/definitions/field/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1781,9 +1734,9 @@ vErrors.push(err127);
 }
 errors++;
 }
-for(const key8 in data49){
-if(!((((((key8 === "type") || (key8 === "selector")) || (key8 === "url_pattern")) || (key8 === "max_pages")) || (key8 === "wait_after")) || (key8 === "stop_condition"))){
-const err128 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+}
+else {
+const err128 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/path",schemaPath:"#/definitions/field/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1793,10 +1746,9 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(data49.type !== undefined){
-let data52 = data49.type;
-if(!(((data52 === "click") || (data52 === "url")) || (data52 === "scroll_infinite"))){
-const err129 = {instancePath:instancePath+"/pagination/type",schemaPath:"#/properties/pagination/properties/type/enum",keyword:"enum",params:{allowedValues: schema11.properties.pagination.properties.type.enum},message:"must be equal to one of the allowed values"};
+let data53 = data46.type;
+if(!(((((((((data53 === "text") || (data53 === "attribute")) || (data53 === "html")) || (data53 === "link")) || (data53 === "image_url")) || (data53 === "count")) || (data53 === "exists")) || (data53 === "regex")) || (data53 === "eval"))){
+const err129 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/type",schemaPath:"#/definitions/field/properties/type/enum",keyword:"enum",params:{allowedValues: schema12.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1805,12 +1757,11 @@ vErrors.push(err129);
 }
 errors++;
 }
-}
-if(data49.selector !== undefined){
-let data53 = data49.selector;
-if(typeof data53 === "string"){
-if(func3(data53) < 1){
-const err130 = {instancePath:instancePath+"/pagination/selector",schemaPath:"#/properties/pagination/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data46.attribute !== undefined){
+let data54 = data46.attribute;
+if(typeof data54 === "string"){
+if(func3(data54) < 1){
+const err130 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/attribute",schemaPath:"#/definitions/field/properties/attribute/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1821,7 +1772,7 @@ errors++;
 }
 }
 else {
-const err131 = {instancePath:instancePath+"/pagination/selector",schemaPath:"#/properties/pagination/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err131 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/attribute",schemaPath:"#/definitions/field/properties/attribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1831,11 +1782,11 @@ vErrors.push(err131);
 errors++;
 }
 }
-if(data49.url_pattern !== undefined){
-let data54 = data49.url_pattern;
-if(typeof data54 === "string"){
-if(func3(data54) < 1){
-const err132 = {instancePath:instancePath+"/pagination/url_pattern",schemaPath:"#/properties/pagination/properties/url_pattern/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data46.pattern !== undefined){
+let data55 = data46.pattern;
+if(typeof data55 === "string"){
+if(func3(data55) < 1){
+const err132 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/pattern",schemaPath:"#/definitions/field/properties/pattern/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1846,7 +1797,7 @@ errors++;
 }
 }
 else {
-const err133 = {instancePath:instancePath+"/pagination/url_pattern",schemaPath:"#/properties/pagination/properties/url_pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err133 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/pattern",schemaPath:"#/definitions/field/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1856,9 +1807,11 @@ vErrors.push(err133);
 errors++;
 }
 }
-let data55 = data49.max_pages;
-if(!(((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55))) && (isFinite(data55)))){
-const err134 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data46.script !== undefined){
+let data56 = data46.script;
+if(typeof data56 === "string"){
+if(func3(data56) < 1){
+const err134 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/script",schemaPath:"#/definitions/field/properties/script/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1867,9 +1820,9 @@ vErrors.push(err134);
 }
 errors++;
 }
-if((typeof data55 == "number") && (isFinite(data55))){
-if(data55 > 1000 || isNaN(data55)){
-const err135 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+}
+else {
+const err135 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/script",schemaPath:"#/definitions/field/properties/script/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1878,8 +1831,15 @@ vErrors.push(err135);
 }
 errors++;
 }
-if(data55 < 1 || isNaN(data55)){
-const err136 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+let data57 = data46.transform;
+if(Array.isArray(data57)){
+const len3 = data57.length;
+for(let i3=0; i3<len3; i3++){
+let data58 = data57[i3];
+if(typeof data58 === "string"){
+if(func3(data58) < 1){
+const err136 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform/" + i3,schemaPath:"#/definitions/field/properties/transform/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1889,9 +1849,8 @@ vErrors.push(err136);
 errors++;
 }
 }
-let data56 = data49.wait_after;
-if(!(((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56))) && (isFinite(data56)))){
-const err137 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err137 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform/" + i3,schemaPath:"#/definitions/field/properties/transform/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1900,9 +1859,10 @@ vErrors.push(err137);
 }
 errors++;
 }
-if((typeof data56 == "number") && (isFinite(data56))){
-if(data56 > 60000 || isNaN(data56)){
-const err138 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+}
+}
+else {
+const err138 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/transform",schemaPath:"#/definitions/field/properties/transform/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1911,8 +1871,8 @@ vErrors.push(err138);
 }
 errors++;
 }
-if(data56 < 0 || isNaN(data56)){
-const err139 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data46.multiple !== "boolean"){
+const err139 = {instancePath:instancePath+"/detail_fields/fields/" + i2+"/multiple",schemaPath:"#/definitions/field/properties/multiple/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1922,11 +1882,8 @@ vErrors.push(err139);
 errors++;
 }
 }
-let data57 = data49.stop_condition;
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
-for(const key9 in data57){
-if(!(key9 === "max_items")){
-const err140 = {instancePath:instancePath+"/pagination/stop_condition",schemaPath:"#/properties/pagination/properties/stop_condition/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+else {
+const err140 = {instancePath:instancePath+"/detail_fields/fields/" + i2,schemaPath:"#/definitions/field/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1936,10 +1893,9 @@ vErrors.push(err140);
 errors++;
 }
 }
-if(data57.max_items !== undefined){
-let data58 = data57.max_items;
-if(!(((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58))) && (isFinite(data58)))){
-const err141 = {instancePath:instancePath+"/pagination/stop_condition/max_items",schemaPath:"#/properties/pagination/properties/stop_condition/properties/max_items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err141 = {instancePath:instancePath+"/detail_fields/fields",schemaPath:"#/properties/detail_fields/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1948,9 +1904,10 @@ vErrors.push(err141);
 }
 errors++;
 }
-if((typeof data58 == "number") && (isFinite(data58))){
-if(data58 < 1 || isNaN(data58)){
-const err142 = {instancePath:instancePath+"/pagination/stop_condition/max_items",schemaPath:"#/properties/pagination/properties/stop_condition/properties/max_items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+else {
+const err142 = {instancePath:instancePath+"/detail_fields",schemaPath:"#/properties/detail_fields/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1960,10 +1917,15 @@ vErrors.push(err142);
 errors++;
 }
 }
-}
-}
-else {
-const err143 = {instancePath:instancePath+"/pagination/stop_condition",schemaPath:"#/properties/pagination/properties/stop_condition/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.pagination !== undefined){
+let data60 = data.pagination;
+const _errs147 = errors;
+let valid36 = true;
+const _errs148 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+let missing6;
+if((data60.type === undefined) && (missing6 = "type")){
+const err143 = {};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1972,9 +1934,10 @@ vErrors.push(err143);
 }
 errors++;
 }
-}
 else {
-const err144 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data60.type !== undefined){
+if("click" !== data60.type){
+const err144 = {};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1984,30 +1947,23 @@ vErrors.push(err144);
 errors++;
 }
 }
-if(data.categories !== undefined){
-let data59 = data.categories;
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-if(data59.container === undefined){
-data59.container = "";
 }
-if(data59.link_selector === undefined){
-data59.link_selector = "a";
 }
-if(data59.link_attribute === undefined){
-data59.link_attribute = "href";
+var _valid6 = _errs148 === errors;
+errors = _errs147;
+if(vErrors !== null){
+if(_errs147){
+vErrors.length = _errs147;
 }
-if(data59.name_selector === undefined){
-data59.name_selector = "";
+else {
+vErrors = null;
 }
-if(data59.max_categories === undefined){
-data59.max_categories = 50;
 }
-if(data59.wait_after === undefined){
-data59.wait_after = 2000;
-}
-for(const key10 in data59){
-if(!((((((key10 === "container") || (key10 === "link_selector")) || (key10 === "link_attribute")) || (key10 === "name_selector")) || (key10 === "max_categories")) || (key10 === "wait_after"))){
-const err145 = {instancePath:instancePath+"/categories",schemaPath:"#/properties/categories/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+if(_valid6){
+const _errs150 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+if(data60.selector === undefined){
+const err145 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/0/then/required",keyword:"required",params:{missingProperty: "selector"},message:"must have required property '"+"selector"+"'"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -2017,8 +1973,11 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(typeof data59.container !== "string"){
-const err146 = {instancePath:instancePath+"/categories/container",schemaPath:"#/properties/categories/properties/container/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid6 = _errs150 === errors;
+valid36 = _valid6;
+}
+if(!valid36){
+const err146 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -2027,10 +1986,13 @@ vErrors.push(err146);
 }
 errors++;
 }
-let data61 = data59.link_selector;
-if(typeof data61 === "string"){
-if(func3(data61) < 1){
-const err147 = {instancePath:instancePath+"/categories/link_selector",schemaPath:"#/properties/categories/properties/link_selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const _errs152 = errors;
+let valid38 = true;
+const _errs153 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+let missing7;
+if((data60.type === undefined) && (missing7 = "type")){
+const err147 = {};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -2039,9 +2001,10 @@ vErrors.push(err147);
 }
 errors++;
 }
-}
 else {
-const err148 = {instancePath:instancePath+"/categories/link_selector",schemaPath:"#/properties/categories/properties/link_selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data60.type !== undefined){
+if("url" !== data60.type){
+const err148 = {};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -2050,10 +2013,24 @@ vErrors.push(err148);
 }
 errors++;
 }
-let data62 = data59.link_attribute;
-if(typeof data62 === "string"){
-if(func3(data62) < 1){
-const err149 = {instancePath:instancePath+"/categories/link_attribute",schemaPath:"#/properties/categories/properties/link_attribute/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+}
+var _valid7 = _errs153 === errors;
+errors = _errs152;
+if(vErrors !== null){
+if(_errs152){
+vErrors.length = _errs152;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid7){
+const _errs155 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+if(data60.url_pattern === undefined){
+const err149 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/1/then/required",keyword:"required",params:{missingProperty: "url_pattern"},message:"must have required property '"+"url_pattern"+"'"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -2063,8 +2040,11 @@ vErrors.push(err149);
 errors++;
 }
 }
-else {
-const err150 = {instancePath:instancePath+"/categories/link_attribute",schemaPath:"#/properties/categories/properties/link_attribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid7 = _errs155 === errors;
+valid38 = _valid7;
+}
+if(!valid38){
+const err150 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -2073,8 +2053,13 @@ vErrors.push(err150);
 }
 errors++;
 }
-if(typeof data59.name_selector !== "string"){
-const err151 = {instancePath:instancePath+"/categories/name_selector",schemaPath:"#/properties/categories/properties/name_selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs157 = errors;
+let valid40 = true;
+const _errs158 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+let missing8;
+if((data60.type === undefined) && (missing8 = "type")){
+const err151 = {};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -2083,9 +2068,10 @@ vErrors.push(err151);
 }
 errors++;
 }
-let data64 = data59.max_categories;
-if(!(((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64))) && (isFinite(data64)))){
-const err152 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+if(data60.type !== undefined){
+if("cursor" !== data60.type){
+const err152 = {};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -2094,9 +2080,24 @@ vErrors.push(err152);
 }
 errors++;
 }
-if((typeof data64 == "number") && (isFinite(data64))){
-if(data64 > 500 || isNaN(data64)){
-const err153 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"};
+}
+}
+}
+var _valid8 = _errs158 === errors;
+errors = _errs157;
+if(vErrors !== null){
+if(_errs157){
+vErrors.length = _errs157;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid8){
+const _errs160 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+if(data60.cursor_path === undefined){
+const err153 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/2/then/required",keyword:"required",params:{missingProperty: "cursor_path"},message:"must have required property '"+"cursor_path"+"'"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2105,8 +2106,12 @@ vErrors.push(err153);
 }
 errors++;
 }
-if(data64 < 1 || isNaN(data64)){
-const err154 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+var _valid8 = _errs160 === errors;
+valid40 = _valid8;
+}
+if(!valid40){
+const err154 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2115,10 +2120,13 @@ vErrors.push(err154);
 }
 errors++;
 }
-}
-let data65 = data59.wait_after;
-if(!(((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65))) && (isFinite(data65)))){
-const err155 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const _errs162 = errors;
+let valid42 = true;
+const _errs163 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+let missing9;
+if((data60.type === undefined) && (missing9 = "type")){
+const err155 = {};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2127,9 +2135,10 @@ vErrors.push(err155);
 }
 errors++;
 }
-if((typeof data65 == "number") && (isFinite(data65))){
-if(data65 > 60000 || isNaN(data65)){
-const err156 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+else {
+if(data60.type !== undefined){
+if("next_url" !== data60.type){
+const err156 = {};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2138,8 +2147,24 @@ vErrors.push(err156);
 }
 errors++;
 }
-if(data65 < 0 || isNaN(data65)){
-const err157 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+}
+var _valid9 = _errs163 === errors;
+errors = _errs162;
+if(vErrors !== null){
+if(_errs162){
+vErrors.length = _errs162;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid9){
+const _errs165 = errors;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+if(data60.next_url_path === undefined){
+const err157 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/3/then/required",keyword:"required",params:{missingProperty: "next_url_path"},message:"must have required property '"+"next_url_path"+"'"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2149,9 +2174,11 @@ vErrors.push(err157);
 errors++;
 }
 }
+var _valid9 = _errs165 === errors;
+valid42 = _valid9;
 }
-else {
-const err158 = {instancePath:instancePath+"/categories",schemaPath:"#/properties/categories/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!valid42){
+const err158 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2160,11 +2187,18 @@ vErrors.push(err158);
 }
 errors++;
 }
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+if(data60.max_pages === undefined){
+data60.max_pages = 10;
 }
-let data66 = data.actions;
-if(Array.isArray(data66)){
-if(data66.length > 100){
-const err159 = {instancePath:instancePath+"/actions",schemaPath:"#/properties/actions/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+if(data60.wait_after === undefined){
+data60.wait_after = 0;
+}
+if(data60.stop_condition === undefined){
+data60.stop_condition = {};
+}
+if(data60.type === undefined){
+const err159 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2173,16 +2207,9 @@ vErrors.push(err159);
 }
 errors++;
 }
-const len4 = data66.length;
-for(let i4=0; i4<len4; i4++){
-let data67 = data66[i4];
-const _errs168 = errors;
-let valid44 = true;
-const _errs169 = errors;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-let missing8;
-if((data67.type === undefined) && (missing8 = "type")){
-const err160 = {};
+for(const key11 in data60){
+if(!(func2.call(schema11.properties.pagination.properties, key11))){
+const err160 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2191,11 +2218,11 @@ vErrors.push(err160);
 }
 errors++;
 }
-else {
-if(data67.type !== undefined){
-let data68 = data67.type;
-if(!((((data68 === "click") || (data68 === "type")) || (data68 === "select")) || (data68 === "hover"))){
-const err161 = {};
+}
+if(data60.type !== undefined){
+let data65 = data60.type;
+if(!(((((((data65 === "click") || (data65 === "url")) || (data65 === "scroll_infinite")) || (data65 === "page")) || (data65 === "offset")) || (data65 === "cursor")) || (data65 === "next_url"))){
+const err161 = {instancePath:instancePath+"/pagination/type",schemaPath:"#/properties/pagination/properties/type/enum",keyword:"enum",params:{allowedValues: schema11.properties.pagination.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2205,23 +2232,11 @@ vErrors.push(err161);
 errors++;
 }
 }
-}
-}
-var _valid8 = _errs169 === errors;
-errors = _errs168;
-if(vErrors !== null){
-if(_errs168){
-vErrors.length = _errs168;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid8){
-const _errs171 = errors;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-if(data67.selector === undefined){
-const err162 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/0/then/required",keyword:"required",params:{missingProperty: "selector"},message:"must have required property '"+"selector"+"'"};
+if(data60.selector !== undefined){
+let data66 = data60.selector;
+if(typeof data66 === "string"){
+if(func3(data66) < 1){
+const err162 = {instancePath:instancePath+"/pagination/selector",schemaPath:"#/properties/pagination/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2231,11 +2246,8 @@ vErrors.push(err162);
 errors++;
 }
 }
-var _valid8 = _errs171 === errors;
-valid44 = _valid8;
-}
-if(!valid44){
-const err163 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+else {
+const err163 = {instancePath:instancePath+"/pagination/selector",schemaPath:"#/properties/pagination/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2244,13 +2256,12 @@ vErrors.push(err163);
 }
 errors++;
 }
-const _errs173 = errors;
-let valid46 = true;
-const _errs174 = errors;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-let missing9;
-if((data67.type === undefined) && (missing9 = "type")){
-const err164 = {};
+}
+if(data60.url_pattern !== undefined){
+let data67 = data60.url_pattern;
+if(typeof data67 === "string"){
+if(func3(data67) < 1){
+const err164 = {instancePath:instancePath+"/pagination/url_pattern",schemaPath:"#/properties/pagination/properties/url_pattern/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2259,11 +2270,9 @@ vErrors.push(err164);
 }
 errors++;
 }
+}
 else {
-if(data67.type !== undefined){
-let data69 = data67.type;
-if(!((data69 === "type") || (data69 === "select"))){
-const err165 = {};
+const err165 = {instancePath:instancePath+"/pagination/url_pattern",schemaPath:"#/properties/pagination/properties/url_pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2273,23 +2282,9 @@ vErrors.push(err165);
 errors++;
 }
 }
-}
-}
-var _valid9 = _errs174 === errors;
-errors = _errs173;
-if(vErrors !== null){
-if(_errs173){
-vErrors.length = _errs173;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid9){
-const _errs176 = errors;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-if(data67.value === undefined){
-const err166 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/1/then/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
+let data68 = data60.max_pages;
+if(!(((typeof data68 == "number") && (!(data68 % 1) && !isNaN(data68))) && (isFinite(data68)))){
+const err166 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2298,12 +2293,9 @@ vErrors.push(err166);
 }
 errors++;
 }
-}
-var _valid9 = _errs176 === errors;
-valid46 = _valid9;
-}
-if(!valid46){
-const err167 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if((typeof data68 == "number") && (isFinite(data68))){
+if(data68 > 1000 || isNaN(data68)){
+const err167 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2312,13 +2304,8 @@ vErrors.push(err167);
 }
 errors++;
 }
-const _errs178 = errors;
-let valid48 = true;
-const _errs179 = errors;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-let missing10;
-if((data67.type === undefined) && (missing10 = "type")){
-const err168 = {};
+if(data68 < 1 || isNaN(data68)){
+const err168 = {instancePath:instancePath+"/pagination/max_pages",schemaPath:"#/properties/pagination/properties/max_pages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2327,10 +2314,10 @@ vErrors.push(err168);
 }
 errors++;
 }
-else {
-if(data67.type !== undefined){
-if("keyboard" !== data67.type){
-const err169 = {};
+}
+let data69 = data60.wait_after;
+if(!(((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69))) && (isFinite(data69)))){
+const err169 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2339,24 +2326,9 @@ vErrors.push(err169);
 }
 errors++;
 }
-}
-}
-}
-var _valid10 = _errs179 === errors;
-errors = _errs178;
-if(vErrors !== null){
-if(_errs178){
-vErrors.length = _errs178;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid10){
-const _errs181 = errors;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-if(data67.key === undefined){
-const err170 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/2/then/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if((typeof data69 == "number") && (isFinite(data69))){
+if(data69 > 60000 || isNaN(data69)){
+const err170 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2365,12 +2337,8 @@ vErrors.push(err170);
 }
 errors++;
 }
-}
-var _valid10 = _errs181 === errors;
-valid48 = _valid10;
-}
-if(!valid48){
-const err171 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(data69 < 0 || isNaN(data69)){
+const err171 = {instancePath:instancePath+"/pagination/wait_after",schemaPath:"#/properties/pagination/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2379,13 +2347,11 @@ vErrors.push(err171);
 }
 errors++;
 }
-const _errs183 = errors;
-let valid50 = true;
-const _errs184 = errors;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-let missing11;
-if((data67.type === undefined) && (missing11 = "type")){
-const err172 = {};
+}
+if(data60.start !== undefined){
+let data70 = data60.start;
+if(!(((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70))) && (isFinite(data70)))){
+const err172 = {instancePath:instancePath+"/pagination/start",schemaPath:"#/properties/pagination/properties/start/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2394,10 +2360,9 @@ vErrors.push(err172);
 }
 errors++;
 }
-else {
-if(data67.type !== undefined){
-if("script" !== data67.type){
-const err173 = {};
+if((typeof data70 == "number") && (isFinite(data70))){
+if(data70 < 0 || isNaN(data70)){
+const err173 = {instancePath:instancePath+"/pagination/start",schemaPath:"#/properties/pagination/properties/start/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2408,22 +2373,10 @@ errors++;
 }
 }
 }
-}
-var _valid11 = _errs184 === errors;
-errors = _errs183;
-if(vErrors !== null){
-if(_errs183){
-vErrors.length = _errs183;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid11){
-const _errs186 = errors;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-if(data67.script === undefined){
-const err174 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/3/then/required",keyword:"required",params:{missingProperty: "script"},message:"must have required property '"+"script"+"'"};
+if(data60.step !== undefined){
+let data71 = data60.step;
+if(!(((typeof data71 == "number") && (!(data71 % 1) && !isNaN(data71))) && (isFinite(data71)))){
+const err174 = {instancePath:instancePath+"/pagination/step",schemaPath:"#/properties/pagination/properties/step/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2432,12 +2385,9 @@ vErrors.push(err174);
 }
 errors++;
 }
-}
-var _valid11 = _errs186 === errors;
-valid50 = _valid11;
-}
-if(!valid50){
-const err175 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if((typeof data71 == "number") && (isFinite(data71))){
+if(data71 < 1 || isNaN(data71)){
+const err175 = {instancePath:instancePath+"/pagination/step",schemaPath:"#/properties/pagination/properties/step/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2446,13 +2396,13 @@ vErrors.push(err175);
 }
 errors++;
 }
-const _errs188 = errors;
-let valid52 = true;
-const _errs189 = errors;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-let missing12;
-if((data67.type === undefined) && (missing12 = "type")){
-const err176 = {};
+}
+}
+if(data60.cursor_path !== undefined){
+let data72 = data60.cursor_path;
+if(typeof data72 === "string"){
+if(func3(data72) > 1000){
+const err176 = {instancePath:instancePath+"/pagination/cursor_path",schemaPath:"#/properties/pagination/properties/cursor_path/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2461,10 +2411,8 @@ vErrors.push(err176);
 }
 errors++;
 }
-else {
-if(data67.type !== undefined){
-if("scroll" !== data67.type){
-const err177 = {};
+if(func3(data72) < 1){
+const err177 = {instancePath:instancePath+"/pagination/cursor_path",schemaPath:"#/properties/pagination/properties/cursor_path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2474,33 +2422,8 @@ vErrors.push(err177);
 errors++;
 }
 }
-}
-}
-var _valid12 = _errs189 === errors;
-errors = _errs188;
-if(vErrors !== null){
-if(_errs188){
-vErrors.length = _errs188;
-}
 else {
-vErrors = null;
-}
-}
-if(_valid12){
-const _errs191 = errors;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-if(data67.direction === undefined){
-data67.direction = "down";
-}
-if(data67.amount === undefined){
-data67.amount = "full";
-}
-}
-var _valid12 = _errs191 === errors;
-valid52 = _valid12;
-}
-if(!valid52){
-const err178 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/4/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err178 = {instancePath:instancePath+"/pagination/cursor_path",schemaPath:"#/properties/pagination/properties/cursor_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2509,12 +2432,12 @@ vErrors.push(err178);
 }
 errors++;
 }
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-if(data67.wait_after === undefined){
-data67.wait_after = 500;
 }
-if(data67.type === undefined){
-const err179 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data60.next_url_path !== undefined){
+let data73 = data60.next_url_path;
+if(typeof data73 === "string"){
+if(func3(data73) > 1000){
+const err179 = {instancePath:instancePath+"/pagination/next_url_path",schemaPath:"#/properties/pagination/properties/next_url_path/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2523,9 +2446,8 @@ vErrors.push(err179);
 }
 errors++;
 }
-for(const key11 in data67){
-if(!((((((((key11 === "type") || (key11 === "selector")) || (key11 === "direction")) || (key11 === "amount")) || (key11 === "value")) || (key11 === "key")) || (key11 === "script")) || (key11 === "wait_after"))){
-const err180 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+if(func3(data73) < 1){
+const err180 = {instancePath:instancePath+"/pagination/next_url_path",schemaPath:"#/properties/pagination/properties/next_url_path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2535,10 +2457,8 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(data67.type !== undefined){
-let data73 = data67.type;
-if(!(((((((data73 === "click") || (data73 === "scroll")) || (data73 === "type")) || (data73 === "select")) || (data73 === "hover")) || (data73 === "keyboard")) || (data73 === "script"))){
-const err181 = {instancePath:instancePath+"/actions/" + i4+"/type",schemaPath:"#/definitions/action/properties/type/enum",keyword:"enum",params:{allowedValues: schema14.properties.type.enum},message:"must be equal to one of the allowed values"};
+else {
+const err181 = {instancePath:instancePath+"/pagination/next_url_path",schemaPath:"#/properties/pagination/properties/next_url_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2548,11 +2468,11 @@ vErrors.push(err181);
 errors++;
 }
 }
-if(data67.selector !== undefined){
-let data74 = data67.selector;
+if(data60.total_path !== undefined){
+let data74 = data60.total_path;
 if(typeof data74 === "string"){
-if(func3(data74) < 1){
-const err182 = {instancePath:instancePath+"/actions/" + i4+"/selector",schemaPath:"#/definitions/action/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(func3(data74) > 1000){
+const err182 = {instancePath:instancePath+"/pagination/total_path",schemaPath:"#/properties/pagination/properties/total_path/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2561,9 +2481,8 @@ vErrors.push(err182);
 }
 errors++;
 }
-}
-else {
-const err183 = {instancePath:instancePath+"/actions/" + i4+"/selector",schemaPath:"#/definitions/action/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func3(data74) < 1){
+const err183 = {instancePath:instancePath+"/pagination/total_path",schemaPath:"#/properties/pagination/properties/total_path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2573,10 +2492,8 @@ vErrors.push(err183);
 errors++;
 }
 }
-if(data67.direction !== undefined){
-let data75 = data67.direction;
-if(!((data75 === "down") || (data75 === "up"))){
-const err184 = {instancePath:instancePath+"/actions/" + i4+"/direction",schemaPath:"#/definitions/action/properties/direction/enum",keyword:"enum",params:{allowedValues: schema14.properties.direction.enum},message:"must be equal to one of the allowed values"};
+else {
+const err184 = {instancePath:instancePath+"/pagination/total_path",schemaPath:"#/properties/pagination/properties/total_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2586,13 +2503,11 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(data67.amount !== undefined){
-let data76 = data67.amount;
-const _errs198 = errors;
-let valid55 = false;
-const _errs199 = errors;
-if("full" !== data76){
-const err185 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/0/const",keyword:"const",params:{allowedValue: "full"},message:"must be equal to constant"};
+if(data60.has_more_path !== undefined){
+let data75 = data60.has_more_path;
+if(typeof data75 === "string"){
+if(func3(data75) > 1000){
+const err185 = {instancePath:instancePath+"/pagination/has_more_path",schemaPath:"#/properties/pagination/properties/has_more_path/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2601,12 +2516,8 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid13 = _errs199 === errors;
-valid55 = valid55 || _valid13;
-if(!valid55){
-const _errs200 = errors;
-if(!(((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76))) && (isFinite(data76)))){
-const err186 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(func3(data75) < 1){
+const err186 = {instancePath:instancePath+"/pagination/has_more_path",schemaPath:"#/properties/pagination/properties/has_more_path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2615,9 +2526,9 @@ vErrors.push(err186);
 }
 errors++;
 }
-if((typeof data76 == "number") && (isFinite(data76))){
-if(data76 < 1 || isNaN(data76)){
-const err187 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/1/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err187 = {instancePath:instancePath+"/pagination/has_more_path",schemaPath:"#/properties/pagination/properties/has_more_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2627,11 +2538,11 @@ vErrors.push(err187);
 errors++;
 }
 }
-var _valid13 = _errs200 === errors;
-valid55 = valid55 || _valid13;
-}
-if(!valid55){
-const err188 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+let data76 = data60.stop_condition;
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+for(const key12 in data76){
+if(!(key12 === "max_items")){
+const err188 = {instancePath:instancePath+"/pagination/stop_condition",schemaPath:"#/properties/pagination/properties/stop_condition/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2640,21 +2551,11 @@ vErrors.push(err188);
 }
 errors++;
 }
-else {
-errors = _errs198;
-if(vErrors !== null){
-if(_errs198){
-vErrors.length = _errs198;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data67.value !== undefined){
-if(typeof data67.value !== "string"){
-const err189 = {instancePath:instancePath+"/actions/" + i4+"/value",schemaPath:"#/definitions/action/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data76.max_items !== undefined){
+let data77 = data76.max_items;
+if(!(((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77))) && (isFinite(data77)))){
+const err189 = {instancePath:instancePath+"/pagination/stop_condition/max_items",schemaPath:"#/properties/pagination/properties/stop_condition/properties/max_items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2663,12 +2564,9 @@ vErrors.push(err189);
 }
 errors++;
 }
-}
-if(data67.key !== undefined){
-let data78 = data67.key;
-if(typeof data78 === "string"){
-if(func3(data78) < 1){
-const err190 = {instancePath:instancePath+"/actions/" + i4+"/key",schemaPath:"#/definitions/action/properties/key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data77 == "number") && (isFinite(data77))){
+if(data77 < 1 || isNaN(data77)){
+const err190 = {instancePath:instancePath+"/pagination/stop_condition/max_items",schemaPath:"#/properties/pagination/properties/stop_condition/properties/max_items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2678,8 +2576,10 @@ vErrors.push(err190);
 errors++;
 }
 }
+}
+}
 else {
-const err191 = {instancePath:instancePath+"/actions/" + i4+"/key",schemaPath:"#/definitions/action/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err191 = {instancePath:instancePath+"/pagination/stop_condition",schemaPath:"#/properties/pagination/properties/stop_condition/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2689,11 +2589,8 @@ vErrors.push(err191);
 errors++;
 }
 }
-if(data67.script !== undefined){
-let data79 = data67.script;
-if(typeof data79 === "string"){
-if(func3(data79) < 1){
-const err192 = {instancePath:instancePath+"/actions/" + i4+"/script",schemaPath:"#/definitions/action/properties/script/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err192 = {instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2703,8 +2600,30 @@ vErrors.push(err192);
 errors++;
 }
 }
-else {
-const err193 = {instancePath:instancePath+"/actions/" + i4+"/script",schemaPath:"#/definitions/action/properties/script/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.categories !== undefined){
+let data78 = data.categories;
+if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
+if(data78.container === undefined){
+data78.container = "";
+}
+if(data78.link_selector === undefined){
+data78.link_selector = "a";
+}
+if(data78.link_attribute === undefined){
+data78.link_attribute = "href";
+}
+if(data78.name_selector === undefined){
+data78.name_selector = "";
+}
+if(data78.max_categories === undefined){
+data78.max_categories = 50;
+}
+if(data78.wait_after === undefined){
+data78.wait_after = 2000;
+}
+for(const key13 in data78){
+if(!((((((key13 === "container") || (key13 === "link_selector")) || (key13 === "link_attribute")) || (key13 === "name_selector")) || (key13 === "max_categories")) || (key13 === "wait_after"))){
+const err193 = {instancePath:instancePath+"/categories",schemaPath:"#/properties/categories/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -2714,9 +2633,8 @@ vErrors.push(err193);
 errors++;
 }
 }
-let data80 = data67.wait_after;
-if(!(((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80))) && (isFinite(data80)))){
-const err194 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(typeof data78.container !== "string"){
+const err194 = {instancePath:instancePath+"/categories/container",schemaPath:"#/properties/categories/properties/container/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -2725,9 +2643,10 @@ vErrors.push(err194);
 }
 errors++;
 }
-if((typeof data80 == "number") && (isFinite(data80))){
-if(data80 > 60000 || isNaN(data80)){
-const err195 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+let data80 = data78.link_selector;
+if(typeof data80 === "string"){
+if(func3(data80) < 1){
+const err195 = {instancePath:instancePath+"/categories/link_selector",schemaPath:"#/properties/categories/properties/link_selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -2736,8 +2655,9 @@ vErrors.push(err195);
 }
 errors++;
 }
-if(data80 < 0 || isNaN(data80)){
-const err196 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err196 = {instancePath:instancePath+"/categories/link_selector",schemaPath:"#/properties/categories/properties/link_selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -2746,10 +2666,10 @@ vErrors.push(err196);
 }
 errors++;
 }
-}
-}
-else {
-const err197 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/type",keyword:"type",params:{type: "object"},message:"must be object"};
+let data81 = data78.link_attribute;
+if(typeof data81 === "string"){
+if(func3(data81) < 1){
+const err197 = {instancePath:instancePath+"/categories/link_attribute",schemaPath:"#/properties/categories/properties/link_attribute/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -2759,9 +2679,8 @@ vErrors.push(err197);
 errors++;
 }
 }
-}
 else {
-const err198 = {instancePath:instancePath+"/actions",schemaPath:"#/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err198 = {instancePath:instancePath+"/categories/link_attribute",schemaPath:"#/properties/categories/properties/link_attribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -2770,17 +2689,8 @@ vErrors.push(err198);
 }
 errors++;
 }
-let data81 = data.output;
-if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
-if(data81.format === undefined){
-data81.format = "json";
-}
-if(data81.deduplicate === undefined){
-data81.deduplicate = false;
-}
-for(const key12 in data81){
-if(!((((key12 === "format") || (key12 === "deduplicate")) || (key12 === "deduplicate_fields")) || (key12 === "limit"))){
-const err199 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+if(typeof data78.name_selector !== "string"){
+const err199 = {instancePath:instancePath+"/categories/name_selector",schemaPath:"#/properties/categories/properties/name_selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -2789,9 +2699,9 @@ vErrors.push(err199);
 }
 errors++;
 }
-}
-if(!(data81.format === "json")){
-const err200 = {instancePath:instancePath+"/output/format",schemaPath:"#/properties/output/properties/format/enum",keyword:"enum",params:{allowedValues: schema11.properties.output.properties.format.enum},message:"must be equal to one of the allowed values"};
+let data83 = data78.max_categories;
+if(!(((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83))) && (isFinite(data83)))){
+const err200 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -2800,8 +2710,9 @@ vErrors.push(err200);
 }
 errors++;
 }
-if(typeof data81.deduplicate !== "boolean"){
-const err201 = {instancePath:instancePath+"/output/deduplicate",schemaPath:"#/properties/output/properties/deduplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data83 == "number") && (isFinite(data83))){
+if(data83 > 500 || isNaN(data83)){
+const err201 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -2810,11 +2721,8 @@ vErrors.push(err201);
 }
 errors++;
 }
-if(data81.deduplicate_fields !== undefined){
-let data84 = data81.deduplicate_fields;
-if(Array.isArray(data84)){
-if(data84.length < 1){
-const err202 = {instancePath:instancePath+"/output/deduplicate_fields",schemaPath:"#/properties/output/properties/deduplicate_fields/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data83 < 1 || isNaN(data83)){
+const err202 = {instancePath:instancePath+"/categories/max_categories",schemaPath:"#/properties/categories/properties/max_categories/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -2823,12 +2731,10 @@ vErrors.push(err202);
 }
 errors++;
 }
-const len5 = data84.length;
-for(let i5=0; i5<len5; i5++){
-let data85 = data84[i5];
-if(typeof data85 === "string"){
-if(func3(data85) < 1){
-const err203 = {instancePath:instancePath+"/output/deduplicate_fields/" + i5,schemaPath:"#/properties/output/properties/deduplicate_fields/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+let data84 = data78.wait_after;
+if(!(((typeof data84 == "number") && (!(data84 % 1) && !isNaN(data84))) && (isFinite(data84)))){
+const err203 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -2837,9 +2743,9 @@ vErrors.push(err203);
 }
 errors++;
 }
-}
-else {
-const err204 = {instancePath:instancePath+"/output/deduplicate_fields/" + i5,schemaPath:"#/properties/output/properties/deduplicate_fields/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data84 == "number") && (isFinite(data84))){
+if(data84 > 60000 || isNaN(data84)){
+const err204 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -2848,10 +2754,8 @@ vErrors.push(err204);
 }
 errors++;
 }
-}
-}
-else {
-const err205 = {instancePath:instancePath+"/output/deduplicate_fields",schemaPath:"#/properties/output/properties/deduplicate_fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data84 < 0 || isNaN(data84)){
+const err205 = {instancePath:instancePath+"/categories/wait_after",schemaPath:"#/properties/categories/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -2861,10 +2765,9 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(data81.limit !== undefined){
-let data86 = data81.limit;
-if(!(((typeof data86 == "number") && (!(data86 % 1) && !isNaN(data86))) && (isFinite(data86)))){
-const err206 = {instancePath:instancePath+"/output/limit",schemaPath:"#/properties/output/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err206 = {instancePath:instancePath+"/categories",schemaPath:"#/properties/categories/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -2873,9 +2776,11 @@ vErrors.push(err206);
 }
 errors++;
 }
-if((typeof data86 == "number") && (isFinite(data86))){
-if(data86 < 1 || isNaN(data86)){
-const err207 = {instancePath:instancePath+"/output/limit",schemaPath:"#/properties/output/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+let data85 = data.actions;
+if(Array.isArray(data85)){
+if(data85.length > 100){
+const err207 = {instancePath:instancePath+"/actions",schemaPath:"#/properties/actions/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -2884,11 +2789,16 @@ vErrors.push(err207);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err208 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const len4 = data85.length;
+for(let i4=0; i4<len4; i4++){
+let data86 = data85[i4];
+const _errs214 = errors;
+let valid51 = true;
+const _errs215 = errors;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+let missing10;
+if((data86.type === undefined) && (missing10 = "type")){
+const err208 = {};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -2897,14 +2807,720 @@ vErrors.push(err208);
 }
 errors++;
 }
-}
 else {
-const err209 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data86.type !== undefined){
+let data87 = data86.type;
+if(!((((data87 === "click") || (data87 === "type")) || (data87 === "select")) || (data87 === "hover"))){
+const err209 = {};
 if(vErrors === null){
 vErrors = [err209];
 }
 else {
 vErrors.push(err209);
+}
+errors++;
+}
+}
+}
+}
+var _valid10 = _errs215 === errors;
+errors = _errs214;
+if(vErrors !== null){
+if(_errs214){
+vErrors.length = _errs214;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid10){
+const _errs217 = errors;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+if(data86.selector === undefined){
+const err210 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/0/then/required",keyword:"required",params:{missingProperty: "selector"},message:"must have required property '"+"selector"+"'"};
+if(vErrors === null){
+vErrors = [err210];
+}
+else {
+vErrors.push(err210);
+}
+errors++;
+}
+}
+var _valid10 = _errs217 === errors;
+valid51 = _valid10;
+}
+if(!valid51){
+const err211 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err211];
+}
+else {
+vErrors.push(err211);
+}
+errors++;
+}
+const _errs219 = errors;
+let valid53 = true;
+const _errs220 = errors;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+let missing11;
+if((data86.type === undefined) && (missing11 = "type")){
+const err212 = {};
+if(vErrors === null){
+vErrors = [err212];
+}
+else {
+vErrors.push(err212);
+}
+errors++;
+}
+else {
+if(data86.type !== undefined){
+let data88 = data86.type;
+if(!((data88 === "type") || (data88 === "select"))){
+const err213 = {};
+if(vErrors === null){
+vErrors = [err213];
+}
+else {
+vErrors.push(err213);
+}
+errors++;
+}
+}
+}
+}
+var _valid11 = _errs220 === errors;
+errors = _errs219;
+if(vErrors !== null){
+if(_errs219){
+vErrors.length = _errs219;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid11){
+const _errs222 = errors;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+if(data86.value === undefined){
+const err214 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/1/then/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
+if(vErrors === null){
+vErrors = [err214];
+}
+else {
+vErrors.push(err214);
+}
+errors++;
+}
+}
+var _valid11 = _errs222 === errors;
+valid53 = _valid11;
+}
+if(!valid53){
+const err215 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err215];
+}
+else {
+vErrors.push(err215);
+}
+errors++;
+}
+const _errs224 = errors;
+let valid55 = true;
+const _errs225 = errors;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+let missing12;
+if((data86.type === undefined) && (missing12 = "type")){
+const err216 = {};
+if(vErrors === null){
+vErrors = [err216];
+}
+else {
+vErrors.push(err216);
+}
+errors++;
+}
+else {
+if(data86.type !== undefined){
+if("keyboard" !== data86.type){
+const err217 = {};
+if(vErrors === null){
+vErrors = [err217];
+}
+else {
+vErrors.push(err217);
+}
+errors++;
+}
+}
+}
+}
+var _valid12 = _errs225 === errors;
+errors = _errs224;
+if(vErrors !== null){
+if(_errs224){
+vErrors.length = _errs224;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid12){
+const _errs227 = errors;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+if(data86.key === undefined){
+const err218 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/2/then/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(vErrors === null){
+vErrors = [err218];
+}
+else {
+vErrors.push(err218);
+}
+errors++;
+}
+}
+var _valid12 = _errs227 === errors;
+valid55 = _valid12;
+}
+if(!valid55){
+const err219 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err219];
+}
+else {
+vErrors.push(err219);
+}
+errors++;
+}
+const _errs229 = errors;
+let valid57 = true;
+const _errs230 = errors;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+let missing13;
+if((data86.type === undefined) && (missing13 = "type")){
+const err220 = {};
+if(vErrors === null){
+vErrors = [err220];
+}
+else {
+vErrors.push(err220);
+}
+errors++;
+}
+else {
+if(data86.type !== undefined){
+if("script" !== data86.type){
+const err221 = {};
+if(vErrors === null){
+vErrors = [err221];
+}
+else {
+vErrors.push(err221);
+}
+errors++;
+}
+}
+}
+}
+var _valid13 = _errs230 === errors;
+errors = _errs229;
+if(vErrors !== null){
+if(_errs229){
+vErrors.length = _errs229;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid13){
+const _errs232 = errors;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+if(data86.script === undefined){
+const err222 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/3/then/required",keyword:"required",params:{missingProperty: "script"},message:"must have required property '"+"script"+"'"};
+if(vErrors === null){
+vErrors = [err222];
+}
+else {
+vErrors.push(err222);
+}
+errors++;
+}
+}
+var _valid13 = _errs232 === errors;
+valid57 = _valid13;
+}
+if(!valid57){
+const err223 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err223];
+}
+else {
+vErrors.push(err223);
+}
+errors++;
+}
+const _errs234 = errors;
+let valid59 = true;
+const _errs235 = errors;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+let missing14;
+if((data86.type === undefined) && (missing14 = "type")){
+const err224 = {};
+if(vErrors === null){
+vErrors = [err224];
+}
+else {
+vErrors.push(err224);
+}
+errors++;
+}
+else {
+if(data86.type !== undefined){
+if("scroll" !== data86.type){
+const err225 = {};
+if(vErrors === null){
+vErrors = [err225];
+}
+else {
+vErrors.push(err225);
+}
+errors++;
+}
+}
+}
+}
+var _valid14 = _errs235 === errors;
+errors = _errs234;
+if(vErrors !== null){
+if(_errs234){
+vErrors.length = _errs234;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid14){
+const _errs237 = errors;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+if(data86.direction === undefined){
+data86.direction = "down";
+}
+if(data86.amount === undefined){
+data86.amount = "full";
+}
+}
+var _valid14 = _errs237 === errors;
+valid59 = _valid14;
+}
+if(!valid59){
+const err226 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/allOf/4/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err226];
+}
+else {
+vErrors.push(err226);
+}
+errors++;
+}
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+if(data86.wait_after === undefined){
+data86.wait_after = 500;
+}
+if(data86.type === undefined){
+const err227 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err227];
+}
+else {
+vErrors.push(err227);
+}
+errors++;
+}
+for(const key14 in data86){
+if(!((((((((key14 === "type") || (key14 === "selector")) || (key14 === "direction")) || (key14 === "amount")) || (key14 === "value")) || (key14 === "key")) || (key14 === "script")) || (key14 === "wait_after"))){
+const err228 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err228];
+}
+else {
+vErrors.push(err228);
+}
+errors++;
+}
+}
+if(data86.type !== undefined){
+let data92 = data86.type;
+if(!(((((((data92 === "click") || (data92 === "scroll")) || (data92 === "type")) || (data92 === "select")) || (data92 === "hover")) || (data92 === "keyboard")) || (data92 === "script"))){
+const err229 = {instancePath:instancePath+"/actions/" + i4+"/type",schemaPath:"#/definitions/action/properties/type/enum",keyword:"enum",params:{allowedValues: schema14.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err229];
+}
+else {
+vErrors.push(err229);
+}
+errors++;
+}
+}
+if(data86.selector !== undefined){
+let data93 = data86.selector;
+if(typeof data93 === "string"){
+if(func3(data93) < 1){
+const err230 = {instancePath:instancePath+"/actions/" + i4+"/selector",schemaPath:"#/definitions/action/properties/selector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err230];
+}
+else {
+vErrors.push(err230);
+}
+errors++;
+}
+}
+else {
+const err231 = {instancePath:instancePath+"/actions/" + i4+"/selector",schemaPath:"#/definitions/action/properties/selector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err231];
+}
+else {
+vErrors.push(err231);
+}
+errors++;
+}
+}
+if(data86.direction !== undefined){
+let data94 = data86.direction;
+if(!((data94 === "down") || (data94 === "up"))){
+const err232 = {instancePath:instancePath+"/actions/" + i4+"/direction",schemaPath:"#/definitions/action/properties/direction/enum",keyword:"enum",params:{allowedValues: schema14.properties.direction.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err232];
+}
+else {
+vErrors.push(err232);
+}
+errors++;
+}
+}
+if(data86.amount !== undefined){
+let data95 = data86.amount;
+const _errs244 = errors;
+let valid62 = false;
+const _errs245 = errors;
+if("full" !== data95){
+const err233 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/0/const",keyword:"const",params:{allowedValue: "full"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err233];
+}
+else {
+vErrors.push(err233);
+}
+errors++;
+}
+var _valid15 = _errs245 === errors;
+valid62 = valid62 || _valid15;
+if(!valid62){
+const _errs246 = errors;
+if(!(((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95))) && (isFinite(data95)))){
+const err234 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err234];
+}
+else {
+vErrors.push(err234);
+}
+errors++;
+}
+if((typeof data95 == "number") && (isFinite(data95))){
+if(data95 < 1 || isNaN(data95)){
+const err235 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf/1/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err235];
+}
+else {
+vErrors.push(err235);
+}
+errors++;
+}
+}
+var _valid15 = _errs246 === errors;
+valid62 = valid62 || _valid15;
+}
+if(!valid62){
+const err236 = {instancePath:instancePath+"/actions/" + i4+"/amount",schemaPath:"#/definitions/action/properties/amount/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err236];
+}
+else {
+vErrors.push(err236);
+}
+errors++;
+}
+else {
+errors = _errs244;
+if(vErrors !== null){
+if(_errs244){
+vErrors.length = _errs244;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data86.value !== undefined){
+if(typeof data86.value !== "string"){
+const err237 = {instancePath:instancePath+"/actions/" + i4+"/value",schemaPath:"#/definitions/action/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err237];
+}
+else {
+vErrors.push(err237);
+}
+errors++;
+}
+}
+if(data86.key !== undefined){
+let data97 = data86.key;
+if(typeof data97 === "string"){
+if(func3(data97) < 1){
+const err238 = {instancePath:instancePath+"/actions/" + i4+"/key",schemaPath:"#/definitions/action/properties/key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err238];
+}
+else {
+vErrors.push(err238);
+}
+errors++;
+}
+}
+else {
+const err239 = {instancePath:instancePath+"/actions/" + i4+"/key",schemaPath:"#/definitions/action/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err239];
+}
+else {
+vErrors.push(err239);
+}
+errors++;
+}
+}
+if(data86.script !== undefined){
+let data98 = data86.script;
+if(typeof data98 === "string"){
+if(func3(data98) < 1){
+const err240 = {instancePath:instancePath+"/actions/" + i4+"/script",schemaPath:"#/definitions/action/properties/script/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err240];
+}
+else {
+vErrors.push(err240);
+}
+errors++;
+}
+}
+else {
+const err241 = {instancePath:instancePath+"/actions/" + i4+"/script",schemaPath:"#/definitions/action/properties/script/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err241];
+}
+else {
+vErrors.push(err241);
+}
+errors++;
+}
+}
+let data99 = data86.wait_after;
+if(!(((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99))) && (isFinite(data99)))){
+const err242 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err242];
+}
+else {
+vErrors.push(err242);
+}
+errors++;
+}
+if((typeof data99 == "number") && (isFinite(data99))){
+if(data99 > 60000 || isNaN(data99)){
+const err243 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+if(vErrors === null){
+vErrors = [err243];
+}
+else {
+vErrors.push(err243);
+}
+errors++;
+}
+if(data99 < 0 || isNaN(data99)){
+const err244 = {instancePath:instancePath+"/actions/" + i4+"/wait_after",schemaPath:"#/definitions/action/properties/wait_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err244];
+}
+else {
+vErrors.push(err244);
+}
+errors++;
+}
+}
+}
+else {
+const err245 = {instancePath:instancePath+"/actions/" + i4,schemaPath:"#/definitions/action/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err245];
+}
+else {
+vErrors.push(err245);
+}
+errors++;
+}
+}
+}
+else {
+const err246 = {instancePath:instancePath+"/actions",schemaPath:"#/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err246];
+}
+else {
+vErrors.push(err246);
+}
+errors++;
+}
+let data100 = data.output;
+if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
+if(data100.format === undefined){
+data100.format = "json";
+}
+if(data100.deduplicate === undefined){
+data100.deduplicate = false;
+}
+for(const key15 in data100){
+if(!((((key15 === "format") || (key15 === "deduplicate")) || (key15 === "deduplicate_fields")) || (key15 === "limit"))){
+const err247 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err247];
+}
+else {
+vErrors.push(err247);
+}
+errors++;
+}
+}
+if(!(data100.format === "json")){
+const err248 = {instancePath:instancePath+"/output/format",schemaPath:"#/properties/output/properties/format/enum",keyword:"enum",params:{allowedValues: schema11.properties.output.properties.format.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err248];
+}
+else {
+vErrors.push(err248);
+}
+errors++;
+}
+if(typeof data100.deduplicate !== "boolean"){
+const err249 = {instancePath:instancePath+"/output/deduplicate",schemaPath:"#/properties/output/properties/deduplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err249];
+}
+else {
+vErrors.push(err249);
+}
+errors++;
+}
+if(data100.deduplicate_fields !== undefined){
+let data103 = data100.deduplicate_fields;
+if(Array.isArray(data103)){
+if(data103.length < 1){
+const err250 = {instancePath:instancePath+"/output/deduplicate_fields",schemaPath:"#/properties/output/properties/deduplicate_fields/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err250];
+}
+else {
+vErrors.push(err250);
+}
+errors++;
+}
+const len5 = data103.length;
+for(let i5=0; i5<len5; i5++){
+let data104 = data103[i5];
+if(typeof data104 === "string"){
+if(func3(data104) < 1){
+const err251 = {instancePath:instancePath+"/output/deduplicate_fields/" + i5,schemaPath:"#/properties/output/properties/deduplicate_fields/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err251];
+}
+else {
+vErrors.push(err251);
+}
+errors++;
+}
+}
+else {
+const err252 = {instancePath:instancePath+"/output/deduplicate_fields/" + i5,schemaPath:"#/properties/output/properties/deduplicate_fields/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err252];
+}
+else {
+vErrors.push(err252);
+}
+errors++;
+}
+}
+}
+else {
+const err253 = {instancePath:instancePath+"/output/deduplicate_fields",schemaPath:"#/properties/output/properties/deduplicate_fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err253];
+}
+else {
+vErrors.push(err253);
+}
+errors++;
+}
+}
+if(data100.limit !== undefined){
+let data105 = data100.limit;
+if(!(((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105))) && (isFinite(data105)))){
+const err254 = {instancePath:instancePath+"/output/limit",schemaPath:"#/properties/output/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err254];
+}
+else {
+vErrors.push(err254);
+}
+errors++;
+}
+if((typeof data105 == "number") && (isFinite(data105))){
+if(data105 < 1 || isNaN(data105)){
+const err255 = {instancePath:instancePath+"/output/limit",schemaPath:"#/properties/output/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err255];
+}
+else {
+vErrors.push(err255);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err256 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err256];
+}
+else {
+vErrors.push(err256);
+}
+errors++;
+}
+}
+else {
+const err257 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err257];
+}
+else {
+vErrors.push(err257);
 }
 errors++;
 }

@@ -22,6 +22,7 @@ const field = {
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 100, pattern: '^(?!__proto__$)', description: 'The row key (any text but __proto__; names starting with _category are reserved).' },
     selector: { type: 'string', minLength: 1, description: 'CSS selector inside the item; absent: the item element itself.' },
+    path: { type: 'string', minLength: 1, maxLength: 1000, description: 'API configs (target.api): a JMESPath query into the record (https://jmespath.site), instead of selector.' },
     type: {
       enum: ['text', 'attribute', 'html', 'link', 'image_url', 'count', 'exists', 'regex', 'eval'],
       default: 'text',
@@ -124,6 +125,29 @@ export const configSchema = {
             target_concurrency: { type: 'number', exclusiveMinimum: 0, maximum: 64, description: 'auto: requests in flight to one host it aims at (the gap follows latency / this); absent: no latency term, the run\'s concurrency (SAI_JOB_CONCURRENCY) bounds the requests in flight.' },
           },
         },
+        api: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['url'],
+          description: "Read the records from the site's JSON API instead of its HTML: the request that answers them (docs/config-language.md, \"Reading a JSON API\"). The crawler sends it over HTTP through the outbound guard on either engine; target.url stays the page it serves.",
+          properties: {
+            url: { type: 'string', minLength: 1, maxLength: 2048, description: 'The endpoint: an http(s) URL, absolute or relative to target.url; may hold the placeholders {page}, {offset}, {cursor}.' },
+            method: { enum: ['GET', 'POST'], default: 'GET', description: 'GET, or POST with a JSON body.' },
+            query: {
+              type: 'object',
+              maxProperties: 50,
+              additionalProperties: { type: ['string', 'number', 'boolean'] },
+              description: 'Query parameters added to the URL (values may hold placeholders; a parameter whose value is a placeholder with no value yet, the first {cursor}, is left out).',
+            },
+            body: { type: ['object', 'array'], description: 'POST: the JSON body. A string that is a placeholder becomes its value (a number for {page} and {offset}); placeholders inside longer strings are replaced as text.' },
+            headers: {
+              type: 'object',
+              maxProperties: 20,
+              additionalProperties: { type: 'string', maxLength: 1000 },
+              description: 'Request headers the site needs (Accept, X-Requested-With, a public API key); Cookie, Authorization, Host and hop-by-hop headers are refused.',
+            },
+          },
+        },
         proxy: {
           type: 'string',
           minLength: 1,
@@ -139,6 +163,7 @@ export const configSchema = {
       description: 'The items of a page and their fields.',
       properties: {
         container: { type: 'string', minLength: 1, description: 'CSS selector of each item (list), of the item (single) or of the table (table); required for list and table.' },
+        records: { type: 'string', minLength: 1, maxLength: 1000, description: "API configs (target.api): a JMESPath query giving the answer's records (a list; an object is one record); absent: the whole answer." },
         type: { enum: ['list', 'single', 'table'], default: 'list', description: 'list: a row per container match; single: one row; table: a row per table row.' },
         fields: { type: 'array', items: { $ref: '#/definitions/field' }, maxItems: 200, default: [], description: 'The fields of each item; at least one, except for table.' },
         following_siblings: {
@@ -165,11 +190,20 @@ export const configSchema = {
       required: ['type'],
       description: 'How to reach the next listing page.',
       properties: {
-        type: { enum: ['click', 'url', 'scroll_infinite'], description: 'click: a next or load-more control; url: a URL pattern; scroll_infinite: scroll (browser engine).' },
+        type: {
+          enum: ['click', 'url', 'scroll_infinite', 'page', 'offset', 'cursor', 'next_url'],
+          description: 'click: a next or load-more control; url: a URL pattern; scroll_infinite: scroll (browser engine). API configs (target.api): page or offset (a parameter stepped), cursor or next_url (read from each answer).',
+        },
         selector: { type: 'string', minLength: 1, description: 'click: CSS selector of the next or load-more control.' },
         url_pattern: { type: 'string', minLength: 1, description: 'url: a URL containing {page}, absolute or relative to the listing\'s first page.' },
         max_pages: { type: 'integer', minimum: 1, maximum: 1000, default: 10, description: 'Listing pages in all, the first one included.' },
         wait_after: { type: 'integer', minimum: 0, maximum: 60000, default: 0, description: 'Milliseconds to wait after each step.' },
+        start: { type: 'integer', minimum: 0, description: 'page, offset: the first value of {page} (default 1) or {offset} (default 0).' },
+        step: { type: 'integer', minimum: 1, description: 'page, offset: added after each answer (page: default 1; offset: default the number of records the answer gave).' },
+        cursor_path: { type: 'string', minLength: 1, maxLength: 1000, description: 'cursor: a JMESPath query giving the next {cursor} from an answer; null or empty ends the listing.' },
+        next_url_path: { type: 'string', minLength: 1, maxLength: 1000, description: 'next_url: a JMESPath query giving the next URL from an answer (absolute or relative to the answer); null or empty ends the listing.' },
+        total_path: { type: 'string', minLength: 1, maxLength: 1000, description: 'API configs: a JMESPath query giving the total number of records; the listing ends once that many are read.' },
+        has_more_path: { type: 'string', minLength: 1, maxLength: 1000, description: 'API configs: a JMESPath query giving whether more answers follow; false or null ends the listing.' },
         stop_condition: {
           type: 'object',
           additionalProperties: false,
@@ -183,6 +217,8 @@ export const configSchema = {
       allOf: [
         { if: { properties: { type: { const: 'click' } }, required: ['type'] }, then: { required: ['selector'] } },
         { if: { properties: { type: { const: 'url' } }, required: ['type'] }, then: { required: ['url_pattern'] } },
+        { if: { properties: { type: { const: 'cursor' } }, required: ['type'] }, then: { required: ['cursor_path'] } },
+        { if: { properties: { type: { const: 'next_url' } }, required: ['type'] }, then: { required: ['next_url_path'] } },
       ],
     },
     categories: {

@@ -92,7 +92,10 @@ export interface FetchRequestOptions {
    * Accept-Encoding) are dropped, for that hop and every later one.
    */
   headers?: Record<string, string>;
-  method?: 'GET' | 'HEAD';
+  /** @default GET. POST sends {@link body} (an API config's request, lambdas/engine/api/); a 301, 302 or 303 turns it into a GET, as browsers do. */
+  method?: 'GET' | 'HEAD' | 'POST';
+  /** The request body of a POST (its Content-Type is the caller's header). */
+  body?: string;
   /**
    * Retry 429 and 5xx answers here (with back-off, honouring Retry-After). The crawler passes false: it retries
    * them itself on both engines, under the host's pace (lambdas/engine/crawl/access.ts). Network errors are
@@ -442,12 +445,12 @@ class PageHandler implements Dispatcher.DispatchHandler {
   private readonly limits: PageLimits;
   private readonly first: URL;
   private readonly startUrl: string;
-  private readonly method: 'GET' | 'HEAD';
+  private readonly method: 'GET' | 'HEAD' | 'POST';
   private readonly signal: AbortSignal | undefined;
   private readonly resolve: (page: FetchedPage) => void;
   private readonly reject: (err: unknown) => void;
 
-  constructor(limits: PageLimits, first: URL, startUrl: string, method: 'GET' | 'HEAD', signal: AbortSignal | undefined,
+  constructor(limits: PageLimits, first: URL, startUrl: string, method: 'GET' | 'HEAD' | 'POST', signal: AbortSignal | undefined,
     resolve: (page: FetchedPage) => void, reject: (err: unknown) => void) {
     this.limits = limits;
     this.first = first;
@@ -747,6 +750,7 @@ export class Fetcher {
       path: url.pathname + url.search,
       method,
       headers,
+      ...(options.body !== undefined && method === 'POST' ? { body: options.body } : {}),
       [kCheckedOrigin]: origin,
     };
     if (strip) opts[kCrossOriginStrip] = { names: new Set(strip), origin, crossed: false };

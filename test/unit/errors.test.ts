@@ -24,7 +24,7 @@ function sources(dir: string): string[] {
 describe('ERROR_CODES', () => {
   it('job-level codes are exactly those a run or a generation can end with', () => {
     assert.deepEqual(codesWhere('job'), [
-      'action_failed', 'blocked', 'browser_crashed', 'browser_required', 'dns_failed', 'generation_failed', 'internal_error', 'invalid_config',
+      'action_failed', 'api_no_records', 'api_not_json', 'api_query_limit', 'blocked', 'browser_crashed', 'browser_required', 'dns_failed', 'generation_failed', 'internal_error', 'invalid_config',
       'job_timeout', 'page_crashed', 'page_unsettled', 'response_too_large', 'robots_disallowed', 'target_failed', 'target_forbidden', 'worker_lost',
     ]);
   });

@@ -152,7 +152,7 @@ export class SiteAccess {
    *   signal's reason.
    */
   async load<T>(url: string, attempt: (beforeRequest: () => Promise<void>, session: ProxySession) => Promise<T>, read: (answer: T) => AccessAnswer, signal?: AbortSignal,
-    o: { engine?: 'lightweight' | 'heavy' } = {}): Promise<T> {
+    o: { engine?: 'lightweight' | 'heavy'; plainHttp?: boolean } = {}): Promise<T> {
     await this.checkRobots(url, signal);
     const origin = originOf(url);
     let rotations = 0;
@@ -189,7 +189,8 @@ export class SiteAccess {
           retry--;
           continue;
         }
-        throw new BlockedError(block, url, o.engine === 'heavy' ? 'proxy' : 'browser or proxy', rotations + 1);
+        // A browser cannot help a request the run sends over HTTP whatever the engine (an API config's).
+        throw new BlockedError(block, url, o.engine === 'heavy' || o.plainHttp ? 'proxy' : 'browser or proxy', rotations + 1);
       }
       if ((a.status === 429 || a.status >= 500) && retry < this.retry.retries) {
         const base = this.retry.retryBaseMs * 2 ** retry;

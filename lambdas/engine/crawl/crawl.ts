@@ -4,6 +4,7 @@
  * - budget.ts: the page budget (`maxPages`, the user's stop);
  * - listings.ts: the listings and their order, categories waiting their turn, the budget they hold back;
  * - listing-pages.ts and pagination.ts: one listing step read into rows, and where the listing goes next;
+ * - api-pages.ts (../api/): an API config's listing, one JSON request a step;
  * - details.ts (and eval-fields.ts): detail pages;
  * - categories.ts: the categories' index page;
  * - documents.ts, readiness.ts, sessions.ts: what a loaded page means, when a browser's page is ready, the tabs;
@@ -18,6 +19,7 @@ import { PageBudget } from './budget.ts';
 import { IndexPage } from './categories.ts';
 import { DetailPages } from './details.ts';
 import { ListingPages } from './listing-pages.ts';
+import { ApiPages } from './api-pages.ts';
 import { Listings } from './listings.ts';
 import { ProgressTracker } from './progress.ts';
 import { apiCarriesItems, collectRows } from './result.ts';
@@ -47,12 +49,17 @@ export async function crawl(config: ScrapeConfig, loader: PageLoader, options: C
   const details = new DetailPages(config, { queue, sessions, warnings, progress, signal, wake: () => scheduler.wake(), giveBack: () => budget.giveBack() });
   const listingPages = new ListingPages(config, { queue, sessions, listings, details, warnings, progress, signal });
   const index = new IndexPage(config, { queue, sessions, listings, warnings, progress, signal });
+  // An API config (target.api) reads its listing from a JSON endpoint instead of pages.
+  const apiPages = config.target.api ? new ApiPages(config, { queue, sessions, listings, details, warnings, progress, signal }) : null;
 
   if (signal.aborted) throw signal.reason;
   if (config.categories) queue.add({ label: 'index', url: config.target.url, uniqueKey: pageKey(config.target.url) }, 0);
-  else listings.start({}, config.target.url);
+  else if (apiPages) {
+    const first = apiPages.firstRequest();
+    listings.start({}, first.url!, first);
+  } else listings.start({}, config.target.url);
   await scheduler.run({
-    handle: (req, worker) => req.label === 'detail' ? details.handle(req, worker) : req.label === 'index' ? index.handle(req) : listingPages.handle(req),
+    handle: (req, worker) => req.label === 'detail' ? details.handle(req, worker) : req.label === 'index' ? index.handle(req) : apiPages ? apiPages.handle(req) : listingPages.handle(req),
     listingsPending: () => listings.pendingCategories(),
     reservedForListings: () => listings.reserved(),
     dropDetail: (req) => details.drop(req),

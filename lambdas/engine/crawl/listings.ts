@@ -115,15 +115,19 @@ export class Listings {
   /**
    * Starts a listing: its first page is queued, or, when it is the categories' index page, queued to be read
    * again from that document. A page already crawled is not: the listing ends at once with a warning.
+   * @param api an API config's first request (its key and position) instead of the page `url`.
    */
-  start(meta: Row, url: string): void {
+  start(meta: Row, url: string, api?: Pick<CrawlRequest, 'uniqueKey' | 'api'>): void {
     const listing: Listing = { id: this.all.length, meta, start: url, pages: [], items: 0, reserved: 0, open: true };
     this.all.push(listing);
     this.current = listing;
     const key = pageKey(url);
     const index = this.indexDoc;
     const isIndex = index && (key === pageKey(index.requestedUrl) || key === pageKey(index.url));
-    const req: CrawlRequest = { label: 'listing', url, uniqueKey: isIndex ? `${key}#listing` : key, listing, index: 0, ...(isIndex ? { reuse: index } : {}) };
+    // An API config's listing starts with its first request (crawl/api-pages.ts), keyed by method, URL and body.
+    const req: CrawlRequest = api
+      ? { label: 'listing', url, uniqueKey: api.uniqueKey, listing, index: 0, ...(api.api ? { api: api.api } : {}) }
+      : { label: 'listing', url, uniqueKey: isIndex ? `${key}#listing` : key, listing, index: 0, ...(isIndex ? { reuse: index } : {}) };
     if (!this.d.queue.add(req, 0)) {
       this.d.warnings.add(`category ${url}: its page was crawled already (as a page of an earlier listing); skipped`);
       this.end(listing, -1);

@@ -5,6 +5,8 @@
  */
 import type { LoadedDocument, LoadOptions, PageLoader, PageSession } from '../loaders/page-loader.ts';
 import type { SiteAccess } from './access.ts';
+import type { ApiAnswer, ApiRequest } from '../api/api-source.ts';
+import { CodedError } from '../../errors.ts';
 
 /**
  * A session whose loads go through the run's {@link SiteAccess} (robots.txt, the host's pace, 429/5xx retries);
@@ -47,6 +49,20 @@ export class Sessions {
 
   private open(): Promise<PageSession> {
     return this.loader.openSession().then((s) => underAccess(s, this.access, this.loader.engine));
+  }
+
+  /**
+   * Sends an API config's request (target.api) through the loader, under the run's SiteAccess when it has one
+   * (robots.txt, the host's pace, 429/5xx retries, bot-protection pages and proxy sessions), as a page is loaded.
+   * @throws as a page load; `target_failed` on a loader that cannot send API requests.
+   */
+  async fetchApi(request: ApiRequest, signal?: AbortSignal): Promise<ApiAnswer> {
+    const loader = this.loader;
+    if (!loader.fetchApi) throw new CodedError('target_failed', `This page loader cannot send the API request ${request.method} ${request.url}`, [{ url: request.url }]);
+    const send = loader.fetchApi.bind(loader);
+    if (!this.access) return send(request, signal ? { signal } : {});
+    return this.access.load(request.url, (beforeRequest, session) => send(request, { retryStatuses: false, beforeRequest, session, ...(signal ? { signal } : {}) }),
+      (a) => ({ status: a.status, ...(a.headers ? { headers: a.headers } : {}), ...(a.latencyMs !== undefined ? { latencyMs: a.latencyMs } : {}), body: a.text }), signal, { engine: loader.engine, plainHttp: true });
   }
 
   /** Waits for the host's pace before an in-page step of a listing (a click, a scroll) that may reach the server. */

@@ -30,6 +30,10 @@ import { sleep } from '../../sleep.ts';
 import type { ProxyEvent } from '../../net/proxy.ts';
 import type { ProxySession } from '../crawl/proxy-sessions.ts';
 import type { BrowserSessionFeatures, CapturedResponse, LoadedDocument, LoadOptions, PageLoader, PageSession, ReadyCondition, StepOutcome } from './page-loader.ts';
+import type { ApiAnswer, ApiRequest } from '../api/api-source.ts';
+import { Fetcher } from '../../net/fetch.ts';
+import { SessionFetchers } from '../crawl/session-fetchers.ts';
+import { fetchApiWith } from './http-loader.ts';
 
 /** Options of {@link BrowserPageLoader.open}. */
 export interface BrowserLoaderOptions {
@@ -46,6 +50,11 @@ export interface BrowserLoaderOptions {
   captureApi?: boolean;
   /** Aborting closes the context: whatever a page was doing stops at once. */
   signal?: AbortSignal;
+  /**
+   * The HTTP side of the run's proxy sessions: an API config's requests (target.api) go over HTTP through them, as on
+   * the lightweight engine. Absent: a fetcher on the host's guard, made on first use.
+   */
+  apiFetchers?: SessionFetchers;
 }
 
 const BLOCKED_TYPES = new Set(['image', 'media', 'font']);
@@ -279,11 +288,28 @@ export class BrowserPageLoader implements PageLoader {
     return { responses: this.captures, values: this.jsonValues };
   }
 
+  /** The fetchers of API requests made here when the options gave none (closed with the loader). */
+  private ownApiFetchers: SessionFetchers | null = null;
+
+  /**
+   * Sends an API config's request (target.api) over HTTP, as the lightweight engine does: through the run's session
+   * fetchers (its proxy and cookies), the outbound guard and the fetcher's caps. A JSON endpoint needs no tab.
+   * @throws as the fetcher: `target_forbidden`, `dns_failed`, `fetch_failed`, `response_too_large`.
+   */
+  async fetchApi(request: ApiRequest, o: Omit<LoadOptions, 'ready'> = {}): Promise<ApiAnswer> {
+    const fetchers = this.o.apiFetchers ?? (this.ownApiFetchers ??= new SessionFetchers(new Fetcher(this.o.host.guard)));
+    return fetchApiWith(fetchers, fetchers.base, request, o);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.o.signal?.removeEventListener('abort', this.onAbort);
     await this.context.close().catch(() => undefined);
+    if (this.ownApiFetchers) {
+      await this.ownApiFetchers.close();
+      await this.ownApiFetchers.base.close();
+    }
   }
 }
 

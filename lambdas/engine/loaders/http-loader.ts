@@ -7,6 +7,7 @@ import { Fetcher, type FetchedPage } from '../../net/fetch.ts';
 import { OutboundGuard, type GuardOptions } from '../../net/guard.ts';
 import type { SessionFetchers } from '../crawl/session-fetchers.ts';
 import type { CapturedResponse, LoadedDocument, LoadOptions, PageLoader, PageSession } from './page-loader.ts';
+import type { ApiAnswer, ApiRequest } from '../api/api-source.ts';
 
 /** Options of {@link HttpPageLoader}. */
 export interface HttpLoaderOptions {
@@ -87,6 +88,15 @@ export class HttpPageLoader implements PageLoader {
     return toDocument(page, url, Date.now() - started);
   }
 
+  /**
+   * Sends an API config's request through the fetcher (the session's proxy and cookies when it has them).
+   * @throws as {@link load}.
+   */
+  async fetchApi(request: ApiRequest, o: Omit<LoadOptions, 'ready'> = {}): Promise<ApiAnswer> {
+    const signal = o.signal && this.signal ? AbortSignal.any([o.signal, this.signal]) : o.signal ?? this.signal;
+    return fetchApiWith(this.sessionFetchers, this.fetcher, request, { ...o, ...(signal ? { signal } : {}) });
+  }
+
   warnings(): string[] {
     return [];
   }
@@ -98,4 +108,21 @@ export class HttpPageLoader implements PageLoader {
   async close(): Promise<void> {
     if (this.ownsFetcher) await this.fetcher.close();
   }
+}
+
+/**
+ * One API request through a fetcher: the session's (its proxy and cookies) when `fetchers` is given, else `fetcher`;
+ * `beforeRequest` (the host's pace) right before it goes out. The HTTP loader and the browser loader both send API
+ * requests this way: plain HTTP through the outbound guard.
+ * @throws as Fetcher.fetch.
+ */
+export async function fetchApiWith(fetchers: SessionFetchers | null, fetcher: Fetcher, request: ApiRequest, o: Omit<LoadOptions, 'ready'>): Promise<ApiAnswer> {
+  await o.beforeRequest?.();
+  const started = Date.now();
+  const options = {
+    method: request.method, headers: request.headers, ...(request.body !== undefined ? { body: request.body } : {}),
+    ...(o.signal ? { signal: o.signal } : {}), ...(o.retryStatuses === false ? { retryStatuses: false } : {}),
+  };
+  const page = fetchers ? await fetchers.fetch(o.session, request.url, options) : await fetcher.fetch(request.url, options);
+  return { requestedUrl: request.url, url: page.url, status: page.status, contentType: page.contentType, headers: page.headers, text: page.text, latencyMs: Date.now() - started };
 }

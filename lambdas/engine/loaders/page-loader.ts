@@ -10,6 +10,7 @@
 import type { ActionSpec } from '../config.ts';
 import type { EvalField, EvalOutcome, ItemQuery } from '../browser/in-page.ts';
 import type { ProxySession } from '../crawl/proxy-sessions.ts';
+import type { ApiAnswer, ApiRequest } from '../api/api-source.ts';
 
 /** A document as a loader got it. */
 export interface LoadedDocument {
@@ -124,6 +125,14 @@ export interface PageLoader {
   warnings(): string[];
   /** XHR/fetch JSON answers seen (browser), and the strings in them, to tell whether an API carried the rows. */
   apiCapture(): { responses: CapturedResponse[]; values: ReadonlySet<string> };
+  /**
+   * Sends one request of an API config (target.api; ../api/api-source.ts): over HTTP through the fetcher and the outbound
+   * guard on both engines of the service, from the page's origin in the extension. Absent on a loader that cannot send
+   * them (a test's fake): an API config's run fails at its first request with `target_failed`.
+   * @returns the answer; a 4xx/5xx answer is returned, not thrown.
+   * @throws as {@link PageSession.load}: `target_forbidden`, `dns_failed`, `fetch_failed`, `response_too_large`.
+   */
+  fetchApi?(request: ApiRequest, options?: Omit<LoadOptions, 'ready'>): Promise<ApiAnswer>;
   /** Releases what the loader holds (the job's browser context; an HTTP client it made). */
   close(): Promise<void>;
 }
