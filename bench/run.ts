@@ -23,6 +23,10 @@ const BENCHES: Record<string, string> = {
   faults:
     "another account's GET /me/ while the fault matrix (every hostile behaviour against every feature that loads a page) runs, " +
     'vs the same service idle; target p99 < 50 ms (options: --runs N (3), --idle-seconds N (10))',
+  fairness:
+    "issue 37's figures, each vs the same service without the hostile load in the same run: another account's GET /me/ p99 during 6 exports " +
+    "of a 60,000-row job, its webhook delivery p99 while 10 webhooks of one account hang, its tool call p99 during one account's flood of " +
+    'tool calls and jobs; a 5,000-row Markdown table vs the GFM plugin (options: --only exports,webhooks,tools,markdown)',
   generate: "the no-LLM config generator on the 100 records pages and the fixture site's variants: each produced config's run vs the truth (rows within 10%, 80% of first values found), accuracy, generation time (options: --only a,b, --prompt TEXT, --no-browser, --concurrency N (2), --timeout S (60))",
   leads: 'the lead-generation tool on a labelled set of contact pages: precision and recall of emails, phones and social links (target 0.95 each)',
   content: "the content extractor vs plain Readability: the 91 human-labelled scrapinghub pages (evaluate.py's shingle F1, develop and test sides) and the 130 Readability test pages (token F1 against expected.html, metadata agreement) (options: --corpus all|readability|scrapinghub, --only a,b, --rounds N (3), --show KEY)",
