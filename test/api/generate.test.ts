@@ -226,7 +226,7 @@ describe('generate jobs', () => {
     assert.equal(job.api_discovered, true);
     assert.match(job.status_message, /JSON API .*\/api\/quotes\//);
     assert.match(job.yaml_config.yaml_content, /wait_selector: div\.quote/);
-    assert.equal(job.results.data[0].author, 'Albert Einstein');
+    assert.equal(job.results.data[0].author, 'Ada Whitmore');
   });
 });
 
@@ -271,7 +271,7 @@ extract:
     assert.equal(job.status, 'completed', job.status_message);
     assert.match(job.status_message, /with Claude/);
     assert.match(job.yaml_config.yaml_content, /name: Quotes by Claude/);
-    assert.equal(job.results.data[0].author, 'Albert Einstein');
+    assert.equal(job.results.data[0].author, 'Ada Whitmore');
     const first = stub.requests[0]!;
     assert.match(JSON.stringify(first.body.messages), /div\.quote/, 'the heuristic config went to Claude');
     assert.ok(!/<html|<!doctype/i.test(JSON.stringify(stub.requests.map((r) => r.body))), 'no raw page was sent');

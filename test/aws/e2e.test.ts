@@ -184,7 +184,7 @@ detail_fields:
     assert.deepEqual(batch, { batchItemFailures: [] });
     const st = await authorized(apiKey, status, 'GET', '/api/v1/jobs/{id}/status/', `/api/v1/jobs/${g.body.id}/status/`, { params: { id: g.body.id } });
     assert.equal(st.body.status, 'completed', st.body.status_message);
-    assert.equal(st.body.results.data[0].author, 'Albert Einstein');
+    assert.equal(st.body.results.data[0].author, 'Ada Whitmore');
     const saved = await svc.store.getConfig((await svc.store.getAccountByEmail('gen@example.com'))!.id, st.body.yaml_config.id);
     assert.equal(saved?.prompt, 'quotes and their authors');
     assert.equal(saved?.yaml_content, st.body.yaml_config.yaml_content);

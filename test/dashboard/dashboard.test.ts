@@ -473,7 +473,7 @@ describe('web dashboard in Chromium', { timeout: 240_000 }, () => {
   });
 
   it('the jobs list names each job\'s config and target host and counts its warnings; a job folds its warnings; a wide row table scrolls sideways keeping its first columns', async () => {
-    // Ten fields of each quote (a wide table), its author page as detail page; Einstein's link made to 404 (a warning).
+    // Ten fields of each quote (a wide table), its author page as detail page; Ada Whitmore's link made to 404 (a warning).
     const wide = `version: "2.0"
 name: Wide quotes
 target: { url: "${site.url}/quotes/", engine: lightweight }
@@ -481,7 +481,7 @@ extract:
   container: div.quote
   fields:
     - { name: author, selector: small.author }
-    - { name: author_url, selector: "a[href*='/author/']", type: link, transform: ["replace:Albert-Einstein:Nobody-Known"] }
+    - { name: author_url, selector: "a[href*='/author/']", type: link, transform: ["replace:Ada-Whitmore:Nobody-Known"] }
 ${Array.from({ length: 8 }, (_, i) => `    - { name: text_${i + 1}, selector: span.text }`).join('\n')}
 detail_fields:
   fields:

@@ -1,15 +1,14 @@
 /**
  * Helpers for the engine tests: running a YAML config against loopback, a tiny inline HTTP server for
- * pages the fixture site does not have, error-code assertions, and an independent reading of the corpus
- * books page (plain regexes over the file, not the engine) to compare the engine's rows with.
+ * pages the fixture site does not have, error-code assertions, and an independent reading of the fixture's
+ * books home page (plain regexes over its HTML, not the engine) to compare the engine's rows with.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { parseConfig } from '../../lambdas/engine/config.ts';
 import { runLightweight as runConfig, type LightweightOptions as RunOptions, type CrawlResult as RunResult } from '../../lambdas/engine/engines.ts';
-import { corpusPath } from '../fixtures/corpus.ts';
+import { bookshopPage } from '../fixtures/site/books.ts';
 import { decodeEntities } from '../fixtures/site/http.ts';
 
 /** The guard allowlist that lets the engine reach the loopback fixture servers (and nothing else). */
@@ -91,11 +90,11 @@ export async function serveInline(pages: Record<string, InlinePage | string | ((
   };
 }
 
-/** One product of the corpus books page, read with plain regexes. */
+/** One product of the fixture's books home page, read with plain regexes. */
 export interface PodExpectation {
   title: string;
   href: string;
-  /** The price as the page writes it, e.g. "£51.77". */
+  /** The price as the page writes it, e.g. "£51.20". */
   priceText: string;
   rating: string;
   imgSrc: string;
@@ -106,26 +105,19 @@ export interface PodExpectation {
   linkText: string;
 }
 
-/** The corpus page text (read once per file). */
-const texts = new Map<string, string>();
-export function corpusText(...segments: string[]): string {
-  const key = segments.join('/');
-  let text = texts.get(key);
-  if (text === undefined) {
-    text = readFileSync(corpusPath(...segments), 'utf8');
-    texts.set(key, text);
-  }
-  return text;
+/** The fixture's books home page (/books/), as served. */
+export function booksHomeHtml(): string {
+  return bookshopPage('/books/')!;
 }
 
-/** The products of `listings/books-toscrape-home.html`, in page order, without cheerio. */
+/** The products of the books home page (/books/), in page order, without cheerio. */
 export function homePods(): PodExpectation[] {
-  const html = corpusText('listings', 'books-toscrape-home.html');
+  const html = booksHomeHtml();
   return html.split('<article class="product_pod">').slice(1).map((chunk) => {
     const pod = chunk.slice(0, chunk.indexOf('</article>'));
     const one = (re: RegExp): string => {
       const m = re.exec(pod);
-      assert.ok(m?.[1] !== undefined, `corpus pod without ${re}`);
+      assert.ok(m?.[1] !== undefined, `book pod without ${re}`);
       return m[1];
     };
     const ratingBlock = one(/(<p class="star-rating [\s\S]*?<\/p>)/);
@@ -142,12 +134,12 @@ export function homePods(): PodExpectation[] {
   });
 }
 
-/** A name key that ignores spacing, punctuation and accents ("Alexandre Dumas fils" = "Alexandre Dumas-fils"). */
+/** A name key that ignores spacing, punctuation and accents ("Renée Duval" = "Renee-Duval"). */
 export function nameKey(name: string): string {
   return name.normalize('NFD').replace(/[^A-Za-z]/g, '').toLowerCase();
 }
 
-/** "£51.77" -> 51.77, by hand: the pound sign off, the rest a plain decimal. */
+/** "£51.20" -> 51.2, by hand: the pound sign off, the rest a plain decimal. */
 export function poundsToNumber(text: string): number {
   const m = /^£(\d+\.\d{2})$/.exec(text);
   assert.ok(m, `not a £NN.NN price: ${text}`);

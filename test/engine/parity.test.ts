@@ -2,7 +2,7 @@
  * Parity of the two page loaders (issue 8; docs/crawler.md): every case runs the same config through the one
  * crawler over the HTTP loader and over the browser loader (real Chromium), and asserts identical rows, page
  * counts, item counts and warnings, plus what the fixture data says the rows must be (independent of the
- * engine: the corpus quotes and authors, the books fixture's values, the pages' own structure). Failing
+ * engine: the fixture's quotes and authors, the books fixture's values, the pages' own structure). Failing
  * first pages must fail with the same code on both.
  *
  * The static fixture pages are what a browser renders too, so any difference is the crawler's or the parser's:
@@ -307,7 +307,7 @@ output: { deduplicate_fields: [author], limit: 12 }
   },
   {
     name: 'a mis-nested heading ends where a browser ends it',
-    yaml: (s) => `target: { url: "${s}/quotes/author/Albert-Einstein/" }
+    yaml: (s) => `target: { url: "${s}/quotes/author/Ada-Whitmore/" }
 extract:
   type: single
   fields:
@@ -316,7 +316,7 @@ extract:
     - { name: born, selector: "div.author-details > p > span.author-born-date" }
 `,
     expect: (r) => {
-      const a = allAuthors().get('Albert-Einstein')!;
+      const a = allAuthors().get('Ada-Whitmore')!;
       assert.deepEqual(r.rows, [{ name: a.name, headings_with_paragraphs: 0, born: a.bornDate }]);
     },
   },

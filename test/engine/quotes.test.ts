@@ -1,14 +1,15 @@
 /**
- * The lightweight engine over the fixture quotes site (the real quotes.toscrape.com data of the corpus):
+ * The lightweight engine over the fixture quotes site (a quotes.toscrape.com look-alike over the fixture's own data):
  * click and url pagination, max_pages, stop_condition.max_items, wait_after, detail pages from author
- * links, categories from the top-ten tags box, and the output block. Expected rows come from the corpus
- * (quotesdb.jl, authorsdb.jl) through the fixture's data functions or read here directly.
+ * links, categories from the top-ten tags box, and the output block. Expected rows come from the fixture's data
+ * (quotes-data.ts) through the fixture's data functions or read here directly.
  */
 import { describe, it, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes, quotesWithTag, topTags, QUOTES_PER_PAGE } from '../fixtures/site/quotes.ts';
-import { corpusText, nameKey, runYaml } from './helpers.ts';
+import { AUTHOR_RECORDS } from '../fixtures/site/quotes-data.ts';
+import { nameKey, runYaml } from './helpers.ts';
 
 const QUOTE_FIELDS = `extract:
   container: div.quote
@@ -24,15 +25,9 @@ const PAGES = Math.ceil(allQuotes().length / QUOTES_PER_PAGE);
 /** The quotes as rows of QUOTE_FIELDS. */
 const expectedRows = (quotes = allQuotes()) => quotes.map((q) => ({ text: q.text, author: q.author, tags: q.tags }));
 
-/** born_at per author, read from the corpus authorsdb.jl directly. */
+/** born_at per author, read from the fixture's records directly (not through quotes.ts). */
 function bornDates(): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const line of corpusText('quotes', 'authorsdb.jl').split('\n')) {
-    if (!line.trim()) continue;
-    const a = JSON.parse(line) as { name: string; born_at: string };
-    out.set(nameKey(a.name), a.born_at);
-  }
-  return out;
+  return new Map(AUTHOR_RECORDS.map((a) => [nameKey(a.name), a.born_at]));
 }
 
 describe('quotes site', () => {
@@ -43,7 +38,7 @@ describe('quotes site', () => {
 
   const listingHits = () => [...site.hits.keys()].filter((k) => /^\/quotes\/(page\/\d+\/)?$/.test(k)).sort();
 
-  it('sanity: the corpus has 100 quotes, 10 listing pages', () => {
+  it('sanity: the fixture has 100 quotes, 10 listing pages', () => {
     assert.equal(allQuotes().length, 100);
     assert.equal(PAGES, 10);
   });
@@ -72,7 +67,7 @@ describe('quotes site', () => {
   });
 
   describe('click pagination', () => {
-    it('follows li.next a over all 10 pages: 100 rows with text, author and tags in corpus order', async () => {
+    it('follows li.next a over all 10 pages: 100 rows with text, author and tags in the fixture order', async () => {
       const r = await runYaml(`target: { url: "${site.url}/quotes/" }\n${QUOTE_FIELDS}pagination:\n  type: click\n  selector: li.next a\n  max_pages: 50\n`);
       assert.equal(r.rows.length, 100);
       assert.deepEqual(r.rows, expectedRows());
@@ -182,7 +177,7 @@ pagination: { type: click, selector: "li.next a" }
         assert.ok(typeof row.born_in === 'string' && row.born_in.length > 0 && !row.born_in.startsWith('in '));
         assert.deepEqual(Object.keys(row), ['text', 'author', 'about', 'name', 'born', 'born_in'], 'detail fields after the item fields');
       });
-      assert.equal(r.rows[0]!.born, 'March 14, 1879', 'Albert Einstein, as in authorsdb.jl');
+      assert.equal(r.rows[0]!.born, 'March 3, 1881', 'Ada Whitmore, as in quotes-data.ts');
       const authorHits = [...site.hits.entries()].filter(([k]) => k.startsWith('/quotes/author/'));
       assert.equal(authorHits.length, authors.size);
       assert.ok(authorHits.every(([, n]) => n === 1), 'every author page fetched once');
@@ -192,7 +187,7 @@ pagination: { type: click, selector: "li.next a" }
   });
 
   describe('categories over the top-ten tags box', () => {
-    it('crawls each tag with its pagination; rows carry _category and _category_url; counts match the corpus', async () => {
+    it('crawls each tag with its pagination; rows carry _category and _category_url; counts match the fixture data', async () => {
       const progress: number[] = [];
       const r = await runYaml(`target: { url: "${site.url}/quotes/" }
 extract:
@@ -292,7 +287,7 @@ pagination: { type: click, selector: "li.next a" }
 output: { deduplicate: true }
 `);
       const firstSeen = [...new Set(allQuotes().map((q) => q.author))];
-      assert.ok(firstSeen.length < 100, 'authors repeat in the corpus');
+      assert.ok(firstSeen.length < 100, 'authors repeat in the fixture quotes');
       assert.deepEqual(r.rows, firstSeen.map((author) => ({ author })));
       assert.equal(r.itemsFound, 100, 'items found counts before deduplication');
     });

@@ -11,10 +11,10 @@
  * page and loads nothing else; a full run with pagination gives the rows the service's run of the same
  * config gives; detail pages in a background tab; stop keeps the rows read; each export downloaded from the
  * popup and read back (JSON, CSV with its BOM, XLSX with read-excel-file); suggest finds the records of the
- * corpus listings; a popup screenshot (docs/screenshots/extension-popup.png with SAI_UPDATE_SCREENSHOTS=1); the
+ * fixture books listings; a popup screenshot (docs/screenshots/extension-popup.png with SAI_UPDATE_SCREENSHOTS=1); the
  * icons in the manifest, each PNG of its size.
  *
- * Expected values come from the fixture's data (allQuotes(), the corpus authors), from the pages read here
+ * Expected values come from the fixture's data (allQuotes(), AUTHOR_RECORDS), from the pages read here
  * with cheerio, or from the service's answer to the same request; never from the extension itself.
  */
 import { describe, it, before, after } from 'node:test';
@@ -32,8 +32,9 @@ import { quotesConfigYaml, tablefulConfigYaml } from '../fixtures/site/quotes-co
 import { client, firstStartCredentials, startService, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/until.ts';
 import { launchDebianChromium } from '../helpers/chromium.ts';
-import { serveInline, corpusText, nameKey, type InlineServer } from '../engine/helpers.ts';
-import { corpusPath } from '../fixtures/corpus.ts';
+import { serveInline, nameKey, type InlineServer } from '../engine/helpers.ts';
+import { bookshopPage } from '../fixtures/site/books.ts';
+import { AUTHOR_RECORDS } from '../fixtures/site/quotes-data.ts';
 import { SEARCH_ACTIONS_YAML, searchActionsExpected } from '../fixtures/site/search-actions.ts';
 import { ICON_SIZES, iconPng } from '../../scripts/extension-icons.ts';
 
@@ -188,8 +189,8 @@ describe('browser extension in Chromium', { timeout: 300_000 }, () => {
     pages = await serveInline({
       '/products/': productsPage(1, 50, '/products/2/'),
       '/products/2/': productsPage(51, 50, null),
-      '/books/': fs.readFileSync(corpusPath('listings', 'books-toscrape-home.html'), 'utf8'),
-      '/books/catalogue/': fs.readFileSync(corpusPath('listings', 'books-toscrape-listing.html'), 'utf8'),
+      '/books/': bookshopPage('/books/')!,
+      '/books/catalogue/': bookshopPage('/books/catalogue/page-2.html')!,
     });
     svc = await startService();
     cred = firstStartCredentials(svc);
@@ -524,10 +525,7 @@ detail_fields:
     clearInterval(watch);
     const run = await lastRun();
     const born = new Map<string, string>();
-    for (const line of corpusText('quotes', 'authorsdb.jl').split('\n').filter(Boolean)) {
-      const a = JSON.parse(line) as { name: string; born_at: string };
-      born.set(nameKey(a.name), a.born_at);
-    }
+    for (const a of AUTHOR_RECORDS) born.set(nameKey(a.name), a.born_at);
     assert.equal(run.rows.length, 10);
     run.rows.forEach((r, i) => {
       assert.equal(r.author, allQuotes()[i]!.author);
@@ -562,8 +560,8 @@ detail_fields:
   });
 
   for (const [name, route] of [['home', '/books/'], ['listing', '/books/catalogue/']] as const) {
-    it(`suggest finds the 20 records of the corpus books ${name} page, and Quick Test of the suggestion gives them`, async () => {
-      const html = fs.readFileSync(corpusPath('listings', name === 'home' ? 'books-toscrape-home.html' : 'books-toscrape-listing.html'), 'utf8');
+    it(`suggest finds the 20 records of the books ${name} page, and Quick Test of the suggestion gives them`, async () => {
+      const html = bookshopPage(name === 'home' ? '/books/' : '/books/catalogue/page-2.html')!;
       const $ = load(html);
       const titles = $('article.product_pod h3 a').toArray().map((a) => $(a).attr('title')!);
       assert.equal(titles.length, 20);

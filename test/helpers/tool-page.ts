@@ -1,4 +1,4 @@
-/** Builds the {@link ToolPage} a page tool reads from HTML in a test (a corpus file, an inline page). */
+/** Builds the {@link ToolPage} a page tool reads from HTML in a test (a fixture page, a corpus file, an inline page). */
 import type { ToolPage } from '../../lambdas/tools/page.ts';
 
 /** A 200 `text/html` page at `url` with `html` as its body; `extra` overrides any field. */

@@ -3,7 +3,7 @@
  * container match and up to N element siblings after it, stopping before the next container match; a field's
  * selector matches the whole document and keeps the elements that are one of the item's elements or inside one,
  * in document order. Inline pages whose expected rows are written by hand, and the fixture site's /tableful/
- * page (quotes.toscrape.com's table layout) fetched over loopback, checked against the corpus quotes.
+ * page (quotes.toscrape.com's table layout) fetched over loopback, checked against the fixture's quotes.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';

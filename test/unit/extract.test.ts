@@ -1,8 +1,8 @@
 /**
- * Field extraction (lambdas/engine/extract.ts) on real pages: the books.toscrape.com pages of the corpus
- * and the fixture site's quotes table and <base href> page, through loadHtml + extractItems /
- * extractDetail exactly as the engines call them. Expected values are read from the HTML files with
- * plain regexes (test/engine/helpers.ts) or from the corpus quotes data, never from the engine.
+ * Field extraction (lambdas/engine/extract.ts) on the fixture site's pages: the books home page and a book's detail
+ * page (books.toscrape.com's markup), the quotes table and the <base href> page, through loadHtml + extractItems /
+ * extractDetail exactly as the engines call them. Expected values are read from the HTML with plain regexes
+ * (test/engine/helpers.ts) or from the fixture's quotes data, never from the engine.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,11 +11,12 @@ import { compileFields, documentBase, extractDetail, extractItems, loadHtml, typ
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes, QUOTES_PER_PAGE } from '../fixtures/site/quotes.ts';
 import { decodeEntities } from '../fixtures/site/http.ts';
-import { corpusText, homePods, poundsToNumber } from '../engine/helpers.ts';
+import { booksHomeHtml, homePods, poundsToNumber } from '../engine/helpers.ts';
+import { bookshopPage } from '../fixtures/site/books.ts';
 
-/** Where the corpus page lived; links resolve against it. */
-const HOME_URL = 'https://books.toscrape.com/index.html';
-const BOOK_URL = 'https://books.toscrape.com/catalogue/a-light-in-the-attic_1000/index.html';
+/** Where the pages are taken to live; links resolve against it. */
+const HOME_URL = 'https://books.example/index.html';
+const BOOK_URL = 'https://books.example/catalogue/a-lantern-for-the-lighthouse-keeper_20/index.html';
 
 /** Runs the `extract` block of a config (YAML, target added here) over `html` as if fetched from `pageUrl`. */
 function extract(html: string, extractYaml: string, pageUrl: string): Row[] {
@@ -31,15 +32,15 @@ function detail(html: string, fieldsYaml: string, pageUrl: string): Row {
   return extractDetail($, compileFields(c.extract.fields), pageUrl);
 }
 
-const home = () => corpusText('listings', 'books-toscrape-home.html');
-const book = () => corpusText('listings', 'books-toscrape-book.html');
+const home = () => booksHomeHtml();
+const book = () => bookshopPage('/books/catalogue/a-lantern-for-the-lighthouse-keeper_20/index.html')!;
 
-describe('list extraction on the books.toscrape.com home page (corpus)', () => {
+describe('list extraction on the books home page', () => {
   const pods = homePods();
 
-  it('the independent reading finds the 20 products the corpus README promises', () => {
+  it('the independent reading finds the 20 books of the catalogue', () => {
     assert.equal(pods.length, 20);
-    assert.equal(pods[0]!.title, 'A Light in the Attic');
+    assert.equal(pods[0]!.title, 'A Lantern for the Lighthouse Keeper');
     assert.ok(pods.every((p) => /^£\d+\.\d\d$/.test(p.priceText)));
   });
 
@@ -62,10 +63,11 @@ describe('list extraction on the books.toscrape.com home page (corpus)', () => {
         rating: pod.rating,
       }, `product ${i + 1}`);
       assert.equal(typeof row.price, 'number');
-      assert.match(row.url as string, /^https:\/\/books\.toscrape\.com\/catalogue\/[^/]+\/index\.html$/);
+      assert.match(row.url as string, /^https:\/\/books\.example\/catalogue\/[^/]+\/index\.html$/);
     });
-    // Titles with entities come out decoded (the page writes Shakespeare&#39;s Sonnets).
-    assert.ok(rows.some((r) => r.title === "Shakespeare's Sonnets"));
+    // Titles with entities come out decoded (the page writes It&#39;s Always Tuesday in Vellmar, Bread &amp; Circuits).
+    assert.ok(rows.some((r) => r.title === "It's Always Tuesday in Vellmar"));
+    assert.ok(rows.some((r) => r.title === 'Bread & Circuits'));
   });
 
   it('text of a truncated link differs from the title attribute; text is not trimmed without strip', () => {
@@ -77,7 +79,7 @@ describe('list extraction on the books.toscrape.com home page (corpus)', () => {
     - { name: avail_clean, selector: p.availability, transform: [trim_whitespace] }
 `, HOME_URL);
     rows.forEach((row, i) => assert.equal(row.shown, pods[i]!.linkText));
-    assert.equal(rows[0]!.shown, 'A Light in the ...');
+    assert.equal(rows[0]!.shown, 'A Lantern for the ...');
     assert.notEqual(rows[0]!.avail, 'In stock');
     assert.match(rows[0]!.avail as string, /^\s+In stock\s+$/);
     assert.ok(rows.every((r) => r.avail_clean === 'In stock'));
@@ -183,7 +185,7 @@ describe('list extraction on the books.toscrape.com home page (corpus)', () => {
       pager: /<li class="current">\s*([^<]*?)\s*<\/li>/.exec(pageText)![1],
       next: new URL(/<li class="next"><a href="([^"]+)"/.exec(pageText)![1]!, HOME_URL).href,
     });
-    assert.equal(row!.results, 1000);
+    assert.equal(row!.results, 60);
   });
 
   it('multiple: true gives every match in page order, transforms applied to each, blanks dropped', () => {
@@ -198,7 +200,7 @@ describe('list extraction on the books.toscrape.com home page (corpus)', () => {
     const sidebar = home().slice(home().indexOf('<div class="side_categories">'));
     const inner = sidebar.slice(sidebar.indexOf('<ul>'), sidebar.indexOf('</aside>') === -1 ? undefined : sidebar.indexOf('</aside>'));
     const names = [...inner.matchAll(/<a href="catalogue\/category\/books\/[^"]+">\s*([^<]*?)\s*<\/a>/g)].map((m) => decodeEntities(m[1]!));
-    assert.equal(names.length, 50);
+    assert.equal(names.length, 6);
     assert.deepEqual(row!.categories, names);
     assert.deepEqual(row!.prices, pods.map((p) => poundsToNumber(p.priceText)));
     assert.deepEqual(row!.none, []);
@@ -258,7 +260,7 @@ describe('a single value is the first match in document order', () => {
   });
 });
 
-describe('single extraction on the book page (corpus)', () => {
+describe('single extraction on a book\'s page', () => {
   const page = () => book();
   const description = () => decodeEntities(/<div id="product_description"[\s\S]*?<\/div>\s*<p>([\s\S]*?)<\/p>/.exec(page())![1]!);
 
@@ -292,7 +294,7 @@ describe('single extraction on the book page (corpus)', () => {
     - { name: description, selector: "#product_description + p" }
 `, BOOK_URL);
     assert.equal(row!.crumbs, (page().slice(page().indexOf('<ul class="breadcrumb">'), page().indexOf('</ul>', page().indexOf('<ul class="breadcrumb">'))).match(/<a href/g) ?? []).length);
-    assert.equal(row!.home, 'https://books.toscrape.com/index.html');
+    assert.equal(row!.home, 'https://books.example/index.html');
     assert.equal(row!.description, description());
   });
 
@@ -311,7 +313,7 @@ describe('single extraction on the book page (corpus)', () => {
       description: description().trim(),
       reviews: Number(/<th>Number of reviews<\/th>\s*<td>(\d+)<\/td>/.exec(page())![1]),
     });
-    assert.equal(row.upc, 'a897fe39b1053632');
+    assert.equal(row.upc, '6a31a6d75bb4e6de');
   });
 });
 
@@ -370,7 +372,7 @@ describe('table extraction', () => {
     assert.deepEqual(withFields.map((r) => [r.key, r.value]), expected);
     const bare = extract(book(), 'extract:\n  type: table\n  container: table.table-striped\n', BOOK_URL);
     assert.deepEqual(bare.map((r) => [r.column_1, r.column_2]), expected);
-    assert.equal(bare[0]!.column_2, 'a897fe39b1053632');
+    assert.equal(bare[0]!.column_2, '6a31a6d75bb4e6de');
   });
 
   it('inline table: repeated and empty header names, nested tables not mixed in', () => {

@@ -1,22 +1,21 @@
 /**
  * suggestConfig (lambdas/generator/suggest.ts), the extension's "suggest": record detection on a page the
- * caller already has, checked on the corpus listings against what the pages hold (read here with plain
+ * caller already has, checked on the fixture site's books listings against what the pages hold (read here with plain
  * selectors, not with the code under test), and on pages without records.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { load } from 'cheerio';
 import { suggestConfig } from '../../lambdas/generator/suggest.ts';
 import { parseConfig } from '../../lambdas/engine/config.ts';
 import { isCodedError } from '../../lambdas/errors.ts';
-import { corpusPath } from '../fixtures/corpus.ts';
+import { bookshopPage } from '../fixtures/site/books.ts';
 
-const BASE = 'http://books.toscrape.com/';
+const BASE = 'http://books.example/';
 
-for (const page of ['books-toscrape-home.html', 'books-toscrape-listing.html']) {
-  describe(`suggestConfig on the corpus listing ${page}`, () => {
-    const html = fs.readFileSync(corpusPath('listings', page), 'utf8');
+for (const page of ['/books/', '/books/catalogue/page-2.html']) {
+  describe(`suggestConfig on the books listing ${page}`, () => {
+    const html = bookshopPage(page)!;
     const $ = load(html);
     const titles = $('article.product_pod h3 a').toArray().map((a) => $(a).attr('title')!);
     const prices = $('article.product_pod .price_color').toArray().map((p) => $(p).text().trim());

@@ -18,6 +18,7 @@ import { contentReportSchema, countWords, extractContent, htmlText, normaliseTim
 import { tokenF1, tokenize } from '../../lambdas/tools/content-score.ts';
 import { corpusDir, corpusPath } from '../fixtures/corpus.ts';
 import { toolPage } from '../helpers/tool-page.ts';
+import { bookshopPage } from '../fixtures/site/books.ts';
 
 /** The URL the corpus's expected output was made with (Readability's test harness). */
 const CORPUS_URL = 'http://fakehost/test/page.html';
@@ -174,14 +175,13 @@ describe('extractContent on inline pages', () => {
   const article = (body: string, head = '<title>River story – The Town Paper</title>') =>
     `<!DOCTYPE html><html lang="en"><head>${head}</head><body><nav><a href="/">Home</a> <a href="/news">News</a></nav><article>${body}</article><footer>© The Town Paper</footer></body></html>`;
 
-  it('a listing page (books.toscrape.com) is not readerable and still gives a valid report', () => {
-    const html = readFileSync(corpusPath('listings', 'books-toscrape-home.html'), 'utf8');
-    const r = extractContent(toolPage(html, 'https://books.toscrape.com/index.html'));
+  it('a listing page (the fixture books page) is not readerable and still gives a valid report', () => {
+    const r = extractContent(toolPage(bookshopPage('/books/')!, 'https://books.example/index.html'));
     assertValid(r, 'listing');
     assert.equal(r.readerable, false);
     assert.ok(r.text.length > 0);
     assert.equal(r.word_count, countWords(r.text, r.lang));
-    for (const img of r.images) assert.ok(img.src.startsWith('https://books.toscrape.com/'), img.src);
+    for (const img of r.images) assert.ok(img.src.startsWith('https://books.example/media/'), img.src);
   });
 
   it('empty HTML gives an empty, valid report', () => {

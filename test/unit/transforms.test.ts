@@ -5,7 +5,6 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import {
   applyTransforms,
   compilePattern,
@@ -17,7 +16,7 @@ import {
   TRANSFORM_NAMES,
   type FieldValue,
 } from '../../lambdas/engine/transforms.ts';
-import { corpusPath } from '../fixtures/corpus.ts';
+import { bookshopPage } from '../fixtures/site/books.ts';
 
 /** Compiles one transform string and applies it. */
 const t = (spec: string, value: FieldValue): FieldValue => compileTransform(spec)(value);
@@ -100,12 +99,13 @@ describe('strip_currency', () => {
     assert.equal(t('strip_currency', '42'), '42');
   });
 
-  it('strips every price of the real books.toscrape.com page to a plain decimal', () => {
-    const html = readFileSync(corpusPath('listings', 'books-toscrape-home.html'), 'utf8');
+  it('strips every price of the fixture books page to a plain decimal', () => {
+    const html = bookshopPage('/books/')!;
     const prices = [...html.matchAll(/<p class="price_color">([^<]*)<\/p>/g)].map((m) => m[1]!);
     assert.equal(prices.length, 20);
+    assert.ok(prices.includes('£10.00'));
     for (const price of prices) {
-      assert.match(price, /^£\d+\.\d\d$/, 'the corpus writes prices as £NN.NN');
+      assert.match(price, /^£\d+\.\d\d$/, 'the page writes prices as £NN.NN');
       assert.equal(t('strip_currency', price), price.slice(1));
     }
   });
