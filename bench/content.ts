@@ -3,7 +3,7 @@
 // defaults) beside it, both over linkedom 0.18.14 (ours over the project's parse, content-dom.ts; Readability over
 // linkedom's own parse of the page).
 //
-// Corpus `readability`: the 130 pages of ../shared/corpus/articles/readability/, the page URL
+// Corpus `readability`: the 130 pages of <corpus>/articles/readability/, the page URL
 // http://fakehost/test/page.html (the one the expected output was made with).
 // Text: token precision, recall and F1 of each extractor's text against expected.html, mean and median over the
 // pages. Tokens are the lower-cased runs of Unicode letters, marks and digits; a page's score is the bag-of-words
@@ -17,7 +17,7 @@
 // The expected output is Readability's own (its test harness, a newer Readability than 0.6.0 over its JSDOMParser):
 // plain Readability is near the ceiling here by construction; this corpus shows where ours departs from it and why.
 //
-// Corpus `scrapinghub`: the 91 pages of ../shared/corpus/articles/scrapinghub/ (part of
+// Corpus `scrapinghub`: the 91 pages of <corpus>/articles/scrapinghub/ (part of
 // scrapinghub/article-extraction-benchmark: html/<key>.html.gz, ground-truth.json {key: {articleBody, url}}, the
 // bodies labelled by people), each at its own URL. Scored with that benchmark's evaluate.py exactly
 // (shingleCounts / shingleMetrics of content-score.ts): case-kept `\w+` tokens, shingles of 4, per page tp/fp/fn

@@ -1,5 +1,5 @@
 // The ground truth of the generate bench (bench/generate.ts) and how a produced config's rows are held against it:
-// the records of a saved records page (../shared/corpus/records/<folder>/records.csv, one line a record as people
+// the records of a saved records page (<corpus>/records/<folder>/records.csv, one line a record as people
 // wrote it down), a small CSV parser, the text normalization both sides go through, and when a record's first
 // value counts as "found" in the rows. Kept apart from the bench so that a test can use it too
 // (test/unit/generate-truth.test.ts).

@@ -1,5 +1,5 @@
 // `npm run bench -- generate`: the no-LLM config generator (generateHeuristic of lambdas/generator/heuristic.ts) on
-// the 300 saved search-result pages of ../shared/corpus/records/ (100 sites, split by site into development and test
+// the 300 saved search-result pages of <corpus>/records/ (100 sites, split by site into development and test
 // sites once, in bench/generate-split.json) and on the fixture site's variants (static quotes
 // over every page, the quotes table, a books listing, books with a field from each book's own page, quotes by tag
 // as categories, script-rendered quotes, load-more, infinite scroll over a JSON API). Issue 10's "Done when".

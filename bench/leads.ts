@@ -1,5 +1,5 @@
 // `npm run bench -- leads`: the lead-generation tool (extractLeads of lambdas/tools/leads.ts) on the labelled set
-// of bench/leads/ (README.md there): real pages of ../shared/corpus named by path, and contact pages written for
+// of bench/leads/ (README.md there): real pages of the corpus (test/corpus/README.md) named by path, and contact pages written for
 // the set in the style of real ones (bench/leads/pages/). Each page is read as a ToolPage at its `url` (the
 // address it was served at, which the country guess reads); its emails, phones and social profiles are compared
 // with the labels: emails case-insensitively, phones by E.164, profiles by network + handle (case-insensitive).

@@ -1,5 +1,5 @@
 // `npm run bench -- links`: the broken-link checker (checkLinks of lambdas/tools/links.ts) against linkinator
-// 8.1.0 (installed into bench/.peers by bench/deps.ts) on the two real pages of ../shared/corpus/links: ArchWiki
+// 8.1.0 (installed into bench/.peers by bench/deps.ts) on the two real pages of <corpus>/links: ArchWiki
 // "List of applications" (~7,300 hrefs, ~6,300 distinct links) and Wikipedia "Elvis Presley" (~4,200 hrefs,
 // ~2,000 distinct).
 //

@@ -12,7 +12,11 @@
  * run after the others, one at a time, so that the bound they check is the service's and not the CPU another
  * test file's browsers take. (Beside a second test suite their bounds are checked by hand: docs/security.md.)
  *
- * Usage: node test/run.ts [file-or-folder …]   (default: the whole test/ folder)
+ * The corpus suite (test/corpus/, `npm run test:corpus`) reads the real-page corpus from outside the repository
+ * (test/corpus/README.md): `npm test` leaves that folder out, and a run that includes it fails at once, before any
+ * test, when the corpus is not found, so it is never skipped silently.
+ *
+ * Usage: node test/run.ts [file-or-folder …]   (default: the whole test/ folder but test/corpus/)
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -28,7 +32,18 @@ function collect(p: string): string[] {
   return fs.readdirSync(p).sort().flatMap((name) => collect(path.join(p, name)));
 }
 
-const files = (args.length ? args : ['test']).flatMap((a) => collect(path.resolve(root, a))).map((f) => path.relative(root, f));
+const corpusSuite = path.join('test', 'corpus');
+const defaults = fs.readdirSync(path.join(root, 'test')).map((name) => path.join('test', name)).filter((p) => p !== corpusSuite);
+const files = (args.length ? args : defaults).flatMap((a) => collect(path.resolve(root, a))).map((f) => path.relative(root, f));
+if (files.some((f) => f.startsWith(corpusSuite + path.sep))) {
+  const { corpusDir } = await import('./fixtures/corpus.ts');
+  try {
+    console.log(`# corpus: ${corpusDir()}`);
+  } catch (err) {
+    console.error(`# the corpus suite cannot run: ${(err as Error).message} (test/corpus/README.md)`);
+    process.exit(1);
+  }
+}
 const node = process.execPath;
 const testArgs = ['--test', '--test-concurrency=2', '--test-timeout=300000'];
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

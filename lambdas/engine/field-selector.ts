@@ -9,7 +9,7 @@
  * synchronous), so the matches are exactly cheerio's. Selectors cheerio treats specially are left to cheerio: jQuery's
  * positional filters (`:first`, `:eq(1)`, …, cheerio-select's own), `:scope`, and selectors that start with a
  * combinator (`> a`, `+ p`), whose matches need not be inside the item. test/unit/field-selector.test.ts
- * holds the two to the same results on real pages.
+ * holds the two to the same results on the fixture site's pages, test/corpus/field-selector.test.ts on real pages.
  *
  * Items spread over sibling elements (`extract.following_siblings`) search differently: see
  * {@link compileSiblingsSelector}.

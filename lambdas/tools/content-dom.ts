@@ -6,8 +6,8 @@
  * rules: a `<button>` before an `<input>`, a `<script>` at a `</script>` inside a comment of the script, and reads
  * `<noembed>` and `<textarea>` content differently).
  *
- * What the document holds, against the project's tree (test/unit/content-dom.test.ts checks it on every article page
- * of the corpus):
+ * What the document holds, against the project's tree (test/unit/content-dom.test.ts checks it on the fixture site's pages,
+ * test/corpus/content-dom.test.ts on every article page of the corpus):
  * - the same elements, attributes (in order), text and comments, in the same order; SVG elements as linkedom's
  *   SVG elements (`ownerSVGElement` the outermost `<svg>`, as linkedom's parser sets it), with their names as the
  *   HTML parser adjusts them (`clipPath`); the doctype as linkedom's parser sets it;

@@ -2,7 +2,8 @@
  * Field extraction (lambdas/engine/extract.ts) on the fixture site's pages: the books home page and a book's detail
  * page (books.toscrape.com's markup), the quotes table and the <base href> page, through loadHtml + extractItems /
  * extractDetail exactly as the engines call them. Expected values are read from the HTML with plain regexes
- * (test/engine/helpers.ts) or from the fixture's quotes data, never from the engine.
+ * (test/engine/helpers.ts) or from the fixture's quotes data, never from the engine. Extraction on the real
+ * books.toscrape.com pages: test/corpus/real-pages.test.ts.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,7 +1,8 @@
 /**
  * suggestConfig (lambdas/generator/suggest.ts), the extension's "suggest": record detection on a page the
  * caller already has, checked on the fixture site's books listings against what the pages hold (read here with plain
- * selectors, not with the code under test), and on pages without records.
+ * selectors, not with the code under test), and on pages without records. The same checks on the real
+ * books.toscrape.com listings: test/corpus/generator-suggest.test.ts.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

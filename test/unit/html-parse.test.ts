@@ -1,8 +1,9 @@
 /**
  * lambdas/engine/html/parse.ts: parseHtml() builds the tree a browser builds, and its fast path never
  * returns a tree that differs from parse5's (the reference: parse5 8.1.1 with parse5-htmlparser2-tree-adapter,
- * scripting enabled). The html5lib tree-construction tests are in html5lib-tree-construction.test.ts.
- * - differential: every HTML page of the shared corpus, compared node by node with parse5;
+ * scripting enabled). The html5lib tree-construction tests are in test/corpus/html5lib-tree-construction.test.ts.
+ * - differential: every kind of page of the fixture site, compared node by node with parse5 (every HTML page of the
+ *   corpus: test/corpus/html-parse.test.ts);
  * - targeted cases: what a browser does with the markup errors pages are full of, asserted with selectors
  *   (expected structures written from the WHATWG parsing rules, not read from the code), each also compared
  *   with parse5;
@@ -14,8 +15,6 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { load, type CheerioAPI } from 'cheerio/slim';
 import type { Comment, Document, Element } from 'domhandler';
 import { parse } from 'parse5';
@@ -38,9 +37,9 @@ import {
 } from '../../lambdas/engine/html/parse.ts';
 import { treeDifference } from '../../lambdas/engine/html/compare.ts';
 import { loadHtml } from '../../lambdas/engine/extract.ts';
-import { corpusPath } from '../fixtures/corpus.ts';
 import { characterSoup, prng, tagSoup } from '../fixtures/html/tag-soup.ts';
-import { bookshopPage } from '../fixtures/site/books.ts';
+import { bookDetails, bookshopPage } from '../fixtures/site/books.ts';
+import { fixturePage } from '../fixtures/site/server.ts';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const XLINK = 'http://www.w3.org/1999/xlink';
@@ -58,26 +57,6 @@ function browser$(html: string): CheerioAPI {
   const doc = parseHtml(html);
   assert.equal(treeDifference(doc, parseHtmlWithParse5(html)), null);
   return load(doc);
-}
-
-function corpusPages(): string[] {
-  const sub = (dir: string, file: string): string[] =>
-    readdirSync(corpusPath(dir))
-      .sort()
-      .map((d) => join(corpusPath(dir), d, file))
-      .filter((f) => existsSync(f));
-  const html = (dir: string): string[] =>
-    readdirSync(corpusPath(dir), { recursive: true, encoding: 'utf8' })
-      .filter((f) => f.endsWith('.html'))
-      .sort()
-      .map((f) => join(corpusPath(dir), f));
-  return [
-    ...sub(join('articles', 'readability'), 'source.html'),
-    ...html(join('structured-data', 'extruct')),
-    ...sub('records', 'page.html'),
-    ...html('listings'),
-    ...html('links'),
-  ];
 }
 
 describe('treeDifference (the comparison every test below relies on)', () => {
@@ -107,30 +86,18 @@ describe('treeDifference (the comparison every test below relies on)', () => {
   });
 });
 
-describe('the corpus: parseHtml() builds the tree parse5 builds, for every page', () => {
-  const pages = corpusPages();
+/** One page of each kind the fixture site serves. */
+const FIXTURE_PAGES = ['/books/', '/books/catalogue/page-3.html', `/books/catalogue/${bookDetails()[7]!.slug}/index.html`, '/books/catalogue/category/books/travel_3/index.html',
+  '/quotes/', '/quotes/tag/love/page/2/', '/quotes/author/Siobhan-OConnell/', '/tableful/', '/quotes-table/', '/js/quotes/', '/article/', '/base-href/'];
 
-  it(`covers the whole corpus (${pages.length} pages)`, () => {
-    // 130 Readability articles, 57 extruct pages, 100 record pages, 3 listings, 2 link pages.
-    assert.ok(pages.length >= 290, `only ${pages.length} pages found`);
-  });
-
-  it('the fast path answers for at least 90% of the pages, and every tree it returns is the one parse5 builds', (t) => {
-    let fast = 0;
-    const reasons: string[] = [];
-    for (const file of pages) {
-      const html = readFileSync(file, 'utf8');
+describe('the fixture site: parseHtml() builds the tree parse5 builds, for every kind of page', () => {
+  it('the fast path answers for the books, quotes, tableful, author and article pages, with parse5\'s tree', () => {
+    for (const path of FIXTURE_PAGES) {
+      const html = fixturePage(path);
       const doc = parseHtmlFast(html);
-      if (!doc) {
-        reasons.push(`${file.split('/').slice(-2).join('/')}: ${lastBailReason()}`);
-        continue;
-      }
-      fast++;
-      const d = treeDifference(doc, parseHtmlWithParse5(html));
-      assert.equal(d, null, `${file}: ${d}`);
+      assert.ok(doc, `${path}: the fast path gave up: ${lastBailReason()}`);
+      assert.equal(treeDifference(doc, parseHtmlWithParse5(html)), null, path);
     }
-    t.diagnostic(`fast path: ${fast} of ${pages.length} pages; parse5 for: ${reasons.join('; ')}`);
-    assert.ok(fast >= 0.9 * pages.length, `fast path for ${fast} of ${pages.length}: ${reasons.join('; ')}`);
   });
 });
 
@@ -546,9 +513,9 @@ describe('bounds (engine/html/limits.ts): what a hostile page can make the parse
   const plainParse5 = (html: string): Document => parse(html, { treeAdapter: adapter, scriptingEnabled: true }) as Document;
   const ids = (html: string, n: number) => Array.from({ length: n }, (_, i) => `<div id=d${i}>`).join('');
 
-  it('below the bounds the bounded parse5 is parse5: every page of the corpus and 3,000 documents of tag soup', () => {
-    for (const file of corpusPages()) {
-      const html = readFileSync(file, 'utf8');
+  it('below the bounds the bounded parse5 is parse5: the fixture site\'s pages and 3,000 documents of tag soup (every corpus page: test/corpus/html-parse.test.ts)', () => {
+    for (const file of FIXTURE_PAGES) {
+      const html = fixturePage(file);
       const bounded = parseHtmlWithParse5(html);
       assert.equal(parseTruncation(bounded), null, file);
       const d = treeDifference(bounded, plainParse5(html));

@@ -2,8 +2,9 @@
  * The broken-link checker (lambdas/tools/links.ts, links-extract.ts; docs/tools.md "broken-link-checker").
  *
  * - Extraction: every link kind on inline pages (srcset candidates, `<base href>`, meta refresh, fragments
- *   deduplicated, resource hints left out), and the two corpus pages of ../shared/corpus/links against a count
- *   derived here with cheerio from the documented table of link attributes.
+ *   deduplicated, resource hints left out), and the fixture site's pages against a count derived with cheerio from
+ *   the documented table of link attributes (test/helpers/links-expected.ts; the two large real pages of the corpus:
+ *   test/corpus/tools-links.test.ts).
  * - Checking, against HTTP servers on loopback only: ok, 404, 500, redirect chains to a 200 and to a 404, a
  *   refused port, a name that does not resolve (an injected resolver), a time-out, 429 then 200 after
  *   Retry-After, HEAD 405 then GET, guard refusals that open no socket, a depth-1 crawl with its parents (a
@@ -14,19 +15,18 @@
  */
 import { describe, it, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type http from 'node:http';
 import { Ajv } from 'ajv';
-import { load } from 'cheerio';
-import type { AnyNode, Element } from 'domhandler';
 import { checkLinks, linksReportSchema, type LinkCheckOptions, type LinkResult, type LinksReport } from '../../lambdas/tools/links.ts';
 import { extractLinks, parseMetaRefresh, parseSrcset } from '../../lambdas/tools/links-extract.ts';
 import { OutboundGuard, type ResolvedAddress } from '../../lambdas/net/guard.ts';
 import { Fetcher } from '../../lambdas/net/fetch.ts';
 import type { FetchedText, PageFetch } from '../../lambdas/tools/page.ts';
 import { toolPage } from '../helpers/tool-page.ts';
-import { corpusDir } from '../fixtures/corpus.ts';
+import { articleHtml } from '../fixtures/site/article.ts';
+import { bookDetails, bookshopPage } from '../fixtures/site/books.ts';
+import { fixturePage } from '../fixtures/site/server.ts';
+import { cheerioLinks } from '../helpers/links-expected.ts';
 import { listen, watchSockets, type LocalServer } from './net-helpers.ts';
 
 const ajv = new Ajv({ strict: true, allErrors: true, allowUnionTypes: true });
@@ -144,49 +144,18 @@ describe('extractLinks', () => {
     assert.deepEqual(relative.map((l) => [l.url, l.valid]), [['rel.html', false], ['https://abs.example/', true]]);
   });
 
-  for (const [file, pageUrl] of [
-    ['archwiki-list-of-applications.html', 'https://wiki.archlinux.org/title/List_of_applications'],
-    ['wikipedia-elvis-presley.html', 'https://en.wikipedia.org/wiki/Elvis_Presley'],
+  for (const [name, html, min] of [
+    ['the fixture article', articleHtml(), 19],
+    ['the fixture books home page', bookshopPage('/books/')!, 40],
+    ['a fixture book page', bookshopPage(`/books/catalogue/${bookDetails()[4]!.slug}/index.html`)!, 4],
+    ['the fixture quotes page', fixturePage('/quotes/'), 30],
   ] as const) {
-    it(`finds the links of the corpus page ${file} that cheerio finds`, () => {
-      const html = readFileSync(join(corpusDir(), 'links', file), 'utf8');
-      // Independent count: cheerio (parse5) selectors over the documented table, WHATWG URL resolution.
-      const $ = load(html);
-      const base = new URL($('base[href]').first().attr('href') ?? pageUrl, pageUrl);
-      const raw: string[] = [];
-      const table: Array<[string, string]> = [
-        ['a', 'href'], ['area', 'href'], ['link', 'href'], ['iframe', 'src'], ['iframe', 'longdesc'], ['frame', 'src'], ['frame', 'longdesc'],
-        ['img', 'src'], ['source', 'src'], ['script', 'src'], ['embed', 'src'], ['embed', 'pluginspage'], ['audio', 'src'], ['video', 'src'],
-        ['video', 'poster'], ['track', 'src'], ['input', 'src'], ['object', 'data'], ['body', 'background'], ['html', 'manifest'],
-        ['command', 'icon'], ['blockquote', 'cite'], ['q', 'cite'], ['del', 'cite'], ['ins', 'cite'],
-      ];
-      const readElement = (node: AnyNode) => {
-        if (!('attribs' in node)) return; // tags, scripts and styles alike
-        const el = node as Element;
-        for (const [tag, attr] of table) {
-          if (el.name !== tag) continue;
-          const v = el.attribs[attr];
-          if (v === undefined || !v.trim()) continue;
-          if (tag === 'link' && /^(\s*(dns-prefetch|preconnect)\s*)+$/i.test(el.attribs.rel ?? '')) continue;
-          raw.push(v);
-        }
-        if ((el.name === 'img' || el.name === 'source') && el.attribs.srcset) {
-          for (const c of el.attribs.srcset.split(',')) if (c.trim()) raw.push(c.trim().split(/\s+/)[0]!);
-        }
-        if (el.name === 'meta' && /refresh/i.test(el.attribs['http-equiv'] ?? '')) raw.push(/url\s*=\s*['"]?([^'"]+)/i.exec(el.attribs.content ?? '')?.[1] ?? '');
-        else if (el.name === 'meta' && /^\s*https?:\/\//i.test(el.attribs.content ?? '')) raw.push(el.attribs.content!);
-      };
-      // cheerio parses as a browser running scripts does: <noscript> holds text, whose markup is read on its own.
-      const visit = (doc: ReturnType<typeof load>) => doc('*').each((_, el) => {
-        readElement(el);
-        if ('name' in el && el.name === 'noscript') visit(load(doc(el).text()));
-      });
-      visit($);
-      const expected = new Set(raw.filter(Boolean).map((r) => { try { const u = new URL(r, base); u.hash = ''; return u.href; } catch { return r.trim(); } }));
+    it(`finds the links of ${name} that cheerio finds`, () => {
+      const pageUrl = 'https://site.example/section/page.html';
       const ours = extractLinks(html, pageUrl);
       assert.equal(new Set(ours.map((l) => l.url)).size, ours.length, 'duplicates');
-      assert.deepEqual(ours.map((l) => l.url).sort(), [...expected].sort());
-      assert.ok(ours.length > (file.startsWith('arch') ? 5000 : 1500), `${ours.length} links`);
+      assert.deepEqual(ours.map((l) => l.url).sort(), [...cheerioLinks(html, pageUrl)].sort());
+      assert.ok(ours.length >= min, `${ours.length} links`);
     });
   }
 });

@@ -1,6 +1,6 @@
 /**
  * The bounds of parseHtml() (docs/html-parsing.md, "Bounds"): every page is hostile input, so the tree a document
- * can build, and the work building it costs, are bounded whatever the markup. A page of the shared corpus reaches
+ * can build, and the work building it costs, are bounded whatever the markup. A page of the corpus (test/corpus/README.md) reaches
  * none of them (the deepest is 39 elements deep, the largest 52,801 nodes and 1.3 million characters of text);
  * test/unit/html-parse.test.ts checks that parseHtml() gives parse5's own tree there.
  */

@@ -6,7 +6,8 @@
  * by block start tags, `</h2>` closing an `<h3>`, and so on. A fast path (tree-builder.ts: htmlparser2's
  * tokenizer driving a port of parse5's tree construction) answers for the documents it can build exactly;
  * on anything outside its subset it gives up and parse5 parses the whole document. The invariant, tested on
- * the corpus and on random tag soup (test/unit/html-parse.test.ts): whenever the fast path returns a tree,
+ * the fixture site's pages and random tag soup (test/unit/html-parse.test.ts), and on the corpus
+ * (test/corpus/html-parse.test.ts): whenever the fast path returns a tree,
  * it is identical to parse5's. The fast path runs only with an htmlparser2 in HTMLPARSER2_VERIFIED_RANGE whose
  * tokenizer passes a probe at load (checkFastPath). See docs/html-parsing.md.
  *
@@ -110,7 +111,7 @@ export function parseHtml(html: string): Document {
 }
 
 /**
- * The htmlparser2 versions the fast path was verified on (`test/unit/html-parse.test.ts` and the html5lib tests, on
+ * The htmlparser2 versions the fast path was verified on (`test/unit/html-parse.test.ts`, `test/corpus/html-parse.test.ts` and the html5lib tests, on
  * 10.1.0): a range of plain `major.minor.patch` comparators (`>=`, `>`, `<=`, `<`, `=`), all of which must hold.
  * Patch releases of 10.1 are admitted unverified, on semver's promise (the probe at load still checks the Tokenizer's
  * private fields); 10.2 and later are not: the fast path is then off and every document goes to parse5.

@@ -1,5 +1,5 @@
 /**
- * The html5lib tree-construction tests (`../shared/corpus/html5lib-tests/tree-construction/*.dat`, the suite every
+ * The html5lib tree-construction tests (the corpus's `html5lib-tests/tree-construction/*.dat`, the suite every
  * HTML parser is checked against) run through parseHtml() (lambdas/engine/html/parse.ts), its fast path alone, its
  * bounded parse5 fallback and parse5 8 itself, with the htmlparser2 tree adapter.
  *
