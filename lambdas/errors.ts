@@ -7,7 +7,7 @@
  * (`node scripts/generate.ts`) are derived from it, so a code exists in one place. The engine, the guard
  * and the domain only throw.
  *
- * Body on the wire (ARCHITECTURE.md, "Errors"): `{"error": message, "code": code, "details": details}`;
+ * Body on the wire (docs/architecture.md, "Errors"): `{"error": message, "code": code, "details": details}`;
  * in a failed job's status_message: `<code>: <message>`.
  */
 
@@ -33,9 +33,9 @@ export interface ErrorCodeSpec {
 }
 
 /**
- * The closed list of error codes (ARCHITECTURE.md, "Errors"). Statuses are SPEC.md's ("Errors"): 400 bad
+ * The closed list of error codes (docs/architecture.md, "Errors"). Statuses are docs/spec.md's ("Errors"): 400 bad
  * request data, 401 bad key or login, 404 no such resource, 429 rate limit or quota, 500 server error;
- * 403, 405, 408, 409, 413, 417, 422, 431, 501 and 503 where SPEC.md is silent (docs/decisions.md).
+ * 403, 405, 408, 409, 413, 417, 422, 431, 501 and 503 where docs/spec.md is silent (docs/decisions.md).
  */
 export const ERROR_CODES = {
   invalid_request: {

@@ -1,9 +1,9 @@
 /**
- * The route table (ARCHITECTURE.md, idea 2): the one list of the HTTP API. It drives the local router
+ * The route table (docs/architecture.md, idea 2): the one list of the HTTP API. It drives the local router
  * (bin/local.ts), the API Gateway resources and per-route Lambdas (lib/), and the API docs. Adding an
  * endpoint is a line here plus its handler in lambdas/http/.
  *
- * Paths are SPEC.md's, with their trailing slash; `{id}` is a path parameter.
+ * Paths are docs/spec.md's, with their trailing slash; `{id}` is a path parameter.
  */
 
 import type { ErrorCode } from './errors.ts';
@@ -33,7 +33,7 @@ interface QueryParam {
 
 export interface RouteDef {
   method: HttpMethod;
-  /** SPEC.md path, e.g. `/api/v1/jobs/{id}/status/`. */
+  /** docs/spec.md path, e.g. `/api/v1/jobs/{id}/status/`. */
   path: string;
   /** Handler module under lambdas/, exporting `handler`. */
   handler: string;
@@ -141,11 +141,11 @@ const restRoutes: readonly RouteDef[] = [
   },
   { method: 'GET', path: '/api/v1/configs/{id}/', handler: 'http/configs-get.ts', auth: true, startsWork: false, access: READ, summary: 'Read one config with its YAML', responses: { 200: { description: 'The config', schema: configAnswer } }, errors: ID_404 },
   {
-    method: 'PUT', path: '/api/v1/configs/{id}/', handler: 'http/configs-update.ts', auth: true, startsWork: false, access: WRITE, summary: "Replace a config's YAML (not in SPEC.md)",
+    method: 'PUT', path: '/api/v1/configs/{id}/', handler: 'http/configs-update.ts', auth: true, startsWork: false, access: WRITE, summary: "Replace a config's YAML (not in docs/spec.md)",
     body: configYamlBody, responses: { 200: { description: 'The updated config', schema: configAnswer } }, errors: [...WITH_BODY, 'not_found', 'invalid_config', 'service_busy'],
   },
   {
-    method: 'POST', path: '/api/v1/configs/validate/', handler: 'http/configs-validate.ts', auth: true, startsWork: false, access: READ, summary: 'Validate config YAML without storing it (not in SPEC.md)',
+    method: 'POST', path: '/api/v1/configs/validate/', handler: 'http/configs-validate.ts', auth: true, startsWork: false, access: READ, summary: 'Validate config YAML without storing it (not in docs/spec.md)',
     body: configYamlBody, responses: { 200: { description: 'The config is valid', schema: configValidAnswer } }, errors: [...WITH_BODY, 'invalid_config', 'service_busy'],
   },
   { method: 'DELETE', path: '/api/v1/configs/{id}/', handler: 'http/configs-delete.ts', auth: true, startsWork: false, access: { table: 'write', scheduler: true }, summary: 'Delete a config (and its schedules)', responses: { 204: { description: 'Deleted' } }, errors: ID_404 },
@@ -170,7 +170,7 @@ const restRoutes: readonly RouteDef[] = [
   { method: 'GET', path: '/api/v1/jobs/{id}/status/', handler: 'http/job-status.ts', auth: true, startsWork: false, access: { table: 'read', bucket: 'read' }, summary: 'Job status and progress', responses: { 200: { description: 'The job with a preview of its rows', schema: jobStatusAnswer } }, errors: ID_404 },
   {
     method: 'GET', path: '/api/v1/jobs/{id}/changes/', handler: 'http/job-changes.ts', auth: true, startsWork: false, access: { table: 'read', bucket: 'read' },
-    summary: "What a completed run of a saved config changed since the config's previous completed run (not in SPEC.md; docs/monitoring.md)",
+    summary: "What a completed run of a saved config changed since the config's previous completed run (not in docs/spec.md; docs/monitoring.md)",
     query: [
       { name: 'change', description: 'Only changes of this kind', schema: { type: 'string', enum: ['added', 'removed', 'changed'] } },
       { name: 'offset', description: 'Changes to skip (added first, then removed, then changed)', schema: { type: 'integer', minimum: 0, default: 0 } },
@@ -195,10 +195,10 @@ const restRoutes: readonly RouteDef[] = [
     },
     errors: [...ID_404, 'invalid_request', 'job_not_finished', 'rate_limited', 'service_busy'],
   },
-  { method: 'GET', path: '/api/v1/schedules/', handler: 'http/schedules-list.ts', auth: true, startsWork: false, access: READ, summary: "The account's schedules (not in SPEC.md; docs/monitoring.md)", responses: { 200: { description: 'The schedules, newest first', schema: scheduleListAnswer } }, errors: KEYED },
+  { method: 'GET', path: '/api/v1/schedules/', handler: 'http/schedules-list.ts', auth: true, startsWork: false, access: READ, summary: "The account's schedules (not in docs/spec.md; docs/monitoring.md)", responses: { 200: { description: 'The schedules, newest first', schema: scheduleListAnswer } }, errors: KEYED },
   {
     method: 'POST', path: '/api/v1/schedules/', handler: 'http/schedules-create.ts', auth: true, startsWork: false, access: { table: 'write', scheduler: true },
-    summary: 'Run a saved config on a cron schedule (not in SPEC.md; docs/monitoring.md)', body: scheduleCreateBody,
+    summary: 'Run a saved config on a cron schedule (not in docs/spec.md; docs/monitoring.md)', body: scheduleCreateBody,
     responses: { 201: { description: 'The schedule, with its next run', schema: scheduleAnswer } }, errors: [...WITH_BODY, 'not_found', 'plan_required', 'plan_unknown'],
   },
   { method: 'GET', path: '/api/v1/schedules/{id}/', handler: 'http/schedules-get.ts', auth: true, startsWork: false, access: READ, summary: 'One schedule, with its next run and the jobs it started', responses: { 200: { description: 'The schedule', schema: scheduleAnswer } }, errors: ID_404 },
@@ -208,10 +208,10 @@ const restRoutes: readonly RouteDef[] = [
     responses: { 200: { description: 'The changed schedule', schema: scheduleAnswer } }, errors: [...WITH_BODY, 'not_found', 'plan_required', 'plan_unknown'],
   },
   { method: 'DELETE', path: '/api/v1/schedules/{id}/', handler: 'http/schedules-delete.ts', auth: true, startsWork: false, access: { table: 'write', scheduler: true }, summary: 'Delete a schedule', responses: { 204: { description: 'Deleted' } }, errors: ID_404 },
-  { method: 'GET', path: '/api/v1/webhooks/', handler: 'http/webhooks-list.ts', auth: true, startsWork: false, access: READ, summary: "The account's webhooks (not in SPEC.md; docs/monitoring.md)", responses: { 200: { description: 'The webhooks, newest first', schema: webhookListAnswer } }, errors: KEYED },
+  { method: 'GET', path: '/api/v1/webhooks/', handler: 'http/webhooks-list.ts', auth: true, startsWork: false, access: READ, summary: "The account's webhooks (not in docs/spec.md; docs/monitoring.md)", responses: { 200: { description: 'The webhooks, newest first', schema: webhookListAnswer } }, errors: KEYED },
   {
     method: 'POST', path: '/api/v1/webhooks/', handler: 'http/webhooks-create.ts', auth: true, startsWork: false, access: { table: 'write', secret: true },
-    summary: 'Be told when jobs end: signed POSTs (Standard Webhooks) to a URL (not in SPEC.md; docs/monitoring.md)', body: webhookCreateBody,
+    summary: 'Be told when jobs end: signed POSTs (Standard Webhooks) to a URL (not in docs/spec.md; docs/monitoring.md)', body: webhookCreateBody,
     responses: { 201: { description: 'The webhook and its signing secret, shown only here', schema: webhookCreatedAnswer } }, errors: [...WITH_BODY, 'invalid_url', 'target_forbidden'],
   },
   { method: 'GET', path: '/api/v1/webhooks/{id}/', handler: 'http/webhooks-get.ts', auth: true, startsWork: false, access: READ, summary: 'One webhook', responses: { 200: { description: 'The webhook', schema: webhookAnswer } }, errors: ID_404 },

@@ -57,7 +57,7 @@ export class Api extends Construct {
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.THREE_MONTHS, removalPolicy: stage.removalPolicy });
     this.restApi = new RestApi(this, 'RestApi', {
       restApiName: physicalNames(stage.name).restApi,
-      description: 'scrape-ai HTTP API (SPEC.md), one Lambda per route',
+      description: 'scrape-ai HTTP API (docs/spec.md), one Lambda per route',
       endpointTypes: [EndpointType.REGIONAL],
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       // Images (the screenshot tool) leave the Lambdas base64-encoded (isBase64Encoded); API Gateway decodes them only

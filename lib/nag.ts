@@ -51,5 +51,5 @@ export function suppressNagFindings(stack: ScrapeAiStack): void {
     ack(`AwsSolutions-IAM5[Resource::arn:${partition}:scheduler:${region}:${account}:schedule/${stack.scheduling.groupName}/*]`,
       "Schedules of the stage's own schedule group: one EventBridge schedule per stored schedule, named after its id, not known in advance (issue 26).");
   }
-  ack('AwsSolutions-COG4', 'Callers authenticate with service API keys (Bearer sai_…) through a Lambda TOKEN authorizer, not Cognito (SPEC.md, Authentication).');
+  ack('AwsSolutions-COG4', 'Callers authenticate with service API keys (Bearer sai_…) through a Lambda TOKEN authorizer, not Cognito (docs/spec.md, Authentication).');
 }

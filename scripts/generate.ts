@@ -39,7 +39,7 @@ export function renderErrorsDoc(): string {
 this file (test/unit/generated.test.ts fails while the two differ). -->
 
 Every error answer has the body \`{"error": "<human text>", "code": "<code>", "details": [...]}\`
-(ARCHITECTURE.md, "Errors"); the login 401 is a case of it. A failed job carries its code in its
+(docs/architecture.md, "Errors"); the login 401 is a case of it. A failed job carries its code in its
 status_message as \`<code>: <text>\`. This is the closed list: \`ERROR_CODES\` in \`lambdas/errors.ts\`,
 from which the HTTP layer takes each code's status (\`STATUS_BY_CODE\` in \`lambdas/http/middleware.ts\`).
 

@@ -1,5 +1,5 @@
 /**
- * Accounts, API keys and login (SPEC.md, "Authentication"; "Login result"; "Account").
+ * Accounts, API keys and login (docs/spec.md, "Authentication"; "Login result"; "Account").
  */
 import { CodedError } from '../errors.ts';
 import { apiKeyDigest, digestsEqual, generateApiKey, hashPassword, looksLikeApiKey, verifyPassword } from './crypto.ts';
@@ -96,7 +96,7 @@ export async function setPlan(svc: Services, email: string, plan: string): Promi
  * POST /api/v1/auth/login/: email and password for the API key. An account without a key gets one.
  * Failed logins are throttled per email and per client address (core/throttles.ts).
  * @param address the client's address, for the per-address throttle.
- * @returns SPEC.md's login result `{api_key, email, plan}`.
+ * @returns docs/spec.md's login result `{api_key, email, plan}`.
  * @throws CodedError `invalid_credentials` (401) for a wrong email or password, in the same time either
  *   way; `rate_limited` (429, `Retry-After`) past the failed-login limits, before the password is checked.
  */
@@ -132,7 +132,7 @@ export async function authenticate(svc: Services, apiKey: string): Promise<Accou
   return account;
 }
 
-/** GET /api/v1/me/: SPEC.md `{user, subscription}`. */
+/** GET /api/v1/me/: docs/spec.md `{user, subscription}`. */
 export async function accountView(svc: Services, account: AccountRecord): Promise<{ user: Record<string, unknown>; subscription: Record<string, unknown> }> {
   return {
     user: { id: account.id, email: account.email, first_name: account.first_name, last_name: account.last_name },

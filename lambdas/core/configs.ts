@@ -1,5 +1,5 @@
 /**
- * Saved configs per account (SPEC.md, "Config"; endpoints /api/v1/configs/).
+ * Saved configs per account (docs/spec.md, "Config"; endpoints /api/v1/configs/).
  */
 import { randomUUID } from 'node:crypto';
 import { CodedError } from '../errors.ts';
@@ -27,7 +27,7 @@ export function configView(c: ConfigRecord): Record<string, unknown> {
   return { id: c.id, name: c.name, target_url: c.target_url, yaml_content: c.yaml_content, prompt: c.prompt, created_at: c.created_at };
 }
 
-/** A list item: SPEC.md's `{id, name, target_url, created_at}`. */
+/** A list item: docs/spec.md's `{id, name, target_url, created_at}`. */
 export function configListItem(c: ConfigRecord): Record<string, unknown> {
   return { id: c.id, name: c.name, target_url: c.target_url, created_at: c.created_at };
 }
@@ -61,7 +61,7 @@ export async function getConfig(svc: Services, accountId: number, id: string): P
 }
 
 /**
- * Replaces a config's YAML after validating it (`PUT /api/v1/configs/{id}/`, docs/api.md: not in SPEC.md; the
+ * Replaces a config's YAML after validating it (`PUT /api/v1/configs/{id}/`, docs/api.md: not in docs/spec.md; the
  * dashboard's and the extension's "save"). Name, target URL, prompt and creation time stay.
  * @throws ConfigError `invalid_config` (nothing changed); CodedError `not_found` (404) when absent or another account's.
  */

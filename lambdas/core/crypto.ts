@@ -3,7 +3,7 @@
  *
  * - API keys: `sai_` + 40 base62 characters (238 bits) from the CSPRNG. Stored twice: a SHA-256 digest
  *   (hex) to look the key up, and an AES-256-GCM sealed copy so that login can hand the key back
- *   (SPEC.md, Authentication: login returns the key). The sealing key is derived from SAI_SECRET with
+ *   (docs/spec.md, Authentication: login returns the key). The sealing key is derived from SAI_SECRET with
  *   HKDF-SHA256 (RFC 5869).
  * - Passwords: scrypt (RFC 7914) from node:crypto, N=2^15, r=8, p=1, 16-byte salt, 32-byte hash.
  * - Comparisons of secrets use `timingSafeEqual`.
@@ -11,7 +11,7 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-/** Characters after the prefix (SPEC.md asks for at least 32). */
+/** Characters after the prefix: 40 base62 characters, about 238 bits (docs/security.md, "Keys and passwords"). */
 const API_KEY_LENGTH = 40;
 const API_KEY_PREFIX = 'sai_';
 const API_KEY_RE = new RegExp(`^${API_KEY_PREFIX}[A-Za-z0-9]{32,128}$`);

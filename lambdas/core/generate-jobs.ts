@@ -1,5 +1,5 @@
 /**
- * Generate jobs, the API side (SPEC.md, POST /api/v1/generate/; docs/generate.md): validate the URL and
+ * Generate jobs, the API side (docs/spec.md, POST /api/v1/generate/; docs/generate.md): validate the URL and
  * the prompt, check the plan and meter the generation (a YAML generation in variant A, credits in variant
  * B), create the job `pending` with its prompt, queue it. The worker side is core/generate-job-executor.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * The job state machine (SPEC.md, "States and transitions"; ARCHITECTURE.md, "Data through the house"):
+ * The job state machine (docs/spec.md, "States and transitions"; docs/architecture.md, "The path of a run"):
  * one table of the named transitions a job can make, the states each may start from per job type, the
  * state it leads to, and who may make it. Every write of a job's state goes through
  * {@link transitionJob}, which turns a named transition into the conditional write

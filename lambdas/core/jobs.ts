@@ -1,5 +1,5 @@
 /**
- * Jobs: a new job stored and queued, the views of SPEC.md ("Job"), where a job's rows are kept, and the end of a job the queue gave
+ * Jobs: a new job stored and queued, the views of docs/spec.md ("Job"), where a job's rows are kept, and the end of a job the queue gave
  * up on. The state machine, which every change of a job's state goes through, is core/job-states.ts.
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -23,7 +23,7 @@ export function previewKey(resultsKey: string): string {
   return resultsKey.replace(/\.json$/, '.preview.json');
 }
 
-/** The 202 body of POST /run/ and /generate/ (SPEC.md). */
+/** The 202 body of POST /run/ and /generate/ (docs/spec.md). */
 export function jobCreatedView(job: JobRecord): Record<string, unknown> {
   const out: Record<string, unknown> = { id: job.id, status: job.status, progress: job.progress, job_type: job.job_type };
   if (job.job_type === 'generate') Object.assign(out, { target_url: job.target_url, created_at: job.created_at });
@@ -42,7 +42,7 @@ function summary(job: JobRecord): Record<string, unknown> {
     pages_scraped: job.pages_scraped,
     api_discovered: job.api_discovered,
     created_at: job.created_at,
-    // Beyond SPEC.md (issue 40, docs/api.md "Jobs"): what the job list shows of each job.
+    // Beyond docs/spec.md (issue 40, docs/api.md "Jobs"): what the job list shows of each job.
     config_id: job.config_id,
     config_name: job.config_name ?? null,
     warning_count: job.warnings?.length ?? 0,
@@ -126,7 +126,7 @@ async function previewJson(svc: Services, job: JobRecord): Promise<string> {
 }
 
 /**
- * GET /jobs/{id}/status/: every field of SPEC.md's job, as the JSON text of the response body, with an entity tag
+ * GET /jobs/{id}/status/: every field of docs/spec.md's job, as the JSON text of the response body, with an entity tag
  * for a finished job. The rows of `results.data` are spliced in as stored, never parsed and written again. A
  * finished job's answer is built once per process and kept ({@link cachedFinishedStatus}).
  */
@@ -140,7 +140,7 @@ export async function jobStatusAnswer(svc: Services, job: JobRecord): Promise<{ 
   const rows = await previewJson(svc, job);
   const head = JSON.stringify(summary(job));
   const rowCount = job.status === 'completed' ? job.row_count : 0;
-  // A completed run of a saved config also says what changed (issue 26); other jobs keep SPEC.md's shape exactly.
+  // A completed run of a saved config also says what changed (issue 26); other jobs keep docs/spec.md's shape exactly.
   const c = job.status === 'completed' ? job.changes : null;
   const changes = c ? `,"changes":${JSON.stringify({ added: c.added, removed: c.removed, changed: c.changed, compared_with: c.compared_with })}` : '';
   const warnings = `,"warnings":${JSON.stringify(job.warnings ?? [])}`;

@@ -178,7 +178,7 @@ export async function refund(svc: Services, account: AccountRecord, charge: Char
   if (charge) await svc.store.refund(account.id, charge.counter, charge.amount);
 }
 
-/** SPEC.md subscription object of GET /me/, in the configured variant. */
+/** docs/spec.md subscription object of GET /me/, in the configured variant. */
 export async function subscriptionView(svc: Services, account: AccountRecord): Promise<Record<string, unknown>> {
   const plan = planOf(svc, account);
   const now = svc.clock.now();

@@ -1,6 +1,6 @@
 /**
  * Plans as data (lambdas/core/plans.json, or the file named by SAI_PLANS_FILE) for both billing
- * variants of SPEC.md ("Limits"): `credits` (variant B, the default) and `scrapes` (variant A).
+ * variants of docs/spec.md ("Limits"): `credits` (variant B, the default) and `scrapes` (variant A).
  */
 import fs from 'node:fs';
 import builtin from './plans.json' with { type: 'json' };
@@ -36,7 +36,7 @@ export interface Plan {
   gateway?: { rate_per_second: number; burst: number; requests_per_month: number };
   /**
    * Calls per UTC day per account of each tool (`seo-analyzer`, …), `*` for the tools without an entry of
-   * their own; absent: no daily limit (SPEC.md "Other limits": the SEO analyzer, 30 a day).
+   * their own; absent: no daily limit (docs/spec.md "Other limits": the SEO analyzer, 30 a day).
    */
   tool_calls_per_day?: Record<string, number>;
   /**
@@ -123,7 +123,7 @@ export function loadPlans(billing: Billing, file?: string): PlanCatalog {
 /**
  * Jobs of one account that may run at once on `workers` job workers (local worker threads, or the run
  * worker's concurrency on AWS): the plan's `max_concurrent_jobs`, but never every worker while there are two
- * or more, so another account's job always finds one free (ARCHITECTURE.md, idea 7). A plan that is not in
+ * or more, so another account's job always finds one free (docs/architecture.md, idea 7). A plan that is not in
  * the catalog (403 `plan_unknown` at the API) gets {@link DEFAULT_MAX_CONCURRENT_JOBS}.
  */
 export function accountJobLimit(plan: Pick<Plan, 'max_concurrent_jobs'> | undefined, workers: number): number {

@@ -1,5 +1,5 @@
 /**
- * The ports of the domain (ARCHITECTURE.md, idea 3): small interfaces the domain talks to. The local
+ * The ports of the domain (docs/architecture.md, idea 3): small interfaces the domain talks to. The local
  * adapters (lambdas/adapters/local: SQLite, a durable queue, files) and the AWS adapters
  * (lambdas/adapters/aws: DynamoDB, SQS, S3) implement them; one contract suite (test/contract) runs
  * against every store.
@@ -12,13 +12,13 @@ import type { ScrapeConfig } from '../engine/config.ts';
 import type { ScheduleRuleCheck } from './schedule-times.ts';
 import type { ExportFormat } from '../export/rows-export.ts';
 
-/** SPEC.md job states. */
+/** docs/spec.md job states. */
 export type JobStatus = 'pending' | 'analyzing' | 'generating' | 'validating' | 'running' | 'completed' | 'failed';
 export type JobType = 'run' | 'generate';
 
 /** An account as stored. Secrets are stored only as digests and sealed copies. */
 export interface AccountRecord {
-  /** SPEC.md: user.id is an integer. */
+  /** docs/spec.md: user.id is an integer. */
   id: number;
   email: string;
   first_name: string;
@@ -55,7 +55,7 @@ export interface UsageKeys {
   assign(accountId: number, plan: string, currentKeyId: string | null): Promise<{ id: string; value: string }>;
 }
 
-/** A stored config (SPEC.md, Config). */
+/** A stored config (docs/spec.md, Config). */
 export interface ConfigRecord {
   id: string;
   account_id: number;
@@ -83,7 +83,7 @@ export interface JobRecord {
   config_id: string | null;
   /** The config run; for a generate job, the config it produced ('' until it has one). */
   yaml_content: string;
-  /** The prompt of a generate job (SPEC.md, POST /generate/); null for runs. */
+  /** The prompt of a generate job (docs/spec.md, POST /generate/); null for runs. */
   prompt: string | null;
   created_at: string;
   updated_at: string;

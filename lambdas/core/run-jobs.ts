@@ -1,5 +1,5 @@
 /**
- * Run jobs, the API side (ARCHITECTURE.md, "Data through the house"):
+ * Run jobs, the API side (docs/architecture.md, "The path of a run"):
  * POST /run/ -> {@link startRun} (validate, check the plan, meter, create `pending`, enqueue) -> queue ->
  * run worker -> executeRun (core/run-job-executor.ts) -> status and results endpoints. Kept apart from the
  * worker side so that the API function's bundle carries no HTTP client or crawler.

@@ -1,5 +1,5 @@
 /**
- * The website-analysis tools, the API side (SPEC.md area B, "Tool endpoints"; docs/tools.md): what every
+ * The website-analysis tools, the API side (docs/spec.md, "Tool endpoints"; docs/tools.md): what every
  * tool call does before and after the tool's own work. In order:
  *
  * 1. a place in the tool workers' queue (core/tool-pool.ts): 503 `service_busy` when it is full, before anything
@@ -32,7 +32,7 @@ import type { Services } from './services.ts';
 import { isToolWorkerLost, ToolPool, type ToolPoolOptions } from './tool-pool.ts';
 import { TOOL_MAX_PAGE_BYTES, toolFetchers, toolWork as registerToolWork, type ToolWork, type ToolWorkFn } from './tool-thread.ts';
 
-/** The tools of SPEC.md's endpoint list, by the last segment of their path (`/api/v1/tools/<name>/`). */
+/** The tools of docs/spec.md's endpoint list, by the last segment of their path (`/api/v1/tools/<name>/`). */
 export type ToolName = 'seo-analyzer' | 'tech-detector' | 'lead-generation' | 'screenshot' | 'content-extractor'
   | 'broken-link-checker' | 'dns-whois' | 'ssl-checker';
 

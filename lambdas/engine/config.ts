@@ -1,5 +1,5 @@
 /**
- * Parsing and validation of the YAML config language (SPEC.md, "YAML config language"; reference:
+ * Parsing and validation of the YAML config language (docs/spec.md, "YAML config language"; reference:
  * docs/config-language.md; schema: ./schema.ts, written to ./schema.json for editors).
  *
  * `parseConfig` is the single entry point: YAML text in, a normalized {@link ScrapeConfig} out (every
@@ -343,7 +343,7 @@ function placed(problems: Problem[], index: PathIndex, lc: LineCounter): ConfigP
  * Parses and validates a config.
  * Time is linear in the text and bounded: the caps of ./config-source.ts (tokens, nesting, keys per
  * mapping) are checked before the tree is built or walked (docs/limits.md).
- * @param yamlText the YAML text (SPEC.md's yaml_content), at most {@link MAX_CONFIG_BYTES} bytes.
+ * @param yamlText the YAML text (docs/spec.md's yaml_content), at most {@link MAX_CONFIG_BYTES} bytes.
  * @returns the normalized config, every default of ./schema.ts filled in.
  * @throws ConfigError (code `invalid_config`) listing every problem (schema and semantic together, in
  *   document order, at most {@link MAX_CONFIG_PROBLEMS}) with its path, line and column; alone, a cap

@@ -1,5 +1,5 @@
 /**
- * The crawler: one crawl loop for every engine (ARCHITECTURE.md, idea 5; docs/crawler.md). It decides what
+ * The crawler: one crawl loop for every engine (docs/architecture.md, idea 5; docs/crawler.md). It decides what
  * to load and in which order, and what the answers mean; a page loader (./loaders/) only loads, over HTTP or
  * in a browser. Categories, pagination, detail pages, the page budget, dedupe of pages, caps, progress,
  * warnings and error codes exist here once, so the same config gives the same rows on either loader.

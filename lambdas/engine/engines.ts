@@ -1,5 +1,5 @@
 /**
- * The two engines of SPEC.md's `target.engine`: the one crawler (./crawler.ts) over the HTTP page loader
+ * The two engines of docs/spec.md's `target.engine`: the one crawler (./crawler.ts) over the HTTP page loader
  * (`lightweight`) or over the browser page loader (`heavy`). `engine: auto` picks one per run (./choose.ts).
  * {@link runConfig} is how every caller runs a config; {@link runLightweight} and {@link runHeavy} are its two halves.
  */

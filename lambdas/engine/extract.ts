@@ -1,5 +1,5 @@
 /**
- * Field extraction: the one implementation (ARCHITECTURE.md, idea 4). It runs on cheerio over the tree a
+ * Field extraction: the one implementation (docs/architecture.md, idea 4). It runs on cheerio over the tree a
  * browser builds from a page's HTML (loadHtml(), html/parse.ts), wherever that HTML comes from: the HTTP
  * loader's fetch, the browser loader's rendered page, or the browser extension's current page. It imports
  * nothing from Node.
@@ -271,7 +271,7 @@ function tableRows($: CheerioAPI, table: Cheerio<Element>, fields: readonly Comp
 }
 
 /**
- * Extracts the items of one page as SPEC.md's `extract` block describes: a row per container match
+ * Extracts the items of one page as docs/spec.md's `extract` block describes: a row per container match
  * (`list`; with `following_siblings`, of the match and the siblings after it that belong to it), one row
  * (`single`: the first container match, or the whole document without a container), or a row per body row of
  * each matched table (`table`).
@@ -310,7 +310,7 @@ export function extractItems($: CheerioAPI, extract: ScrapeConfig['extract'], fi
   }
 }
 
-/** A category found on a page (SPEC.md, categories). */
+/** A category found on a page (docs/spec.md, categories). */
 export interface CategoryLink {
   name: string;
   url: string;

@@ -1,5 +1,5 @@
 /**
- * The `output` block (SPEC.md): deduplication and the row limit, applied to a run's rows in order.
+ * The `output` block (docs/spec.md): deduplication and the row limit, applied to a run's rows in order.
  * Pure functions, shared by every engine and the browser extension.
  */
 import type { ScrapeConfig } from './config.ts';

@@ -1,5 +1,5 @@
 /**
- * What a page's pagination control is (SPEC.md, pagination `click`): absent, disabled, a link to the next page,
+ * What a page's pagination control is (docs/spec.md, pagination `click`): absent, disabled, a link to the next page,
  * or a control only a browser can follow. Read from the page's HTML, the same way for the crawler over either
  * loader and for `engine: auto` (choose.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * The JSON Schema of the YAML config language (SPEC.md, "YAML config language"; reference:
+ * The JSON Schema of the YAML config language (docs/spec.md, "YAML config language"; reference:
  * docs/config-language.md): the one source of its keys, types and defaults.
  *
  * - config.ts validates with it, and Ajv's `useDefaults` fills every `default` from it
@@ -78,7 +78,7 @@ export const configSchema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   $id: 'https://scrape-ai.dev/schemas/config-2.0.json',
   title: 'scrape-ai YAML scraping config, version 2.0',
-  description: 'The YAML config language of SPEC.md. Reference: docs/config-language.md. Generated from lambdas/engine/schema.ts by `node scripts/generate.ts`: edit that file, not this one. Point your editor at this file (# yaml-language-server: $schema=<path>/lambdas/engine/schema.json).',
+  description: 'The YAML config language of docs/spec.md. Reference: docs/config-language.md. Generated from lambdas/engine/schema.ts by `node scripts/generate.ts`: edit that file, not this one. Point your editor at this file (# yaml-language-server: $schema=<path>/lambdas/engine/schema.json).',
   type: 'object',
   additionalProperties: false,
   required: ['target', 'extract'],
@@ -269,7 +269,7 @@ export type ScrapeConfig = Omit<ValidatedConfig, 'version'> & { version: '2.0' }
 /** A field definition with its defaults applied (`type` text, `transform` [], `multiple` false). */
 export type FieldSpec = ScrapeConfig['extract']['fields'][number];
 
-/** Field types of SPEC.md's field table. */
+/** Field types of the config language (docs/spec.md, "YAML config language"; docs/config-language.md, "Fields"). */
 export type FieldType = FieldSpec['type'];
 
 /** A browser action with its defaults applied (`wait_after` 500 ms; for scroll, `direction` down, `amount` full). */

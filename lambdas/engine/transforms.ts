@@ -1,9 +1,9 @@
 /**
- * The 13 transforms of the YAML config language (SPEC.md, "YAML config language", transform table).
+ * The 13 transforms of the YAML config language (docs/spec.md, "YAML config language"; docs/config-language.md, "Transforms").
  *
  * Transforms are pure functions on values, with no DOM and no Node built-ins, so the very same module
  * runs in the lightweight engine, over the heavy engine's rendered HTML and in the browser extension
- * (ARCHITECTURE.md, idea 4). A transform string is parsed once per config (`compileTransforms`), not
+ * (docs/architecture.md, idea 4). A transform string is parsed once per config (`compileTransforms`), not
  * once per row.
  *
  * Value rules (docs/config-language.md, "Transforms"):
@@ -32,7 +32,7 @@ export class TransformError extends Error {
 /** Currency symbols removed by `strip_currency`: pound, dollar, euro, yen, lira, plus their common variants. */
 const CURRENCY = /US\$|[£$€¥₺￥＄￡]|\bTL(?=\s*\d)|(?<=\d\s*)TL\b/gu;
 
-/** Every transform name of SPEC.md, for the schema and error messages. */
+/** Every transform name of docs/spec.md, for the schema and error messages. */
 export const TRANSFORM_NAMES = [
   'strip', 'lowercase', 'uppercase', 'strip_currency', 'to_number', 'extract_number', 'strip_html',
   'trim_whitespace', 'regex', 'replace', 'split', 'slice', 'template',
@@ -362,7 +362,7 @@ function toInt(text: string | undefined, what: string, spec: string): number | u
 }
 
 /**
- * Compiles one transform string of SPEC.md's table ("strip", "regex:\\d+", "replace:a:b",
+ * Compiles one transform string of the language's list (docs/config-language.md, "Transforms") ("strip", "regex:\\d+", "replace:a:b",
  * "split:,:0", "slice:0:10", "template:Price {value}").
  * @throws TransformError for an unknown name or invalid arguments (a bad regex, a non-integer index).
  */

@@ -1,5 +1,5 @@
 /**
- * The config generator's contract (SPEC.md, "What the service does", 1; docs/generate.md): from a target URL
+ * The config generator's contract (docs/spec.md, "What the service does", 1; docs/generate.md): from a target URL
  * and a prompt in plain language, a YAML config that has been run and found items. Two generators implement
  * it: the heuristic one, which needs no LLM (./heuristic.ts), and the Claude agent, which starts from the
  * heuristic result (./agent.ts). The generate job (core/generate-job-executor.ts) runs one and reports its
@@ -9,7 +9,7 @@
 import type { ScrapeConfig } from '../engine/config.ts';
 import type { Row } from '../engine/extract.ts';
 
-/** What the user asked for (SPEC.md, POST /api/v1/generate/). */
+/** What the user asked for (docs/spec.md, POST /api/v1/generate/). */
 export interface GenerateRequest {
   /** The page to scrape: an absolute http(s) URL. */
   url: string;
@@ -17,7 +17,7 @@ export interface GenerateRequest {
   prompt: string;
 }
 
-/** The job states a generation goes through before it ends (SPEC.md, "States and transitions"). */
+/** The job states a generation goes through before it ends (docs/spec.md, "States and transitions"). */
 export type GenerateStep = 'analyzing' | 'generating' | 'validating';
 
 /** Progress of a generation, reported as it goes. */

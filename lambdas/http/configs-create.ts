@@ -1,4 +1,4 @@
-/** POST /api/v1/configs/ (SPEC.md): validates yaml_content and stores the config; 201 with the config. */
+/** POST /api/v1/configs/ (docs/spec.md): validates yaml_content and stores the config; 201 with the config. */
 import { configView, createConfig, type NewConfig } from '../core/configs.ts';
 import { apiHandler, json } from './middleware.ts';
 import { route } from '../routes.ts';

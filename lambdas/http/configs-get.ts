@@ -1,4 +1,4 @@
-/** GET /api/v1/configs/{id}/ (SPEC.md): one config with its yaml_content; 404 when absent or another account's. */
+/** GET /api/v1/configs/{id}/ (docs/spec.md): one config with its yaml_content; 404 when absent or another account's. */
 import { configView, getConfig } from '../core/configs.ts';
 import { apiHandler, json, uuidParam } from './middleware.ts';
 import { route } from '../routes.ts';

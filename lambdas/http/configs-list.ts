@@ -1,4 +1,4 @@
-/** GET /api/v1/configs/ (SPEC.md): `{count, results: [{id, name, target_url, created_at}]}`, newest first. */
+/** GET /api/v1/configs/ (docs/spec.md): `{count, results: [{id, name, target_url, created_at}]}`, newest first. */
 import { configListItem } from '../core/configs.ts';
 import { apiHandler, json } from './middleware.ts';
 import { route } from '../routes.ts';

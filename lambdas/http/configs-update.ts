@@ -1,4 +1,4 @@
-/** PUT /api/v1/configs/{id}/ (beyond SPEC.md, docs/api.md): validates yaml_content and replaces the config's YAML; 200 with the config. */
+/** PUT /api/v1/configs/{id}/ (beyond docs/spec.md, docs/api.md): validates yaml_content and replaces the config's YAML; 200 with the config. */
 import { configView, updateConfig } from '../core/configs.ts';
 import { apiHandler, json, uuidParam } from './middleware.ts';
 import { route } from '../routes.ts';

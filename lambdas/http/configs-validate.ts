@@ -1,4 +1,4 @@
-/** POST /api/v1/configs/validate/ (beyond SPEC.md, docs/api.md): checks yaml_content as create would, storing nothing. */
+/** POST /api/v1/configs/validate/ (beyond docs/spec.md, docs/api.md): checks yaml_content as create would, storing nothing. */
 import { validateConfigText } from '../core/configs.ts';
 import { apiHandler, json } from './middleware.ts';
 import { route } from '../routes.ts';

@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/generate/ (SPEC.md): starts a generate job from a URL and a prompt; 202 with the pending job, and
+ * POST /api/v1/generate/ (docs/spec.md): starts a generate job from a URL and a prompt; 202 with the pending job, and
  * `existing_config` when the account has a config of the same URL and prompt (docs/api.md, "Generate").
  */
 import { jobCreatedView } from '../core/jobs.ts';

@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/jobs/{id}/results/ (SPEC.md): `[{data, row_count}]` with every row of a completed job;
+ * GET /api/v1/jobs/{id}/results/ (docs/spec.md): `[{data, row_count}]` with every row of a completed job;
  * `[]` for a failed job; 409 `job_not_finished` while it is pending or running (docs/api.md).
  * `?format=json|csv|xlsx` answers the rows as a file instead (docs/exports.md): `json` is the pretty-printed
  * array of rows, `csv` and `xlsx` are attachments named `<job id>.<ext>`; an unknown format is a 400. Files are made

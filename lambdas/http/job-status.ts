@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/jobs/{id}/status/ (SPEC.md): the whole job, for polling; 404 when absent or another account's.
+ * GET /api/v1/jobs/{id}/status/ (docs/spec.md): the whole job, for polling; 404 when absent or another account's.
  * A finished job's answer never changes: it is served from the process's copy (core/jobs.ts `cachedFinishedStatus`)
  * without reading the store, with an `ETag`; a request whose `If-None-Match` names it gets a 304 without a body.
  */

@@ -1,4 +1,4 @@
-/** POST /api/v1/auth/login/ (SPEC.md): email and password for the API key. No API key needed. */
+/** POST /api/v1/auth/login/ (docs/spec.md): email and password for the API key. No API key needed. */
 import { login } from '../core/accounts.ts';
 import { apiHandler, json } from './middleware.ts';
 import { route } from '../routes.ts';

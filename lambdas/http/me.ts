@@ -1,4 +1,4 @@
-/** GET /api/v1/me/ (SPEC.md): the caller's account and subscription. */
+/** GET /api/v1/me/ (docs/spec.md): the caller's account and subscription. */
 import { accountView } from '../core/accounts.ts';
 import { apiHandler, json } from './middleware.ts';
 import { route } from '../routes.ts';

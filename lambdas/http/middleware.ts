@@ -62,7 +62,7 @@ export function noContent(): ApiResult {
   return { statusCode: 204, headers: { 'Access-Control-Allow-Origin': '*' }, body: '' };
 }
 
-/** The error body of ARCHITECTURE.md: `{error, code, details}`. */
+/** The error body of docs/architecture.md: `{error, code, details}`. */
 export function errorResult(code: ErrorCode, message: string, details: unknown[] = [], headers?: Record<string, string>): ApiResult {
   return json(STATUS_BY_CODE[code] ?? 500, { error: message, code, details }, headers);
 }

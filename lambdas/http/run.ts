@@ -1,4 +1,4 @@
-/** POST /api/v1/run/ (SPEC.md): starts a run job from a saved config or inline YAML; 202 with the pending job. */
+/** POST /api/v1/run/ (docs/spec.md): starts a run job from a saved config or inline YAML; 202 with the pending job. */
 import { jobCreatedView } from '../core/jobs.ts';
 import { startRun, type RunRequest } from '../core/run-jobs.ts';
 import { apiHandler, json } from './middleware.ts';

@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of the API's request bodies and of the plain routes' answers (SPEC.md shapes; the views of
+ * JSON Schemas of the API's request bodies and of the plain routes' answers (docs/spec.md shapes; the views of
  * lambdas/core/accounts.ts, configs.ts, jobs.ts and metering.ts). The route table (lambdas/routes.ts) names them
  * per route; lambdas/http/middleware.ts validates bodies with them and scripts/openapi.ts puts them in
  * docs/openapi.json. Light on purpose: every handler's bundle holds this module through the route table, so it
@@ -88,7 +88,7 @@ export const runBody = {
 } as const;
 
 /**
- * A tool's body: `{url}` and the tool's own optional parameters, by name (SPEC.md "Tool request").
+ * A tool's body: `{url}` and the tool's own optional parameters, by name (docs/spec.md "Tool request").
  * **Example usage:** `toolBody({ render: { type: 'boolean' } })`.
  */
 function toolBody(extra: Record<string, JSONSchema> = {}): JSONSchema {
@@ -251,7 +251,7 @@ export const jobListAnswer = {
 /** 200 of GET /api/v1/jobs/{id}/status/: the job, a preview of its rows and the YAML it runs. */
 /**
  * What a completed run of a saved config changed against the config's previous completed run (issue 26,
- * docs/monitoring.md); absent for other jobs and before completion (their answer keeps SPEC.md's shape), and a run
+ * docs/monitoring.md); absent for other jobs and before completion (their answer keeps docs/spec.md's shape), and a run
  * with nothing to compare with shows `compared_with: null`.
  */
 const jobChangesSummary = {
@@ -456,7 +456,7 @@ export const jobRowsAnswer = { type: 'array', items: row } as const;
 /** 200 of POST /api/v1/tools/screenshot/ with `Accept: application/json`. */
 export const screenshotStoredAnswer: JSONSchema = screenshotStoredSchema;
 
-/** The error body of every refusal (ARCHITECTURE.md "Errors", docs/errors.md). */
+/** The error body of every refusal (docs/architecture.md "Errors", docs/errors.md). */
 export const errorBody = {
   type: 'object',
   required: ['error', 'code', 'details'],

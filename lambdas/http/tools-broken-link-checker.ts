@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/tools/broken-link-checker/ (SPEC.md area B; docs/tools.md "broken-link-checker"): every link and
+ * POST /api/v1/tools/broken-link-checker/ (docs/spec.md, "Tool endpoints"; docs/tools.md "broken-link-checker"): every link and
  * resource of the page checked (HEAD, then GET), with redirects, time-outs and failures; `depth` follows same-site
  * pages, `max_links` caps the links checked. The pages are fetched and read in a tool worker (core/tool-thread.ts).
  */

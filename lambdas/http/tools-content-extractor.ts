@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/tools/content-extractor/ (SPEC.md area B; docs/tools.md "content-extractor"): the article's text, HTML
+ * POST /api/v1/tools/content-extractor/ (docs/spec.md, "Tool endpoints"; docs/tools.md "content-extractor"): the article's text, HTML
  * and metadata; with `format: "markdown"` also its Markdown (issue 27). The page is fetched and read in a tool worker
  * (core/tool-thread.ts), not on the thread that answers.
  */

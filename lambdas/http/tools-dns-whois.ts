@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/tools/dns-whois/ (SPEC.md area B; docs/tools.md "dns-whois"): the DNS records of the URL's host,
+ * POST /api/v1/tools/dns-whois/ (docs/spec.md, "Tool endpoints"; docs/tools.md "dns-whois"): the DNS records of the URL's host,
  * its addresses with their reverse names, and its registration (RDAP, port-43 WHOIS where a registry has no RDAP);
  * `servers` names the DNS servers to ask (each checked by the outbound guard). The answers are read in a tool
  * worker (core/tool-thread.ts), like pages.

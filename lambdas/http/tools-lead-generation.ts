@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/tools/lead-generation/ (SPEC.md area B; docs/tools.md "lead-generation"): the page's emails, phone
+ * POST /api/v1/tools/lead-generation/ (docs/spec.md, "Tool endpoints"; docs/tools.md "lead-generation"): the page's emails, phone
  * numbers and social profiles; with `follow_contact_pages`, the site's contact and about pages' too. Every page is
  * fetched and read in a tool worker (core/tool-thread.ts).
  */

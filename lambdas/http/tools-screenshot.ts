@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/tools/screenshot/ (SPEC.md area B; docs/tools.md): the page as an image (`image/png` by default),
+ * POST /api/v1/tools/screenshot/ (docs/spec.md, "Tool endpoints"; docs/tools.md): the page as an image (`image/png` by default),
  * or with `Accept: application/json` the stored image's `{url, width, height, format, bytes, expires_at}`.
  */
 import { storeScreenshot, takeScreenshot } from '../core/screenshots.ts';

@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/tools/seo-analyzer/ (SPEC.md area B; docs/tools.md "seo-analyzer"): the page's SEO report, score and
+ * POST /api/v1/tools/seo-analyzer/ (docs/spec.md, "Tool endpoints"; docs/tools.md "seo-analyzer"): the page's SEO report, score and
  * Lighthouse audits. The page and its robots.txt are fetched and read in a tool worker (core/tool-thread.ts).
  */
 import { runPageTool, toolWork } from '../core/tools.ts';

@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/tools/ssl-checker/ (SPEC.md area B; docs/tools.md "ssl-checker"): the certificate and chain of the
+ * POST /api/v1/tools/ssl-checker/ (docs/spec.md, "Tool endpoints"; docs/tools.md "ssl-checker"): the certificate and chain of the
  * URL's host (port: `port`, else the URL's, else 443), trust, the TLS versions it accepts, HSTS, and a grade. The
  * handshakes and the certificates are read in a tool worker (core/tool-thread.ts), like pages.
  */

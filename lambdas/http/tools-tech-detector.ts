@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/tools/tech-detector/ (SPEC.md area B; docs/tools.md "tech-detector"): the technologies a page
+ * POST /api/v1/tools/tech-detector/ (docs/spec.md, "Tool endpoints"; docs/tools.md "tech-detector"): the technologies a page
  * shows; with `render: true` the page is loaded in the browser and its JavaScript globals count too. The page is
  * read in a tool worker (core/tool-thread.ts): fetched there, or, rendered, handed over by this thread.
  */

@@ -1,5 +1,5 @@
 /**
- * The outbound-request guard (ARCHITECTURE.md, idea 5). Every request the service makes on a user's
+ * The outbound-request guard (docs/architecture.md, idea 6). Every request the service makes on a user's
  * behalf (engine fetches, tool requests, every request a browser page makes) is decided here.
  *
  * The decision is taken on the address a connection actually goes to, not on the URL's text:

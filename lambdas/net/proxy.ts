@@ -1,7 +1,7 @@
 /**
  * The browser's way out: a forward proxy on 127.0.0.1 that Chromium must use for every request
  * (`--proxy-server`, or the `proxyServer` of a job's browser context, with loopback not bypassed), which
- * opens each upstream connection through the outbound guard (ARCHITECTURE.md, idea 6). So a page on an
+ * opens each upstream connection through the outbound guard (docs/architecture.md, idea 6). So a page on an
  * allowed host that loads http://169.254.169.254/, a private address or a name resolving inside gets a 403
  * from here, and the address checked is the address connected to (the guard resolves; the socket uses
  * that result).

@@ -1,5 +1,5 @@
 /**
- * Article content extraction (SPEC.md area B, `POST /api/v1/tools/content-extractor/`; docs/tools.md): the main
+ * Article content extraction (docs/spec.md, "Tool endpoints", `POST /api/v1/tools/content-extractor/`; docs/tools.md): the main
  * text of a page with its metadata and images, as a reader view shows it.
  *
  * The steps:

@@ -1,5 +1,5 @@
 /**
- * The DNS/WHOIS tool (SPEC.md area B, `POST /api/v1/tools/dns-whois/`; docs/tools.md): a host's DNS records,
+ * The DNS/WHOIS tool (docs/spec.md, "Tool endpoints", `POST /api/v1/tools/dns-whois/`; docs/tools.md): a host's DNS records,
  * its addresses with their reverse names, and the registration data of its registered domain.
  *
  * The steps, all within one time budget ({@link DnsWhoisOptions.timeoutMs}):

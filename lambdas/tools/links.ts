@@ -1,5 +1,5 @@
 /**
- * The broken-link checker (SPEC.md area B, `POST /api/v1/tools/broken-link-checker/`; docs/tools.md
+ * The broken-link checker (docs/spec.md, "Tool endpoints", `POST /api/v1/tools/broken-link-checker/`; docs/tools.md
  * "broken-link-checker"): checks every link of a page, and with `depth` ≥ 1 of the same-site pages it links
  * to, and says per link whether it works, redirects, is broken, timed out or was not checked.
  *

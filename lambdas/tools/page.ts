@@ -1,5 +1,5 @@
 /**
- * The page the page-analysis tools read (SPEC.md area B; docs/tools.md): one document fetched through the
+ * The page the page-analysis tools read (docs/spec.md, "Tool endpoints"; docs/tools.md): one document fetched through the
  * outbound guard by the engine's HTTP client (lambdas/net/fetch.ts), or rendered by the browser where a tool
  * needs it. The tools themselves (seo/, tech/, leads/, content.ts) are pure functions of a
  * {@link ToolPage} plus, where they need more pages, a {@link PageFetch} that goes through the same guard.

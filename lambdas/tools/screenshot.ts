@@ -1,5 +1,5 @@
 /**
- * The screenshot tool (SPEC.md area B, POST /api/v1/tools/screenshot/; docs/tools.md "screenshot"): a page
+ * The screenshot tool (docs/spec.md, "Tool endpoints", POST /api/v1/tools/screenshot/; docs/tools.md "screenshot"): a page
  * rendered by the worker's Chromium through the guard proxy (lambdas/engine/browser/screenshot.ts), answered as
  * the image itself, or stored and answered as `{url, width, height, format, bytes}` when the caller asks for
  * JSON. Stored images live {@link SCREENSHOT_TTL_S} seconds: in the cloud behind a presigned S3 URL, on one

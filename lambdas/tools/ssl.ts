@@ -1,5 +1,5 @@
 /**
- * The SSL certificate checker (SPEC.md area B, `POST /api/v1/tools/ssl-checker/`: "certificate details, expiry,
+ * The SSL certificate checker (docs/spec.md, "Tool endpoints", `POST /api/v1/tools/ssl-checker/`: "certificate details, expiry,
  * security"): the certificate and chain a TLS server presents, whether it is trusted and valid for the name, which
  * protocol versions and kinds of suites the server accepts, HSTS, OCSP stapling, and a grade after SSL Labs' SSL
  * Server Rating Guide (ssl-grade.ts).

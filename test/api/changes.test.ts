@@ -121,7 +121,7 @@ describe('changes between runs of a saved config (issue 26)', () => {
   it('a run of inline YAML has no changes; another account gets 404; bad paging is a 400', async () => {
     const r = await api.post('/api/v1/run/', { yaml_content: yaml(base, true) });
     const { job } = await api.waitForJob(r.body.id, 60_000);
-    assert.equal('changes' in job, false, "a run of inline YAML keeps SPEC.md's status shape");
+    assert.equal('changes' in job, false, "a run of inline YAML keeps docs/spec.md's status shape");
     const inline = await api.get(`/api/v1/jobs/${r.body.id}/changes/`);
     assert.equal(inline.status, 200);
     assert.match(inline.body.message, /saved config/);

@@ -1,5 +1,5 @@
 /**
- * PUT /api/v1/configs/{id}/ and POST /api/v1/configs/validate/ (docs/api.md, beyond SPEC.md: the dashboard's and
+ * PUT /api/v1/configs/{id}/ and POST /api/v1/configs/validate/ (docs/api.md, beyond docs/spec.md: the dashboard's and
  * the extension's "save" and "check"), and the dashboard's static files at / and /assets/ (lambdas/dashboard/
  * static.ts), over HTTP to the local service. The dashboard folder is a temporary one given with
  * SAI_DASHBOARD_DIR, so these tests do not depend on the dashboard's build.

@@ -524,7 +524,7 @@ function objectText(entries: ReadonlyArray<readonly [string, unknown]>): string 
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v) ?? 'null'}`).join(',')}}`;
 }
 
-/** The body fields each route reads (SPEC.md); routes without a body have none. */
+/** The body fields each route reads (docs/spec.md); routes without a body have none. */
 function fieldsOf(route: RouteDef): string[] {
   if (route.path === '/api/v1/auth/login/') return ['email', 'password'];
   if (route.path === '/api/v1/configs/' && route.method === 'POST') return ['name', 'target_url', 'yaml_content', 'prompt'];

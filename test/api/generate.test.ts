@@ -1,5 +1,5 @@
 /**
- * Generate jobs over real HTTP (SPEC.md, POST /api/v1/generate/; docs/generate.md): the 202 answer, the
+ * Generate jobs over real HTTP (docs/spec.md, POST /api/v1/generate/; docs/generate.md): the 202 answer, the
  * states a job goes through with progress and messages, the config saved with its prompt and run again,
  * the preview rows, metering in both plan variants, refusals, a page with nothing to find, a page drawn by
  * scripts with its JSON API found, and the Claude agent through a local Messages API stub, including the
@@ -133,7 +133,7 @@ describe('generate jobs', () => {
     const { job } = await follow(api, (await api.post('/api/v1/generate/', { url: `${site.url}/quotes/`, prompt: 'quotes and authors' })).body.id);
     assert.equal(job.status, 'completed', job.status_message);
     assert.match(job.status_message, /rows are a trial of the first pages only \(at most 2 listing pages and 30 rows\); for all the rows, run the saved config \(POST \/api\/v1\/run\/ with config_id [0-9a-f-]{36}\), or generate with "run": true/);
-    assert.equal('run_job_id' in job, false, 'a generate job without run keeps SPEC.md\'s shape');
+    assert.equal('run_job_id' in job, false, 'a generate job without run keeps docs/spec.md\'s shape');
   });
 
   it('a generate of the same URL and prompt says so: saved beside it as "<name> (2)", or over it with config_id', async () => {

@@ -1,6 +1,6 @@
 /**
  * GET /api/v1/jobs/{id}/results/?format= over real HTTP (docs/exports.md): a run of the quotes fixture site,
- * then its rows without a format (SPEC.md's shape), as JSON, CSV (read back with its BOM) and XLSX (read back
+ * then its rows without a format (docs/spec.md's shape), as JSON, CSV (read back with its BOM) and XLSX (read back
  * with read-excel-file); an unknown format is a 400 and an unfinished job a 409. A page whose values a spreadsheet
  * would run as formulas: CSV cells get a `'` in front by default and are kept as scraped with `raw=1`; XLSX keeps
  * them as text.
@@ -67,7 +67,7 @@ extract:
     await site?.close();
   });
 
-  it('without a format answers SPEC.md shape [{data, row_count}]', async () => {
+  it('without a format answers docs/spec.md shape [{data, row_count}]', async () => {
     const r = await client(svc.url, key).get(`/api/v1/jobs/${jobId}/results/`);
     assert.equal(r.status, 200);
     assert.equal(r.headers.get('content-type'), 'application/json; charset=utf-8');

@@ -1,5 +1,5 @@
 /**
- * The site tools over real HTTP on the local service (SPEC.md area B; docs/tools.md): the broken-link checker on
+ * The site tools over real HTTP on the local service (docs/spec.md, "Tool endpoints"; docs/tools.md): the broken-link checker on
  * a page of a loopback site (ok, broken, redirected, refused, guard-refused links), the SSL checker on local TLS
  * servers with certificates made at test time (a trusted chain, an expired one, a self-signed one), and DNS/WHOIS
  * against a local DNS server. The service trusts the test root CA through NODE_EXTRA_CA_CERTS, as an operator's

@@ -1,5 +1,5 @@
 /**
- * The page-analysis tools over real HTTP on the local service (SPEC.md area B; docs/tools.md): seo-analyzer,
+ * The page-analysis tools over real HTTP on the local service (docs/spec.md, "Tool endpoints"; docs/tools.md): seo-analyzer,
  * tech-detector, lead-generation, screenshot and content-extractor on pages served on loopback (the fixture's news
  * article, test/fixtures/site/article.ts, and small pages; the same on a real article: test/corpus/tools-api.test.ts), with
  * their refusals (no key, a bad URL, the guard), 422 `target_unreachable` with its reason and the credit given

@@ -58,7 +58,7 @@ export const BEHAVIOURS: Behaviour[] = [
   },
 ];
 
-/** The eight analysis tools (SPEC.md), each tried on every behaviour. */
+/** The eight analysis tools (docs/spec.md), each tried on every behaviour. */
 export const TOOLS = ['seo-analyzer', 'tech-detector', 'lead-generation', 'screenshot', 'content-extractor', 'broken-link-checker', 'dns-whois', 'ssl-checker'] as const;
 
 /** One call's outcome. */

@@ -1,5 +1,5 @@
 /**
- * parseConfig (lambdas/engine/config.ts): the YAML config language of SPEC.md parsed into a normalized
+ * parseConfig (lambdas/engine/config.ts): the YAML config language of docs/spec.md parsed into a normalized
  * config with every default filled in, or refused with ConfigError (code `invalid_config`) whose details
  * give, per problem, the config path, the 1-based line and column in the YAML text and a reason.
  * Also browserFeatures / assertLightweight: what only a browser can run, with its path.

@@ -3,7 +3,8 @@
  * lives in test/corpus/ (`npm run test:corpus`, test/corpus/README.md).
  * - No test file outside test/corpus/ reads the corpus (imports its locator, test/fixtures/corpus.ts): a test of
  *   real pages goes to test/corpus/, a test that only needs some page uses the fixture site's (test/fixtures/site/).
- * - No tracked file names the corpus folder beside the repository but the locator and the corpus suite's README.
+ * - No tracked file names the folder beside the repository (where the corpus is found) but the locator
+ *   and the corpus suite's README: the contract and the architecture are docs/spec.md and docs/architecture.md.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,9 +25,10 @@ describe('the repository stands alone', () => {
     assert.deepEqual(readers, [], 'move these tests to test/corpus/, or give them a page of the fixture site');
   });
 
-  it('no file names the corpus folder beside the repository but the corpus locator and the corpus suite\'s README', () => {
-    const needle = ['shared', 'corpus'].join('/');
-    const naming = textFiles.filter((f) => read(f).includes(needle));
+  it('no file names the folder beside the repository, or the contract and architecture notes kept there, but the corpus locator and the corpus suite\'s README', () => {
+    const beside = ['..', 'shared'].join('/');
+    const notes = new RegExp(`(?<![\\w/.-])(${['SPEC', 'ARCHITECTURE', 'STYLE'].join('|')})\\.md`);
+    const naming = textFiles.filter((f) => read(f).includes(beside) || read(f).includes(`${beside.slice(3)}/`) || notes.test(read(f)));
     assert.deepEqual(naming, ['test/corpus/README.md', 'test/fixtures/corpus.ts']);
   });
 

@@ -1,5 +1,5 @@
 /**
- * The closed list of error codes (lambdas/errors.ts, ARCHITECTURE.md "Errors"): which codes a failed job
+ * The closed list of error codes (lambdas/errors.ts, docs/architecture.md "Errors"): which codes a failed job
  * can carry, which are HTTP answers and with which status, that the HTTP layer takes its statuses from
  * the list, and that no code is written in the source outside it.
  */
@@ -43,7 +43,7 @@ describe('ERROR_CODES', () => {
     }
   });
 
-  it('statuses follow SPEC.md: 400 bad data, 401 bad key or login, 404 missing, 429 limits, 500 server error', () => {
+  it('statuses follow docs/spec.md: 400 bad data, 401 bad key or login, 404 missing, 429 limits, 500 server error', () => {
     const status = (c: string) => list[c]!.status;
     for (const c of ['invalid_request', 'invalid_json', 'invalid_config', 'browser_required', 'target_forbidden']) assert.equal(status(c), 400, c);
     for (const c of ['unauthorized', 'invalid_credentials']) assert.equal(status(c), 401, c);

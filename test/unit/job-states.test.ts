@@ -1,7 +1,7 @@
 /**
  * The job state machine (lambdas/core/job-states.ts) on the SQLite store: every named transition tried
  * from every state, for both job types, by every actor. The expected moves and actors are written out
- * here from SPEC.md ("States and transitions") and ARCHITECTURE.md ("Data through the house"), not read
+ * here from docs/spec.md ("States and transitions") and docs/architecture.md ("The path of a run"), not read
  * from the table under test.
  */
 import { describe, it, beforeEach, afterEach } from 'node:test';

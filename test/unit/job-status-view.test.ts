@@ -1,5 +1,5 @@
 /**
- * The status response of a job (lambdas/core/jobs.ts jobStatusJson): SPEC.md's fields, the first rows
+ * The status response of a job (lambdas/core/jobs.ts jobStatusJson): docs/spec.md's fields, the first rows
  * spliced in from the preview blob as stored, a completed job's preview read once per process, jobs
  * older than previews served from their rows; a finished job's answer kept per process with its entity tag, an
  * unfinished job's never.
@@ -34,7 +34,7 @@ function job(over: Partial<JobRecord>): JobRecord {
 }
 
 describe('jobStatusJson', () => {
-  it('is SPEC.md\'s job with the preview rows, read from the blob store once', async () => {
+  it('is docs/spec.md\'s job with the preview rows, read from the blob store once', async () => {
     const blobs = countingBlobs();
     const { svc } = testServices({ overrides: { blobs } });
     const rows = [{ a: 'x', n: 1.5 }, { a: 'ü "y"', n: null }, { a: '</script>', n: 3 }];

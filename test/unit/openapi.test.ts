@@ -25,7 +25,7 @@ describe('docs/openapi.json', () => {
   it('is a valid OpenAPI 3.1.0 document (@readme/openapi-parser)', async () => {
     const doc = readDoc();
     assert.equal(doc.openapi, '3.1.0');
-    assert.equal(doc.info.version, '1.0.0', 'SPEC.md: the tool endpoints carry interface version 1.0.0');
+    assert.equal(doc.info.version, '1.0.0', 'docs/spec.md, "Versioning": the interface version is 1.0.0');
     const result = await validate(doc as unknown as Parameters<typeof validate>[0]);
     assert.ok(result.valid, result.valid ? '' : compileErrors(result));
   });

@@ -1,5 +1,5 @@
 /**
- * The 13 transforms of SPEC.md's transform table (lambdas/engine/transforms.ts): what each one does,
+ * The 13 transforms of the config language (docs/spec.md; docs/config-language.md, "Transforms") (lambdas/engine/transforms.ts): what each one does,
  * their argument syntax (`:` separates, `\:` is a literal colon), the order they apply in, and the
  * errors a bad transform string gives when a config is compiled.
  */
@@ -35,7 +35,7 @@ function compileError(spec: string): TransformError {
 }
 
 describe('transform names', () => {
-  it('are exactly the 13 of SPEC.md', () => {
+  it('are exactly the 13 of docs/spec.md', () => {
     const spec = ['strip', 'lowercase', 'uppercase', 'strip_currency', 'to_number', 'extract_number', 'strip_html',
       'trim_whitespace', 'regex', 'replace', 'split', 'slice', 'template'];
     assert.deepEqual([...TRANSFORM_NAMES].sort(), [...spec].sort());

@@ -166,7 +166,7 @@ export interface LoginResult {
   plan: string;
 }
 
-/** GET /me/ answer: variant A has the `*_remaining` counts, variant B the credits (SPEC.md, "Account"). */
+/** GET /me/ answer: variant A has the `*_remaining` counts, variant B the credits (docs/spec.md, "Account"). */
 export interface Me {
   user: { id: number; email: string; first_name: string; last_name: string };
   subscription: {

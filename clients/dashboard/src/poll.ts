@@ -1,5 +1,5 @@
 /**
- * Polling as the API asks for it (SPEC.md, "Events": progress is obtained by polling): one call at a time,
+ * Polling as the API asks for it (docs/spec.md, "Events": progress is obtained by polling): one call at a time,
  * the next `intervalMs` after the previous one ended (never overlapping on a slow answer), stopped when the
  * component unmounts (the page is left) or `active` turns false (the job ended).
  */

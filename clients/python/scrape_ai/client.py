@@ -1,7 +1,7 @@
 """The scrape-ai HTTP client (standard library only: urllib.request, json).
 
 One :class:`Client` per API key. Every method is one call of the service's ``/api/v1/`` interface
-(SPEC.md "Endpoints"; docs/api.md), except :meth:`Client.wait_for_completion` (polls) and
+(docs/spec.md "Endpoints"; docs/api.md), except :meth:`Client.wait_for_completion` (polls) and
 :meth:`Client.list_jobs` (follows the job list's cursor).
 
 Retries (:class:`Client` ``max_retries``): idempotent calls only (GET, PUT and DELETE: reads, polls, list pages,

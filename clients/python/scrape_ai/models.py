@@ -6,7 +6,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional
 
 __all__ = ["Job", "GeneratedRows", "FINISHED_STATES", "RUNNING_STATES"]
 
-#: States of a job that will not change any more (SPEC.md "States and transitions").
+#: States of a job that will not change any more (docs/spec.md "States and transitions").
 FINISHED_STATES = frozenset({"completed", "failed"})
 
 #: States of an unfinished job: queued (``pending``), a generate job's steps (``analyzing``, ``generating``,
@@ -15,7 +15,7 @@ RUNNING_STATES = frozenset({"pending", "analyzing", "generating", "validating", 
 
 
 class Job(Mapping[str, Any]):
-    """A generate or run job as the service returned it (SPEC.md "Job"; docs/api.md "Jobs").
+    """A generate or run job as the service returned it (docs/spec.md "Job"; docs/api.md "Jobs").
 
     The SPEC fields are attributes (``None`` when the answer did not carry the field: a job list item has no
     ``results``, a creation answer has no ``status_message``); every field, known or not, is also reachable

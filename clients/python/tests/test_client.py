@@ -164,7 +164,7 @@ class LiveServiceTest(unittest.TestCase):
         mine = [c for c in listed if c["id"] == config_id]
         self.assertEqual(len(mine), 1, listed)
         self.assertEqual(mine[0]["target_url"], f"{self.site}/quotes/")
-        self.assertNotIn("yaml_content", mine[0], "list items carry no YAML (SPEC.md)")
+        self.assertNotIn("yaml_content", mine[0], "list items carry no YAML (docs/spec.md)")
 
         got = self.client.get_config(config_id)
         self.assertEqual(got["yaml_content"], yaml_content)

@@ -146,7 +146,7 @@ export class DynamoStore implements Store {
 
   async createAccount(a: Omit<AccountRecord, 'id' | 'created_at' | 'usage_key_id' | 'usage_key_value'>): Promise<AccountRecord> {
     if (await this.get(emailKey(a.email))) throw new ConflictError(`email ${a.email} exists`);
-    // SPEC.md wants integer user ids: a sequence item hands them out atomically.
+    // docs/spec.md wants integer user ids: a sequence item hands them out atomically.
     const seq = await this.doc.send(new UpdateCommand({
       TableName: this.tableName, Key: { [KEYS.pk]: 'SEQUENCE', [KEYS.sk]: 'ACCOUNT' },
       UpdateExpression: 'ADD #v :one', ExpressionAttributeNames: { '#v': 'value' }, ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'UPDATED_NEW',

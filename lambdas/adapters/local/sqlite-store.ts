@@ -7,7 +7,7 @@
  * (job transitions, metering) hold across threads and processes (the accounts CLI writes while the
  * service runs).
  *
- * Departure from ARCHITECTURE.md: it names better-sqlite3; `node:sqlite` is the same SQLite with no
+ * `node:sqlite` rather than the better-sqlite3 add-on: the same SQLite with no
  * native add-on to compile (an add-on built against the machine's Node 20 headers would not load in
  * Node 24). See docs/decisions.md.
  */

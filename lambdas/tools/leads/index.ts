@@ -1,5 +1,5 @@
 /**
- * Lead generation (SPEC.md area B, `POST /api/v1/tools/lead-generation/`; docs/tools.md): the email addresses,
+ * Lead generation (docs/spec.md, "Tool endpoints", `POST /api/v1/tools/lead-generation/`; docs/tools.md): the email addresses,
  * phone numbers and social-network profiles a page shows, each with where it was found.
  *
  * The steps:

@@ -1,5 +1,5 @@
 /**
- * The SEO analyzer (POST /api/v1/tools/seo-analyzer/; SPEC.md area B; docs/tools.md "SEO analyzer"): what a
+ * The SEO analyzer (POST /api/v1/tools/seo-analyzer/; docs/spec.md, "Tool endpoints"; docs/tools.md "SEO analyzer"): what a
  * search engine reads from one page (title, description, canonical, robots directives, hreflang, Open
  * Graph and Twitter cards, structured data, headings, text, links, images, robots.txt) and Lighthouse's SEO
  * audits over it, with Lighthouse's SEO category score.

@@ -1,5 +1,5 @@
 /**
- * Technology detection (SPEC.md area B, `POST /api/v1/tools/tech-detector/`): which CMS, frameworks, libraries,
+ * Technology detection (docs/spec.md, "Tool endpoints", `POST /api/v1/tools/tech-detector/`): which CMS, frameworks, libraries,
  * servers, CDNs, analytics and other technologies a page shows, from Wappalyzer-format fingerprints
  * (../fingerprints.ts; format in enthec/webappanalyzer's README, "Specification").
  *

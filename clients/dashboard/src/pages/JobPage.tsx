@@ -39,7 +39,7 @@ const FORMATS = [
 ] as const;
 
 /**
- * The saved config a run job ran (`yaml_config.id`, SPEC.md's job field), as a link to its page named by the
+ * The saved config a run job ran (`yaml_config.id`, docs/spec.md's job field), as a link to its page named by the
  * config's name (`GET /configs/{id}/`); a config deleted since is named by its id, without a link. A run of YAML
  * sent with the request has no saved config.
  */

@@ -1,6 +1,6 @@
 /**
  * Sign in: email and password → `POST /api/v1/auth/login/` → the account's API key, kept for this tab's
- * session only (SPEC.md, "Authentication" 3: the key is generated at the first login if the account has none).
+ * session only (docs/spec.md, "Authentication": login makes a key for an account that has none).
  */
 import { useState } from 'preact/hooks';
 import { request, errorText, type LoginResult } from '../api.ts';

@@ -29,7 +29,7 @@ interface Tool {
   options: ToolOption[];
 }
 
-/** The tools in SPEC.md's order. */
+/** The tools in docs/spec.md's order. */
 export const TOOLS: Tool[] = [
   { name: 'seo-analyzer', title: 'SEO analyzer', about: "Lighthouse's ten SEO audits and score, metadata, Open Graph, headings, structured data.", options: [] },
   { name: 'tech-detector', title: 'Technology detector', about: 'Technologies, frameworks and infrastructure, from Wappalyzer-format fingerprints.', options: [{ key: 'render', label: 'Render the page in a browser (tests JavaScript globals too)', kind: 'checkbox' }] },

@@ -1,7 +1,7 @@
 /**
  * Runs a config on the user's tabs (the background service worker does, so a run outlives the popup): the
  * service's parser (`parseConfig`) and crawler (`crawl`) over the {@link TabPageLoader}. Two modes:
- * - **Quick Test** (SPEC.md: "first page only, limited to 20 items"): the current page as it is, its actions,
+ * - **Quick Test** (docs/spec.md, "What the service does": the current page only, at most 20 items): the current page as it is, its actions,
  *   no pagination, no categories, no detail pages, at most {@link QUICK_TEST_MAX_ITEMS} rows;
  * - **Run**: the whole config from the current page: pagination in the current tab, detail pages in one
  *   background tab, one page at a time; stoppable (the rows read so far are kept).
@@ -14,7 +14,7 @@ import type { Row } from '../../../../lambdas/engine/extract.ts';
 import { isCodedError } from '../../../../lambdas/errors.ts';
 import { TabPageLoader } from './tab-loader.ts';
 
-/** Rows a Quick Test keeps at most (SPEC.md, "Browser extension Quick Test"). */
+/** Rows a Quick Test keeps at most (docs/spec.md, "Other limits"). */
 export const QUICK_TEST_MAX_ITEMS = 20;
 
 /** Which run. */

@@ -1,7 +1,7 @@
 /**
  * The extension's page loader: the crawler's PageLoader port (lambdas/engine/loaders/page-loader.ts) over the
  * user's own browser tabs, so that a config runs in the extension with the same crawler, request queue and
- * cheerio extraction as the service's engines (ARCHITECTURE.md, ideas 4 and 5). The rendered DOM is read
+ * cheerio extraction as the service's engines (docs/architecture.md, ideas 4 and 5). The rendered DOM is read
  * with `browser.scripting.executeScript` and extracted by the crawler, as the browser loader reads
  * puppeteer's `page.content()`; only actions, in-page pagination steps and `eval` fields run inside the page.
  * Actions, the wait for a page's content and the in-page pagination steps are the browser steps of
