@@ -4,7 +4,9 @@ import { bookCategories, bookDetails, bookshopPage } from '../fixtures/site/book
 import { CHARSET_TEXT } from '../fixtures/site/charset.ts';
 import { escapeHtml } from '../fixtures/site/http.ts';
 import { allQuotes, quotesWithTag, topTags } from '../fixtures/site/quotes.ts';
-import { startFixtureSite } from '../fixtures/site/server.ts';
+import { fixturePage, startFixtureSite } from '../fixtures/site/server.ts';
+import { ARTICLE, articleHtml } from '../fixtures/site/article.ts';
+import { MEMBER, READING_LIST } from '../fixtures/site/login.ts';
 import type { FixtureSite } from '../fixtures/site/server.ts';
 
 let site: FixtureSite;
@@ -204,6 +206,46 @@ describe('fixture site', () => {
     assert.match(page.text, /<div id="product_description" class="sub-header">\s*<h2>Product Description<\/h2>\s*<\/div>\s*<p>What a bakery and a chip factory/);
     assert.equal(new Set(books.map((b) => b.upc)).size, 20);
     assert.equal((await get('/books/catalogue/no-such-book_0/index.html')).status, 404);
+  });
+
+  it('serves the news article, and /article/amp/ redirects to it; fixturePage() gives the same text without a server', async () => {
+    const page = await get('/article/');
+    assert.equal(page.status, 200);
+    assert.equal(page.text, articleHtml());
+    assert.equal(fixturePage('/article/'), page.text);
+    assert.equal(fixturePage('/quotes/page/3/'), (await get('/quotes/page/3/')).text);
+    assert.ok(page.text.includes(`<html lang="${ARTICLE.lang}">`));
+    assert.ok(page.text.includes(`<meta property="og:site_name" content="${ARTICLE.siteName}">`));
+    for (const p of ARTICLE.paragraphs) assert.ok(page.text.includes(escapeHtml(p).slice(0, 60)), p.slice(0, 40));
+    const amp = await get('/article/amp/');
+    assert.equal(amp.status, 301);
+    assert.equal(amp.headers.get('location'), '/article/');
+    assert.throws(() => fixturePage('/no/such/page'), /answers 404/);
+  });
+
+  it('signs in with a POSTed form: the session cookie opens the reading list, which without it redirects to the form', async () => {
+    const away = await get('/members/reading-list/');
+    assert.equal(away.status, 302);
+    assert.equal(away.headers.get('location'), '/login/?next=%2Fmembers%2Freading-list%2F');
+    const form = await get('/login/?next=/members/reading-list/');
+    assert.match(form.text, /<form id="login" method="post" action="\/login\/">/);
+    assert.ok(form.text.includes('<input type="hidden" name="next" value="/members/reading-list/">'));
+    const post = (fields: Record<string, string>) => fetch(`${site.url}/login/`, { method: 'POST', redirect: 'manual', body: new URLSearchParams(fields) });
+    const wrong = await post({ username: MEMBER.username, password: 'nope', next: '/members/reading-list/' });
+    assert.equal(wrong.status, 401);
+    assert.match(await wrong.text(), /<p class="error">Wrong name or password\.<\/p>/);
+    assert.equal(wrong.headers.get('set-cookie'), null);
+    const right = await post({ ...MEMBER, next: '/members/reading-list/' });
+    assert.equal(right.status, 303);
+    assert.equal(right.headers.get('location'), '/members/reading-list/');
+    const cookie = right.headers.get('set-cookie')!.split(';')[0]!;
+    assert.match(cookie, /^session=/);
+    const list = await fetch(`${site.url}/members/reading-list/`, { headers: { cookie } });
+    assert.equal(list.status, 200);
+    const html = await list.text();
+    assert.deepEqual([...html.matchAll(/<td class="title">([^<]*)<\/td>/g)].map((m) => m[1]), READING_LIST.map((r) => r.title));
+    // An outside `next` is not followed.
+    assert.equal((await post({ ...MEMBER, next: 'https://elsewhere.example/' })).headers.get('location'), '/members/reading-list/');
   });
 
   it('serves images as JPEG', async () => {
