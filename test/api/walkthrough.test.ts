@@ -1,7 +1,7 @@
 /**
  * The README walk-through over real HTTP against the started service: login, create a config, run it,
- * poll, fetch results; then the list endpoints and delete. The site scraped is the fixture site built
- * from the real quotes.toscrape.com data.
+ * poll, fetch results; then the list endpoints and delete. The site scraped is the fixture site (a
+ * quotes.toscrape.com look-alike over the fixture's own data, test/fixtures/site/quotes-data.ts).
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';

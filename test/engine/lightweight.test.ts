@@ -1,6 +1,6 @@
 /**
- * The lightweight engine crawling the fixture site (real books.toscrape.com pages and the real
- * quotes.toscrape.com data): detail pages, every kind of pagination, categories, output, and how a run
+ * The lightweight engine crawling the fixture site (books.toscrape.com and quotes.toscrape.com look-alikes over
+ * the fixture's own data): detail pages, every kind of pagination, categories, output, and how a run
  * behaves when pages fail, limits are reached or it is aborted. Expected values come from the fixture's data.
  */
 import { describe, it, before, after } from 'node:test';
