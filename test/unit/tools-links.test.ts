@@ -519,7 +519,9 @@ describe('checkLinks', () => {
     assert.ok(Date.now() - t0 < 1500, `took ${Date.now() - t0} ms`);
     assert.equal(r.summary.skipped, 3_000);
     assert.ok(r.links.every((l) => l.error === 'time_budget: not checked within the time budget'));
-    assert.equal(seen.requests.length, 4, 'only the first perHostConcurrency requests were sent');
+    // At most the first perHostConcurrency (4) were started; on a loaded machine some may not reach the server
+    // before the deadline aborts them (0 of 4 seen in a run at load 16), so the count is a bound, not exact.
+    assert.ok(seen.requests.length <= 4, `only the first perHostConcurrency requests were sent: ${seen.requests.length}`);
   });
 
   it('stops when the caller aborts', async () => {
