@@ -3,7 +3,7 @@
  * API"). The language is JMESPath as the JMESPath Community specification defines it (https://jmespath.site, the
  * JEP process), run by @jmespath-community/jmespath (1.3.0, pinned); nothing here is a path syntax of our own.
  *
- * What is added, because a config and an answer are both hostile input (ARCHITECTURE.md; docs/limits.md):
+ * What is added, because a config and an answer are both hostile input (docs/architecture.md; docs/limits.md):
  * - at validation ({@link compileQuery}): at most {@link QUERY_LIMITS}.maxChars characters and maxNodes syntax nodes;
  *   `let` expressions and `$variables` are refused (their scopes would run outside the bounded interpreter), and so
  *   is a function the library does not know, with the known ones named;
