@@ -30,6 +30,7 @@ import { OutboundGuard } from './guard.ts';
 import { sleep } from '../sleep.ts';
 import { connectThrough, redactProxy } from './tunnel.ts';
 import type { UpstreamProxy } from './upstream.ts';
+import { retryAfterMs } from './retry-after.ts';
 
 /** Options of a {@link Fetcher}. */
 export interface FetcherOptions {
@@ -137,15 +138,8 @@ export class FetchError extends CodedError {
   }
 }
 
-/** Parses Retry-After (seconds or an HTTP date) to milliseconds; undefined when absent or unreadable. */
-export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  // An HTTP date has a weekday and a month name; "-1" or "soon" is not one (Date.parse reads "-1" as a year).
-  if (!/[a-z]{3}/i.test(value)) return undefined;
-  const t = Date.parse(value);
-  return Number.isNaN(t) ? undefined : Math.max(0, t - now);
-}
+/** Retry-After, read where the extension can bundle it too (./retry-after.ts). */
+export { retryAfterMs };
 
 /** html-encoding-sniffer: the HTML standard's encoding sniffing; returns a WHATWG encoding name ("UTF-8", "Shift_JIS"). */
 const sniffEncoding = htmlEncodingSniffer as (bytes: Uint8Array, options?: { xml?: boolean; transportLayerEncodingLabel?: string; defaultEncoding?: string }) => string;

@@ -22,11 +22,7 @@ export class ProxyFailure extends Error {
   }
 }
 
-/** Whether an error is a failure of the upstream proxy (its connection, its credentials, its refusal). */
-export function isProxyFailure(err: unknown): boolean {
-  for (let e = err as { proxyFailure?: unknown; cause?: unknown } | undefined, d = 0; e && d < 4; e = e.cause as typeof e, d++) if (e.proxyFailure === true) return true;
-  return false;
-}
+export { isProxyFailure } from './proxy-failure.ts';
 
 /** `text` with the proxy's credentials, raw and URL-encoded, replaced by `***`. */
 export function redactProxy(text: string, proxy: UpstreamProxy): string {

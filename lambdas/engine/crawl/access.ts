@@ -16,8 +16,11 @@
  * to it, whichever worker makes it.
  */
 import { CodedError, isCodedError } from '../../errors.ts';
-import { retryAfterMs, type FetchedPage, type Fetcher, type FetchRequestOptions } from '../../net/fetch.ts';
-import { isProxyFailure } from '../../net/tunnel.ts';
+import type { FetchedPage, Fetcher, FetchRequestOptions } from '../../net/fetch.ts';
+// Not from fetch.ts or tunnel.ts: those load undici and node:net, and the extension bundles this module (its popup and
+// service worker have no `process`).
+import { retryAfterMs } from '../../net/retry-after.ts';
+import { isProxyFailure } from '../../net/proxy-failure.ts';
 import { MAX_SESSION_ROTATIONS, ProxySessionPool, type ProxySession } from './proxy-sessions.ts';
 import { SessionFetchers } from './session-fetchers.ts';
 import { blockMessage, detectBlock, type Block } from '../../net/blocks.ts';
