@@ -234,6 +234,30 @@ describe('sai CLI against the local service', () => {
     assert.match(bad.stderr, /broken\.yaml:5:/);
   });
 
+  it('run --local reads an API config (target.api, a cursor API) on the lightweight engine, as the service does', async () => {
+    const apiYaml = path.join(work, 'api.yaml');
+    fs.writeFileSync(apiYaml, `version: "2.0"
+name: Quotes from the cursor API
+target: { url: "${site.url}/js/cursor/", api: { url: /api/cursor/, query: { first: 10, after: "{cursor}" } } }
+extract:
+  records: edges[].node
+  fields:
+    - { name: text, path: text }
+    - { name: author, path: author }
+pagination: { type: cursor, cursor_path: page_info.end_cursor, has_more_path: page_info.has_next_page, max_pages: 3 }
+`);
+    const out = path.join(work, 'api.json');
+    const env = { SAI_OUTBOUND_ALLOW: '127.0.0.0/8', XDG_CONFIG_HOME: path.join(work, 'empty'), SAI_BASE_URL: 'http://127.0.0.1:1' };
+    const r = await sai(['run', '--local', apiYaml, '--format', 'json', '-o', out, '--json'], env);
+    assert.equal(r.code, 0, r.stderr);
+    const summary = JSON.parse(r.stdout);
+    assert.equal(summary.engine, 'lightweight');
+    assert.equal(summary.rows, 30);
+    assert.match(r.stderr, /auto: the config reads a JSON API/);
+    const rows = JSON.parse(fs.readFileSync(out, 'utf8')) as Array<{ text: string; author: string }>;
+    assert.deepEqual(rows.map((x) => [x.text, x.author]), allQuotes().slice(0, 30).map((q) => [q.text, q.author]));
+  });
+
   it('tools NAME URL --param k=v --json prints the tool\'s report', async () => {
     const env = { SAI_BASE_URL: svc.url, SAI_API_KEY: pro.api_key, XDG_CONFIG_HOME: path.join(work, 'empty') };
     const seo = await sai(['tools', 'seo-analyzer', `${site.url}/quotes/`, '--json'], env);

@@ -460,6 +460,17 @@ describe('browser extension in Chromium', { timeout: 300_000 }, () => {
     assert.deepEqual(run.rows, await serviceRows(yaml));
   });
 
+  it('an API config (target.api, a POST with a JSON body) is fetched from the tab\'s page, paged, and equals the service\'s run', async () => {
+    const url = `${site.url}/js/search-post/?q=life`;
+    const yaml = `version: "2.0"\nname: Search API\ntarget:\n  url: "${url}"\n  api: { url: /api/search, method: POST, body: { query: life, page: "{page}", per_page: 4 } }\nextract:\n  records: results\n  fields:\n    - { name: text, path: text }\n    - { name: author, path: author }\npagination: { type: page, max_pages: 3, total_path: total }\n`;
+    const { status, run, message } = await runFromPopup(url, yaml);
+    assert.equal(status, 'completed', message);
+    const life = allQuotes().filter((q) => q.text.toLowerCase().includes('life') || q.tags.includes('life'));
+    assert.ok(life.length > 8, 'the fixture has more than 3 pages of 4');
+    assert.deepEqual(run.rows, life.slice(0, 12).map((q) => ({ text: q.text, author: q.author })), '3 answers of 4 records');
+    assert.deepEqual(run.rows, await serviceRows(yaml), 'the service gives the same rows');
+  });
+
   it('records over two table rows (following_siblings, /tableful/): Quick Test gives the service\'s 10 rows', async () => {
     const url = `${site.url}/tableful/`;
     // Quick Test drops the pagination: the page in the tab only, as the service reads it without pagination.

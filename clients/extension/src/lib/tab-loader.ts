@@ -32,7 +32,8 @@ import type {
   BrowserSessionFeatures, CapturedResponse, LoadedDocument, LoadOptions, PageLoader, PageSession, ReadyCondition, StepOutcome,
 } from '../../../../lambdas/engine/loaders/page-loader.ts';
 import { sleep } from '../../../../lambdas/sleep.ts';
-import { snapshotInPage, type PageSnapshot } from './in-tab.ts';
+import { fetchInPage, snapshotInPage, type PageSnapshot } from './in-tab.ts';
+import type { ApiAnswer, ApiRequest } from '../../../../lambdas/engine/api/api-source.ts';
 
 /** Options of a {@link TabPageLoader}. */
 export interface TabLoaderOptions {
@@ -101,6 +102,30 @@ export class TabPageLoader implements PageLoader {
 
   apiCapture(): { responses: CapturedResponse[]; values: ReadonlySet<string> } {
     return { responses: [], values: new Set() };
+  }
+
+  /**
+   * Sends an API config's request (target.api) from the run's tab: a `fetch()` in the page, so from the page's origin
+   * (the site's CORS rules and the extension's access to the site apply), without the user's cookies, at most
+   * `maxBytes` characters read (docs/extension.md, "Runs"). The host's pace is awaited first (`beforeRequest`).
+   * @returns the answer (a 4xx/5xx answer is returned, not thrown).
+   * @throws CodedError `response_too_large` past the cap; `fetch_failed` when the fetch fails (the network, or CORS:
+   *   the message says so); `target_forbidden` when the extension may not script the tab.
+   */
+  async fetchApi(request: ApiRequest, o: Omit<LoadOptions, 'ready'> = {}): Promise<ApiAnswer> {
+    await o.beforeRequest?.();
+    const started = Date.now();
+    let a;
+    try {
+      a = await inTab(this.options.tabId, fetchInPage, [{ method: request.method, url: request.url, headers: request.headers, ...(request.body !== undefined ? { body: request.body } : {}) }, this.options.maxBytes]);
+    } catch (err) {
+      throw scriptingError(err, request.url);
+    }
+    if ('error' in a) {
+      throw new CodedError('fetch_failed', `The API request ${request.method} ${request.url} failed in the tab (${a.error}): the site may not answer it from this page's origin (CORS), or it is unreachable`, [{ url: request.url }]);
+    }
+    if (a.tooLarge) throw new CodedError('response_too_large', `The API's answer from ${request.url} is over ${this.options.maxBytes} characters`, [{ url: request.url }]);
+    return { requestedUrl: request.url, url: a.url, status: a.status, contentType: a.contentType, headers: a.headers, text: a.text, latencyMs: Date.now() - started };
   }
 
   async close(): Promise<void> {
