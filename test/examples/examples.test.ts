@@ -62,6 +62,7 @@ const EXPECTED: Record<string, (s: string) => Row[]> = {
   })),
   '12-sibling-rows.yaml': () => allQuotes().slice(0, 20).map((q) => ({ quote: q.text, author: q.author, tags: q.tags })),
   '13-load-more-button.yaml': () => allQuotes().slice(0, 30).map((q) => ({ text: q.text, author: q.author })),
+  '14-json-api.yaml': (s) => allQuotes().map((q) => ({ text: q.text, author: q.author, tags: q.tags, author_url: `${s}/quotes/author/${q.authorSlug}/` })),
 };
 
 describe('examples/', () => {
@@ -75,7 +76,7 @@ describe('examples/', () => {
       assert.ok(index.includes(`(${f})`), `examples/README.md links ${f}`);
       assert.ok(parseConfig(text(f)).target.url.startsWith(`${PLACEHOLDER}/`), `${f} targets the fixture site's address`);
     }
-    assert.match(index, /API source/, 'the note on the API source example to come (issue 38)');
+    assert.match(index, /API source/, 'the API source example is named (issue 38)');
     assert.match(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'), /\]\(examples\/\)/);
     assert.match(fs.readFileSync(path.join(ROOT, 'docs/config-language.md'), 'utf8'), /\]\(\.\.\/examples\/\)/);
   });
