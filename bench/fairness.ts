@@ -211,12 +211,16 @@ async function toolsPart(): Promise<boolean> {
     const flooder = client(svc.url, (await createAccount(svc.dataDir, { plan: 'pro' })).api_key);
     const jobs = client(svc.url, (await createAccount(svc.dataDir, { plan: 'pro' })).api_key);
     const quietFailures: string[] = [];
+    /** The quiet calls over 2 s, when each started: for the service log's tool-worker lines beside them. */
+    const slowCalls: string[] = [];
     const quietCalls = async (n = 12): Promise<number[]> => {
       const ms: number[] = [];
       for (let i = 0; i < n; i++) {
         const t0 = performance.now();
+        const at = new Date().toISOString();
         const r = await quiet.post('/api/v1/tools/seo-analyzer/', { url: `${site.base}/items/` });
         ms.push(performance.now() - t0);
+        if (ms.at(-1)! > 2_000) slowCalls.push(`${at} took ${ms.at(-1)!.toFixed(0)} ms`);
         if (r.status !== 200) quietFailures.push(`${r.status} ${r.body?.code ?? ''}`);
       }
       return ms;
@@ -269,6 +273,11 @@ async function toolsPart(): Promise<boolean> {
     console.log("tools: another account's seo-analyzer call on a 20-item page, 12 calls one after another");
     const met = report('during the flood', 'no flood (the peer)', idle, loaded, 2_000,
       `the flood's answers: ${flood}; ${jobsStarted} hostile jobs started; ${quietFailures.length} quiet calls not 200${quietFailures.length ? ` (${quietFailures[0]})` : ''}`);
+    if (slowCalls.length) {
+      console.log(`  quiet calls over 2 s: ${slowCalls.join('; ')}`);
+      const lines = svc.output().split('\n').filter((l) => /tool worker|tools' browser/.test(l)).map((l) => { try { const j = JSON.parse(l); return `${j.timestamp} ${j.message} ${j.work ?? ''} ${j.ranMs ?? ''}`; } catch { return l.slice(0, 200); } });
+      console.log(`  the service's tool-worker log lines (${lines.length}):\n    ${lines.slice(0, 40).join('\n    ')}`);
+    }
     for (const f of fiveXX) {
       console.log(`  a flood call answered ${f}${logOf(svc, f)}`);
     }

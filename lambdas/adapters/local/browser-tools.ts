@@ -6,7 +6,9 @@
  * {@link BROWSER_TASKS_AT_ONCE} at once and {@link BROWSER_TASKS_PER_OWNER} of one account (issue 37: one account's
  * flood of renders that never stop, or that eat their renderer's memory, held the tools' Chromium and the CPU for
  * everyone); calls beyond wait in turn (the account with the fewest being worked on first, then the one served least
- * recently), and a call still waiting 1 s before its deadline is refused with 503 `service_busy` (refunded). When the
+ * recently), and a call still waiting 1 s before its deadline is refused with 503 `service_busy` (refunded). A call
+ * being worked on is answered at its deadline with 422 `render_timeout` (refunded) if the thread has not answered
+ * yet; its place is given back when the thread is done with it. When the
  * thread dies, the calls it held fail with `browser_crashed` (a code the tool refunds), its Chromium is ended, and the
  * next call starts a new thread.
  */
@@ -149,9 +151,26 @@ export class LocalBrowserTools implements BrowserTools {
       this.pump();
     };
     const id = this.nextId++;
+    // The call is answered by its deadline whatever the browser is doing (a renderer spinning in a script that never
+    // ends held its work 21 s past an 8 s deadline, until the HTTP layer's own time-out answered 500): 422
+    // render_timeout, refunded. Its place stays taken until the thread is done with it, so the bounds above hold.
+    let answered = false;
+    const answer = (fn: () => void) => {
+      if (answered) return;
+      answered = true;
+      clearTimeout(late);
+      fn();
+    };
+    const url = w.message.request.url;
+    const startedAt = Date.now();
+    const late = setTimeout(() => answer(() => {
+      logger.warn("tools' browser work answered at its deadline, still running", { op: w.message.op, url });
+      w.pending.reject(new CodedError('render_timeout', `${url} did not finish rendering within the tool's time; the call is not charged`,
+        [{ url, budget_ms: Math.max(0, w.deadlineAt - startedAt) }]));
+    }), Math.max(0, w.deadlineAt - Date.now()));
     this.pending.set(id, {
-      resolve: (v) => { done(); w.pending.resolve(v); },
-      reject: (e) => { done(); w.pending.reject(e); },
+      resolve: (v) => { done(); answer(() => w.pending.resolve(v)); },
+      reject: (e) => { done(); answer(() => w.pending.reject(e)); },
     });
     this.thread().postMessage({ id, ...w.message } as BrowserThreadRequest);
   }
