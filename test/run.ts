@@ -45,7 +45,10 @@ if (files.some((f) => f.startsWith(corpusSuite + path.sep))) {
   }
 }
 const node = process.execPath;
-const testArgs = ['--test', '--test-concurrency=2', '--test-timeout=300000'];
+// --test-force-exit: a file whose tests have ended exits even when something it started is still open (a browser
+// that does not close, a server): its process never keeps the run waiting (a hung extension test once held CI past
+// its 90 minutes after its tests had all failed).
+const testArgs = ['--test', '--test-concurrency=2', '--test-timeout=300000', '--test-force-exit'];
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 function run(cmd: string, argv: string[]): number {

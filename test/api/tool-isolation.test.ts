@@ -139,11 +139,21 @@ describe('tool calls on hostile pages run off the HTTP thread, within a time bud
     const seen: string[] = [];
     try {
       for (const c of cases) {
-        const t0 = performance.now();
-        const r = await attacker.post(`/api/v1/tools/${c.tool}/`, { url: `${site.url}${c.page}` });
-        const took = Math.round(performance.now() - t0);
-        seen.push(`${c.tool} ${c.page}: ${r.status}${r.body?.code ? ` ${r.body.code} (${r.body.details?.[0]?.limit})` : ''} in ${took} ms`);
-        assert.ok(took < DEADLINE_MS + SLACK_MS, `${c.tool} ${c.page} answered after ${took} ms`);
+        // A call is sent as a client would: a 503 service_busy (no thread became free in time: the threads the calls
+        // before it ended at their deadline are still starting again, which takes seconds on a loaded machine) is sent
+        // again after its Retry-After, at most twice; it is not charged. The answer that counts is the last one.
+        let r: Awaited<ReturnType<typeof attacker.post>>;
+        let took: number;
+        for (let attempt = 0; ; attempt++) {
+          const t0 = performance.now();
+          r = await attacker.post(`/api/v1/tools/${c.tool}/`, { url: `${site.url}${c.page}` });
+          took = Math.round(performance.now() - t0);
+          seen.push(`${c.tool} ${c.page}: ${r.status}${r.body?.code ? ` ${r.body.code} (${r.body.details?.[0]?.limit})` : ''} in ${took} ms`);
+          assert.ok(took < DEADLINE_MS + SLACK_MS, `${c.tool} ${c.page} answered after ${took} ms`);
+          if (r.status !== 503 || attempt === 2) break;
+          assert.equal(r.body.code, 'service_busy', JSON.stringify(r.body));
+          await new Promise((done) => setTimeout(done, Number(r.headers.get('retry-after') ?? '5') * 1000));
+        }
         if (r.status === 200) {
           assert.ok(!c.mustStop, `${c.tool} ${c.page} was expected to pass the deadline, and answered 200 in ${took} ms`);
           answered++;
@@ -175,7 +185,12 @@ describe('tool calls on hostile pages run off the HTTP thread, within a time bud
     assert.equal(tenths(before - (await credits())), answered, 'only the answered calls are charged (0.1 credit each)');
 
     // The threads that were ended have been replaced: an ordinary page gets its answer.
-    const ok = await attacker.post('/api/v1/tools/lead-generation/', { url: `${site.url}/article/` });
+    // (Sent again after its Retry-After while they are still starting, as a client would.)
+    let ok = await attacker.post('/api/v1/tools/lead-generation/', { url: `${site.url}/article/` });
+    for (let attempt = 0; ok.status === 503 && ok.body.code === 'service_busy' && attempt < 2; attempt++) {
+      await new Promise((done) => setTimeout(done, Number(ok.headers.get('retry-after') ?? '5') * 1000));
+      ok = await attacker.post('/api/v1/tools/lead-generation/', { url: `${site.url}/article/` });
+    }
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.deepEqual(ok.body.emails.map((e: { email: string }) => e.email), ['press@stanford.edu']);
   });
