@@ -185,6 +185,8 @@ const restRoutes: readonly RouteDef[] = [
     query: [
       { name: 'format', description: 'Answer the rows as a file (docs/exports.md): `json` (the rows alone), `csv` or `xlsx` (attachments)', schema: { type: 'string', enum: ['json', 'csv', 'xlsx'] } },
       { name: 'raw', description: "CSV: `1` writes text cells exactly as scraped; by default a cell a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a CR and is not a plain number) gets a `'` in front (docs/exports.md)", schema: { type: 'string', enum: ['0', '1'], default: '0' } },
+      { name: 'lists', description: 'CSV and XLSX: how a list (a `multiple: true` field) is written: `json`, its JSON text (`["a","b"]`, lossless; the default), or `join`, its items joined with `list_separator` (docs/exports.md, "Lists"); JSON and the answer without `format` keep lists as lists', schema: { type: 'string', enum: ['json', 'join'], default: 'json' } },
+      { name: 'list_separator', description: 'With `lists=join` only: what goes between a list\'s items, 1 to 10 characters; default `; ` (a semicolon and a space)', schema: { type: 'string', minLength: 1, maxLength: 10, default: '; ' } },
     ],
     responses: {
       200: {

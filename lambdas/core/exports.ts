@@ -14,7 +14,7 @@ import type { AccountRecord, ExportBuilder, JobRecord } from './ports.ts';
 import type { Services } from './services.ts';
 import { fixedWindow } from './fixed-window.ts';
 import { CodedError } from '../errors.ts';
-import { exportRowsInPieces, type ExportFormat } from '../export/rows-export.ts';
+import { exportRowsInPieces, type CellOptions, type ExportFormat } from '../export/rows-export.ts';
 
 /** Exports of one account being made or sent at once (docs/limits.md). */
 export const MAX_EXPORTS_AT_ONCE = 2;
@@ -34,8 +34,8 @@ export function parseRows(rowsJson: Uint8Array): Array<Record<string, unknown>> 
 
 /** The builder of the calling thread: the pieces made here, one per pull. */
 export const inlineExportBuilder: ExportBuilder = {
-  async build({ rowsJson, format, raw }) {
-    const pieces = exportRowsInPieces(parseRows(rowsJson), format, { raw });
+  async build({ rowsJson, format, cells }) {
+    const pieces = exportRowsInPieces(parseRows(rowsJson), format, cells);
     return new ReadableStream<Uint8Array>({
       async pull(controller) {
         const { done, value } = await pieces.next();
@@ -76,13 +76,13 @@ async function takeExportPlace(svc: Services, account: AccountRecord): Promise<(
  * threads. A failed job exports no rows (an empty file), as before.
  * @throws CodedError `rate_limited` (429) past {@link MAX_EXPORTS_AT_ONCE}; `service_busy` (503) from the builder.
  */
-export async function exportJobRows(svc: Services, account: AccountRecord, job: JobRecord, format: ExportFormat, raw: boolean): Promise<ReadableStream<Uint8Array>> {
+export async function exportJobRows(svc: Services, account: AccountRecord, job: JobRecord, format: ExportFormat, cells: CellOptions): Promise<ReadableStream<Uint8Array>> {
   const giveBack = await takeExportPlace(svc, account);
   let stream: ReadableStream<Uint8Array>;
   try {
     const stored = job.status === 'completed' && job.results_key ? await svc.blobs.get(job.results_key) : null;
     const rowsJson = stored ?? new TextEncoder().encode('[]');
-    stream = await (svc.exportBuilder ?? inlineExportBuilder).build({ rowsJson, format, raw, owner: account.id });
+    stream = await (svc.exportBuilder ?? inlineExportBuilder).build({ rowsJson, format, cells, owner: account.id });
   } catch (err) {
     await giveBack();
     throw err;

@@ -10,7 +10,7 @@
 
 import type { ScrapeConfig } from '../engine/config.ts';
 import type { ScheduleRuleCheck } from './schedule-times.ts';
-import type { ExportFormat } from '../export/rows-export.ts';
+import type { CellOptions, ExportFormat } from '../export/rows-export.ts';
 
 /** docs/spec.md job states. */
 export type JobStatus = 'pending' | 'analyzing' | 'generating' | 'validating' | 'running' | 'completed' | 'failed';
@@ -522,8 +522,8 @@ export interface ExportRequest {
   /** The stored rows: a JSON array, UTF-8 (the bytes of the job's results blob). */
   rowsJson: Uint8Array;
   format: ExportFormat;
-  /** CSV cells exactly as scraped (docs/exports.md). */
-  raw: boolean;
+  /** How cells are written: CSV cells exactly as scraped (`raw`), lists as JSON or joined (docs/exports.md). */
+  cells: CellOptions;
   /** Whose export it is (an account's id): builders serve accounts fairly. */
   owner: number;
 }

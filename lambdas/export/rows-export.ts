@@ -3,7 +3,8 @@
  * the CLI and the extension (docs/exports.md): JSON (a pretty-printed array), CSV (RFC 4180, UTF-8 with a
  * byte-order mark) and XLSX (Office Open XML, ECMA-376, written by write-excel-file).
  * Columns are in field order; nested values (arrays, objects) become their JSON text in CSV and XLSX, the
- * same rule in both ({@link flattenValue}); JSON keeps the values as they are. A CSV text cell that a spreadsheet
+ * same rule in both ({@link flattenValue}), or a list its items joined (`lists: 'join'`); JSON keeps the values as
+ * they are. A CSV text cell that a spreadsheet
  * would read as a formula (OWASP's CSV injection: it starts with `=`, `+`, `-`, `@`, a tab or a CR) gets a `'` in
  * front unless `raw` is asked for ({@link csvField}); XLSX text is always a string cell, never a formula.
  */
@@ -16,18 +17,45 @@ export const EXPORT_FORMATS = ['json', 'csv', 'xlsx'] as const;
 /** One export format. */
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-/** Options of {@link exportRows}. */
-export interface ExportOptions {
-  /** The columns and their order; default {@link exportColumns} of the rows. Ignored by JSON. */
-  columns?: readonly string[];
-  /** XLSX worksheet name; default `Rows` (cleaned to Excel's rules by {@link sheetName}). */
-  sheetName?: string;
+/**
+ * How CSV and XLSX write a list (a `multiple: true` field's value; docs/exports.md, "Lists"): `json`, its JSON text
+ * (`["love","life"]`, lossless; the default), or `join`, its items joined with a separator (`love; life`), for people
+ * reading a spreadsheet.
+ */
+export type ListStyle = 'json' | 'join';
+
+/** The list styles, the default first. */
+export const LIST_STYLES: readonly ListStyle[] = ['json', 'join'];
+
+/** The separator of `lists: 'join'` unless one is given (`list_separator` over HTTP, `listSeparator` here). */
+export const DEFAULT_LIST_SEPARATOR = '; ';
+
+/** Longest list separator accepted, characters (Unicode code points: an emoji is one). */
+export const MAX_LIST_SEPARATOR = 10;
+
+/** How CSV and XLSX cells are written: what {@link exportRows} and the service's export builders pass on. */
+export interface CellOptions {
   /**
    * CSV only: write text cells exactly as scraped, without the `'` that {@link csvField} puts before a cell a
    * spreadsheet would run as a formula. For programs that read the CSV, never for a file opened in a spreadsheet.
    * @default false
    */
   raw?: boolean;
+  /** Lists as JSON text or joined ({@link ListStyle}). Ignored by JSON. @default 'json' */
+  lists?: ListStyle;
+  /** What goes between a list's items with `lists: 'join'`, 1-10 characters. @default '; ' ({@link DEFAULT_LIST_SEPARATOR}) */
+  listSeparator?: string;
+}
+
+/** The list options of {@link CellOptions}: what {@link flattenValue} reads. */
+export type ListOptions = Pick<CellOptions, 'lists' | 'listSeparator'>;
+
+/** Options of {@link exportRows}. */
+export interface ExportOptions extends CellOptions {
+  /** The columns and their order; default {@link exportColumns} of the rows. Ignored by JSON. */
+  columns?: readonly string[];
+  /** XLSX worksheet name; default `Rows` (cleaned to Excel's rules by {@link sheetName}). */
+  sheetName?: string;
 }
 
 /** An export file: its bytes, its media type and the file-name extension (without a dot). */
@@ -75,14 +103,48 @@ export function exportColumns(rows: readonly Record<string, unknown>[]): string[
  * empty cell; strings, booleans and finite numbers stay as they are; arrays and objects (a `multiple` field's
  * list, a nested record) become their JSON text (`["a","b"]`, `{"k":1}`), lossless and read back with any JSON
  * parser; anything else (NaN, Infinity, a bigint, a Date) becomes its text (`String`, a Date's ISO 8601 form).
+ * With `lists: 'join'` an array is instead its items, each flattened as a cell of its own would be (null as nothing),
+ * joined with `listSeparator` (docs/exports.md, "Lists"): `love; life`; an object stays its JSON text.
  */
-export function flattenValue(value: unknown): FlatValue {
+export function flattenValue(value: unknown, options: ListOptions = {}): FlatValue {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
+  if (Array.isArray(value) && options.lists === 'join') {
+    // Each item as its own cell would be (a nested list or object as its JSON text, null as nothing), then joined.
+    return value.map((item) => { const flat = flattenValue(item); return flat === null ? '' : String(flat); }).join(options.listSeparator ?? DEFAULT_LIST_SEPARATOR);
+  }
   if (typeof value === 'object') return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
   return String(value);
+}
+
+/** A problem with cell options: the option's name on the wire (`lists`, `list_separator`) and what is wrong. */
+export interface CellOptionProblem { path: 'lists' | 'list_separator'; message: string }
+
+/**
+ * What is wrong with cell options that came from outside (a query string, a form), `[]` when nothing is: `lists` one of
+ * {@link LIST_STYLES}; `listSeparator` only with `lists: 'join'`, 1-{@link MAX_LIST_SEPARATOR} characters.
+ */
+export function cellOptionProblems(o: CellOptions): CellOptionProblem[] {
+  const problems: CellOptionProblem[] = [];
+  if (o.lists !== undefined && !LIST_STYLES.includes(o.lists)) problems.push({ path: 'lists', message: `must be one of ${LIST_STYLES.join(', ')}` });
+  if (o.listSeparator !== undefined) {
+    const chars = [...o.listSeparator].length;
+    if (o.lists !== 'join') problems.push({ path: 'list_separator', message: 'goes with lists=join' });
+    else if (chars < 1 || chars > MAX_LIST_SEPARATOR) problems.push({ path: 'list_separator', message: `must be 1 to ${MAX_LIST_SEPARATOR} characters` });
+  }
+  return problems;
+}
+
+/**
+ * `o`, checked by {@link cellOptionProblems}.
+ * @throws TypeError naming each problem (`lists must be one of json, join`).
+ */
+export function checkCellOptions(o: CellOptions): CellOptions {
+  const problems = cellOptionProblems(o);
+  if (problems.length) throw new TypeError(problems.map((p) => `${p.path} ${p.message}`).join('; '));
+  return o;
 }
 
 /**
@@ -119,11 +181,11 @@ export function csvField(value: FlatValue, raw = false): string {
  * CRLF (RFC 4180). No rows and no columns give the byte-order mark alone. Header and value cells that
  * {@link looksLikeFormula} get a `'` in front unless `raw` ({@link csvField}).
  */
-export function rowsCsv(rows: readonly Record<string, unknown>[], columns: readonly string[] = exportColumns(rows), raw = false): string {
+export function rowsCsv(rows: readonly Record<string, unknown>[], columns: readonly string[] = exportColumns(rows), raw = false, lists: ListOptions = {}): string {
   if (!columns.length) return BOM;
   const line = (cells: FlatValue[]) => `${cells.map((c) => csvField(c, raw)).join(',')}\r\n`;
   let out = BOM + line([...columns]);
-  for (const row of rows) out += line(columns.map((c) => flattenValue(Object.hasOwn(row, c) ? row[c] : null)));
+  for (const row of rows) out += line(columns.map((c) => flattenValue(Object.hasOwn(row, c) ? row[c] : null, lists)));
   return out;
 }
 
@@ -157,11 +219,11 @@ function xlsxCell(value: FlatValue): Cell {
  * The XLSX workbook of `rows`: one worksheet, a bold header row of the columns (frozen), a row per row; cells
  * typed as {@link xlsxCell} says. Strings are never written as formulas.
  */
-async function rowsXlsx(rows: readonly Record<string, unknown>[], columns: readonly string[] = exportColumns(rows), name?: string): Promise<Uint8Array> {
+async function rowsXlsx(rows: readonly Record<string, unknown>[], columns: readonly string[] = exportColumns(rows), name?: string, lists: ListOptions = {}): Promise<Uint8Array> {
   const data: Cell[][] = [];
   if (columns.length) {
     data.push(columns.map((c) => ({ value: xlsxText(c), type: String, fontWeight: 'bold' as const })));
-    for (const row of rows) data.push(columns.map((c) => xlsxCell(flattenValue(Object.hasOwn(row, c) ? row[c] : null))));
+    for (const row of rows) data.push(columns.map((c) => xlsxCell(flattenValue(Object.hasOwn(row, c) ? row[c] : null, lists))));
   }
   const blob = await writeXlsxFile(data, { sheet: sheetName(name), ...(columns.length ? { stickyRowsCount: 1 } : {}) }).toBlob();
   return new Uint8Array(await blob.arrayBuffer());
@@ -172,6 +234,7 @@ async function rowsXlsx(rows: readonly Record<string, unknown>[], columns: reado
  * - `json`: the rows as a JSON array pretty-printed with 2 spaces, UTF-8; values as they are.
  * - `csv`: {@link rowsCsv}, UTF-8; formula-like text cells prefixed with `'` unless `options.raw`.
  * - `xlsx`: {@link rowsXlsx}.
+ * In CSV and XLSX a list is its JSON text, or its items joined with `options.listSeparator` with `options.lists: 'join'`.
  * @throws TypeError for a format that is not one of {@link EXPORT_FORMATS}.
  */
 export async function exportRows(rows: readonly Record<string, unknown>[], format: ExportFormat, options: ExportOptions = {}): Promise<ExportFile> {
@@ -181,9 +244,9 @@ export async function exportRows(rows: readonly Record<string, unknown>[], forma
     case 'json':
       return file(utf8(JSON.stringify(rows, null, 2)));
     case 'csv':
-      return file(utf8(rowsCsv(rows, options.columns ?? exportColumns(rows), options.raw ?? false)));
+      return file(utf8(rowsCsv(rows, options.columns ?? exportColumns(rows), options.raw ?? false, options)));
     case 'xlsx':
-      return file(await rowsXlsx(rows, options.columns ?? exportColumns(rows), options.sheetName));
+      return file(await rowsXlsx(rows, options.columns ?? exportColumns(rows), options.sheetName, options));
     default:
       throw new TypeError(`Unknown export format ${JSON.stringify(format)}; one of ${EXPORT_FORMATS.join(', ')}`);
   }
@@ -231,7 +294,7 @@ export async function* exportRowsInPieces(rows: readonly Record<string, unknown>
       const line = (cells: FlatValue[]) => `${cells.map((c) => csvField(c, raw)).join(',')}\r\n`;
       text = BOM + line([...columns]);
       for (const row of rows) {
-        text += line(columns.map((c) => flattenValue(Object.hasOwn(row, c) ? row[c] : null)));
+        text += line(columns.map((c) => flattenValue(Object.hasOwn(row, c) ? row[c] : null, options)));
         if (text.length >= pieceChars) {
           yield encoder.encode(text);
           text = '';
@@ -241,7 +304,7 @@ export async function* exportRowsInPieces(rows: readonly Record<string, unknown>
       return;
     }
     case 'xlsx': {
-      const body = await rowsXlsx(rows, options.columns ?? exportColumns(rows), options.sheetName);
+      const body = await rowsXlsx(rows, options.columns ?? exportColumns(rows), options.sheetName, options);
       for (let at = 0; at < body.length || at === 0; at += pieceChars) yield body.slice(at, at + pieceChars);
       return;
     }

@@ -8,7 +8,7 @@
 import { CodedError } from '../errors.ts';
 import { rowsJson } from '../core/jobs.ts';
 import { exportJobRows, readWhole } from '../core/exports.ts';
-import { EXPORT_FORMATS, exportFileType, isExportFormat, type ExportFormat } from '../export/rows-export.ts';
+import { cellOptionProblems, EXPORT_FORMATS, exportFileType, isExportFormat, type CellOptionProblem, type CellOptions, type ExportFormat, type ListStyle } from '../export/rows-export.ts';
 import { apiHandler, binary, json, jsonText, uuidParam, type ApiResult } from './middleware.ts';
 import { responseStreamsEnabled, streamedResult } from './response-streams.ts';
 import { route } from '../routes.ts';
@@ -23,6 +23,23 @@ function rawParam(value: string | undefined): boolean {
   throw new CodedError('invalid_request', `raw must be 1 or 0; got "${value.length > 20 ? `${value.slice(0, 20)}…` : value}"`, [{ path: 'raw', message: 'must be 1 or 0' }]);
 }
 
+/**
+ * `?lists=json|join` and `?list_separator=` (docs/exports.md, "Lists"): how CSV and XLSX write a list; with `raw`, the
+ * cell options of the export.
+ * @throws CodedError `invalid_request` with a detail per parameter at fault: a style not `json` or `join`, a separator
+ *   without `lists=join`, one of no or more than 10 characters.
+ */
+function cellParams(query: Record<string, string | undefined> | null | undefined, raw: boolean): CellOptions {
+  const lists = query?.lists;
+  const listSeparator = query?.list_separator;
+  const cells: CellOptions = { raw, ...(lists !== undefined ? { lists: lists as ListStyle } : {}), ...(listSeparator !== undefined ? { listSeparator } : {}) };
+  const problems = cellOptionProblems(cells);
+  if (!problems.length) return cells;
+  const shown = (v: string) => JSON.stringify(v.length > 20 ? `${v.slice(0, 20)}…` : v);
+  const given = (p: CellOptionProblem) => (p.path === 'lists' ? `; got ${shown(lists!)}` : p.message.startsWith('must') ? `; got ${shown(listSeparator!)}` : '');
+  throw new CodedError('invalid_request', problems.map((p) => `${p.path} ${p.message}${given(p)}`).join('; '), problems);
+}
+
 export const handler = apiHandler(route('GET', '/api/v1/jobs/{id}/results/'), async (event, { svc, account }) => {
   const id = uuidParam(event, 'Job');
   const format = event.queryStringParameters?.format;
@@ -30,6 +47,7 @@ export const handler = apiHandler(route('GET', '/api/v1/jobs/{id}/results/'), as
     throw new CodedError('invalid_request', `format must be one of ${EXPORT_FORMATS.join(', ')}; got "${format}"`, [{ path: 'format', message: `must be one of ${EXPORT_FORMATS.join(', ')}` }]);
   }
   const raw = rawParam(event.queryStringParameters?.raw);
+  const cells = cellParams(event.queryStringParameters, raw);
   const job = await svc.store.getJob(account.id, id);
   if (!job) throw new CodedError('not_found', `Job ${id} not found`);
   if (job.status === 'failed' && format === undefined) return json(200, []);
@@ -40,7 +58,7 @@ export const handler = apiHandler(route('GET', '/api/v1/jobs/{id}/results/'), as
     // The stored rows are already JSON: wrapped, not parsed and serialized again.
     return { ...json(200, []), body: `[{"data":${(await rowsJson(svc, job)) ?? '[]'},"row_count":${job.row_count}}]` };
   }
-  return fileAnswer(id, format, await exportJobRows(svc, account, job, format, raw));
+  return fileAnswer(id, format, await exportJobRows(svc, account, job, format, cells));
 });
 
 /**

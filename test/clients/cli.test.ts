@@ -258,7 +258,7 @@ pagination: { type: cursor, cursor_path: page_info.end_cursor, has_more_path: pa
     assert.deepEqual(rows.map((x) => [x.text, x.author]), allQuotes().slice(0, 30).map((q) => [q.text, q.author]));
   });
 
-  it('tools NAME URL --param k=v --json prints the tool\'s report', async () => {
+  it('tools NAME URL --param k=v --json prints the tool\'s report; without --json, for people', async () => {
     const env = { SAI_BASE_URL: svc.url, SAI_API_KEY: pro.api_key, XDG_CONFIG_HOME: path.join(work, 'empty') };
     const seo = await sai(['tools', 'seo-analyzer', `${site.url}/quotes/`, '--json'], env);
     assert.equal(seo.code, 0, seo.stderr);
@@ -268,6 +268,15 @@ pagination: { type: cursor, cursor_path: page_info.end_cursor, has_more_path: pa
     const links = await sai(['tools', 'broken-link-checker', `${site.url}/quotes/`, '--param', 'max_links=3', '--param', 'depth=0', '--json'], env);
     assert.equal(links.code, 0, links.stderr);
     assert.ok(JSON.parse(links.stdout).links.length <= 3, links.stdout);
+    // Without --json, the report is for people: key: value lines, lists on one line or one item a line, no JSON.
+    const people = await sai(['tools', 'seo-analyzer', `${site.url}/quotes/`], env);
+    assert.equal(people.code, 0, people.stderr);
+    assert.throws(() => JSON.parse(people.stdout), 'not JSON');
+    assert.doesNotMatch(people.stdout, /^\s*[{[]/);
+    assert.match(people.stdout, new RegExp(`^url: ${site.url.replace(/[.]/g, '\\.')}/quotes/$`, 'm'));
+    assert.match(people.stdout, new RegExp(`^score: ${report.score}$`, 'm'));
+    assert.match(people.stdout, new RegExp(`^title: ${report.title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    assert.match(people.stdout, /^audits:\n  - id: \S+\n    title: .+\n    passed: (true|false)\n/m);
     const badParam = await sai(['tools', 'seo-analyzer', site.url, '--param', 'novalue'], env);
     assert.equal(badParam.code, 2, badParam.stderr);
   });

@@ -633,6 +633,13 @@ detail_fields:
       return [t.indexOf('The answer carries'), t.indexOf('No records.'), t.indexOf('Registration')];
     });
     assert.ok(order[0]! >= 0 && order[0]! < order[1]! && order[1]! < order[2]!, `order ${order}`);
+    // No heading stands empty (issue 40): the Addresses heading says there are none, and why.
+    assert.equal(await page.$eval('[data-testid=no-addresses]', (el) => el.textContent), 'No addresses: the name was not looked up.');
+    const emptyHeadings = await page.$eval('[data-testid=tool-result]', (el) => Array.from(el.querySelectorAll('h3')).filter((h) => {
+      const next = h.nextElementSibling;
+      return !next || /^H\d$/.test(next.tagName) || !(next as HTMLElement).innerText.trim();
+    }).map((h) => h.textContent));
+    assert.deepEqual(emptyHeadings, [], 'every heading is followed by content');
     // The page's own error region stays empty: the request succeeded.
     assert.equal(await page.$eval('form [data-testid=error]', (el) => el.textContent), '');
     await capture('tool-dns-whois-error');

@@ -427,6 +427,35 @@ describe('browser extension in Chromium', { timeout: 300_000 }, () => {
     await tab.close();
   });
 
+  it('CSV and XLSX exports write lists as JSON text by default, or joined with the separator chosen (issue 40)', async () => {
+    const yaml = `version: "2.0"\nname: Tagged quotes\ntarget: { url: "${site.url}/quotes/" }\nextract:\n  container: div.quote\n  fields:\n    - { name: author, selector: small.author }\n    - { name: tags, selector: a.tag, multiple: true }\n`;
+    const tab = await openTab(`${site.url}/quotes/`);
+    const popup = await openPopup(tab);
+    await editYaml(popup, yaml);
+    await view(popup, 'run');
+    assert.equal(await startAndEnd(popup, 'quick-test'), 'completed');
+    const expected = allQuotes().slice(0, 10);
+    /** The file a click on an export button downloads: the new file in the folder (Chrome numbers a name already there). */
+    const fileOf = async (ext: 'csv' | 'xlsx') => {
+      const before = new Set(fs.readdirSync(downloads));
+      await popup.click(`[data-testid="export-${ext}"]`);
+      const file = await until(`the ${ext} download`, () => fs.readdirSync(downloads).find((f) => !before.has(f) && f.startsWith('tagged-quotes-') && f.endsWith(`.${ext}`)));
+      return fs.readFileSync(path.join(downloads, file));
+    };
+    const tagsColumn = (csv: Buffer) => csv.subarray(3).toString('utf8').split('\r\n').filter(Boolean).slice(1).map((line) => line.slice(line.indexOf(',') + 1));
+    const quoted = (v: string) => (/[",]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+    assert.equal(await popup.$eval('[data-testid="lists"]', (s) => (s as HTMLSelectElement).value), 'json', 'JSON text by default');
+    assert.deepEqual(tagsColumn(await fileOf('csv')), expected.map((q) => quoted(JSON.stringify(q.tags))));
+    await popup.select('[data-testid="lists"]', 'join');
+    assert.equal(await popup.$eval('[data-testid="separator"]', (i) => (i as HTMLInputElement).value), '; ', 'joined with "; " unless told otherwise');
+    assert.deepEqual(tagsColumn(await fileOf('csv')), expected.map((q) => quoted(q.tags.join('; '))));
+    await popup.$eval('[data-testid="separator"]', (i) => { (i as HTMLInputElement).value = ' | '; i.dispatchEvent(new Event('input', { bubbles: true })); });
+    const sheets = await readXlsxFile(await fileOf('xlsx'), { trim: false });
+    assert.deepEqual(sheets[0]!.data, [['author', 'tags'], ...expected.map((q) => [q.author, q.tags.join(' | ')])]);
+    await popup.close();
+    await tab.close();
+  });
+
   /** Runs `yaml` from the popup on a tab showing `url`; returns the ended run as the service worker keeps it. */
   const runFromPopup = async (url: string, yaml: string, mode: 'quick-test' | 'run' = 'run') => {
     const tab = await openTab(url);

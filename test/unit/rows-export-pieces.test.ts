@@ -30,7 +30,7 @@ const comparable = (format: ExportFormat, bytes: Uint8Array) => (format === 'xls
 describe('exports in pieces: the same bytes as exportRows', () => {
   for (const format of EXPORT_FORMATS) {
     for (const [name, rows] of Object.entries({ 'mixed rows': ROWS, 'no rows': [], 'rows without keys': [{}, {}], '3,000 rows': Array.from({ length: 3000 }, (_, i) => ({ ...ROWS[i % ROWS.length], n: i })) })) {
-      for (const options of [{}, { raw: true }, { columns: ['price', 'title', 'missing'], sheetName: 'My: sheet' }] as ExportOptions[]) {
+      for (const options of [{}, { raw: true }, { columns: ['price', 'title', 'missing'], sheetName: 'My: sheet' }, { lists: 'join' }, { lists: 'join', listSeparator: ' | ' }, { lists: 'join', listSeparator: ',', raw: true }] as ExportOptions[]) {
         it(`${format}, ${name}, options ${JSON.stringify(options)}`, async () => {
           const whole = (await exportRows(rows, format, options)).body;
           for (const pieceChars of [7, 4096, 10_000_000]) {

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { inflateRawSync } from 'node:zlib';
 import readXlsxFile from 'read-excel-file/node';
-import { csvField, exportColumns, exportRows, flattenValue, isExportFormat, rowsCsv, sheetName, type ExportFormat } from '../../lambdas/export/rows-export.ts';
+import { cellOptionProblems, checkCellOptions, csvField, exportColumns, exportRows, flattenValue, isExportFormat, rowsCsv, sheetName, type ExportFormat } from '../../lambdas/export/rows-export.ts';
 
 /** A minimal RFC 4180 reader for the tests (quoted fields, doubled quotes, CRLF records). */
 function parseCsv(text: string): string[][] {
@@ -264,5 +264,65 @@ describe('formats', () => {
     assert.ok(isExportFormat('json') && isExportFormat('csv') && isExportFormat('xlsx'));
     for (const bad of ['pdf', 'CSV', '', undefined, 1, 'toString']) assert.equal(isExportFormat(bad), false, String(bad));
     await assert.rejects(exportRows([], 'pdf' as ExportFormat), TypeError);
+  });
+});
+
+describe('lists in CSV and XLSX (issue 40): JSON text by default, or joined', () => {
+  const rows = [
+    { quote: 'a', tags: ['love', 'life'], n: [1, 2.5], mixed: ['x', null, true, ['y'], { k: 1 }], empty: [], note: 'plain' },
+    { quote: 'b', tags: ['one'], n: [], mixed: [], empty: [], note: null },
+  ];
+
+  it('by default a list is its JSON text; with lists join its items joined by "; ", or the separator given', async () => {
+    assert.equal(flattenValue(['love', 'life']), '["love","life"]');
+    assert.equal(flattenValue(['love', 'life'], { lists: 'join' }), 'love; life');
+    assert.equal(flattenValue(['love', 'life'], { lists: 'join', listSeparator: ' | ' }), 'love | life');
+    assert.equal(flattenValue(['x', null, true, ['y'], { k: 1 }], { lists: 'join', listSeparator: ',' }), 'x,,true,["y"],{"k":1}', 'each item as its own cell would be');
+    assert.equal(flattenValue([], { lists: 'join' }), '', 'an empty list is an empty text');
+    assert.equal(flattenValue({ k: [1, 2] }, { lists: 'join' }), '{"k":[1,2]}', 'an object stays JSON text');
+    assert.equal(flattenValue('a; b', { lists: 'join' }), 'a; b', 'text is unchanged');
+
+    const json = Buffer.from((await exportRows(rows, 'csv')).body).toString('utf8');
+    assert.deepEqual(parseCsv(json.slice(1))[1], ['a', '["love","life"]', '[1,2.5]', '["x",null,true,["y"],{"k":1}]', '[]', 'plain']);
+    const joined = Buffer.from((await exportRows(rows, 'csv', { lists: 'join' })).body).toString('utf8');
+    assert.deepEqual(parseCsv(joined.slice(1)).slice(1), [['a', 'love; life', '1; 2.5', 'x; ; true; ["y"]; {"k":1}', '', 'plain'], ['b', 'one', '', '', '', '']]);
+    const piped = Buffer.from((await exportRows(rows, 'csv', { lists: 'join', listSeparator: ' | ' })).body).toString('utf8');
+    assert.equal(parseCsv(piped.slice(1))[1]![1], 'love | life');
+    const comma = Buffer.from((await exportRows(rows, 'csv', { lists: 'join', listSeparator: ',' })).body).toString('utf8');
+    assert.ok(comma.includes('"love,life"'), 'a separator that needs quoting is quoted, as any comma');
+    assert.equal(parseCsv(comma.slice(1))[1]![1], 'love,life');
+  });
+
+  it('a joined list is text like any other: one that a spreadsheet would run as a formula gets the quote in CSV (raw keeps it as scraped)', async () => {
+    const hostile = [{ tags: ['=HYPERLINK("http://evil.example")', 'b'] }, { tags: ['-5', '3'] }];
+    const safe = Buffer.from((await exportRows(hostile, 'csv', { lists: 'join' })).body).toString('utf8');
+    assert.deepEqual(parseCsv(safe.slice(1)).slice(1), [['\'=HYPERLINK("http://evil.example"); b'], ['\'-5; 3']]);
+    const asScraped = Buffer.from((await exportRows(hostile, 'csv', { lists: 'join', raw: true })).body).toString('utf8');
+    assert.deepEqual(parseCsv(asScraped.slice(1)).slice(1), [['=HYPERLINK("http://evil.example"); b'], ['-5; 3']]);
+    // As JSON text (the default) the cell starts with `[`, never a formula.
+    const asJson = Buffer.from((await exportRows(hostile, 'csv')).body).toString('utf8');
+    assert.equal(parseCsv(asJson.slice(1))[1]![0], '["=HYPERLINK(\\"http://evil.example\\")","b"]');
+  });
+
+  it('XLSX joins the same way, as text cells', async () => {
+    const sheet = await readXlsx(Buffer.from((await exportRows(rows, 'xlsx', { lists: 'join' })).body));
+    assert.deepEqual(sheet.data[1], ['a', 'love; life', '1; 2.5', 'x; ; true; ["y"]; {"k":1}', null, 'plain']);
+    const asJson = await readXlsx(Buffer.from((await exportRows(rows, 'xlsx')).body));
+    assert.equal(asJson.data[1]![1], '["love","life"]');
+  });
+
+  it('JSON keeps lists as lists whatever lists says; bad options are refused by checkCellOptions', async () => {
+    assert.deepEqual(await exportRows(rows, 'json', { lists: 'join' }), await exportRows(rows, 'json'));
+    assert.deepEqual(checkCellOptions({ lists: 'join', listSeparator: ' / ' }), { lists: 'join', listSeparator: ' / ' });
+    assert.deepEqual(checkCellOptions({}), {});
+    assert.deepEqual(cellOptionProblems({ lists: 'join', listSeparator: '🏷️🏷️🏷️🏷️🏷️' }), [], 'ten code points (five emoji, each with its variation selector) are ten characters');
+    assert.throws(() => checkCellOptions({ lists: 'csv' as never }), /^TypeError: lists must be one of json, join$/);
+    assert.throws(() => checkCellOptions({ listSeparator: '|' }), /list_separator goes with lists=join/);
+    assert.throws(() => checkCellOptions({ lists: 'json', listSeparator: '|' }), /list_separator goes with lists=join/);
+    assert.throws(() => checkCellOptions({ lists: 'join', listSeparator: '' }), /list_separator must be 1 to 10 characters/);
+    assert.throws(() => checkCellOptions({ lists: 'join', listSeparator: 'x'.repeat(11) }), /list_separator must be 1 to 10 characters/);
+    assert.deepEqual(cellOptionProblems({ lists: 'comma' as never, listSeparator: '|' }), [
+      { path: 'lists', message: 'must be one of json, join' }, { path: 'list_separator', message: 'goes with lists=join' },
+    ], 'each problem named by its parameter');
   });
 });

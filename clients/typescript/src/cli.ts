@@ -26,7 +26,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { DEFAULT_BASE_URL, ScrapeAI, WEBHOOK_EVENTS } from './client.ts';
 import { AuthenticationError, QuotaExceededError, RateLimitError, ScrapeAIError } from './errors.ts';
 import { serveMcpOverStdio } from './mcp.ts';
-import type { Job, ResultsFormat, Row, Schedule, UpdateScheduleRequest, Webhook, WebhookCreated, WebhookDelivery, WebhookEvent } from './types.ts';
+import type { Job, ListStyle, ResultsFileOptions, ResultsFormat, Row, Schedule, UpdateScheduleRequest, Webhook, WebhookCreated, WebhookDelivery, WebhookEvent } from './types.ts';
 
 /** The exit codes of `sai`. */
 export const EXIT = { ok: 0, error: 1, usage: 2, auth: 3, quota: 4 } as const;
@@ -109,6 +109,26 @@ function printJson(value: unknown): void {
 function parseFormat(value: string): ResultsFormat {
   if (!(FORMATS as readonly string[]).includes(value)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(value)}`);
   return value as ResultsFormat;
+}
+
+/** `--lists` values: how CSV and XLSX write a list (docs/exports.md, "Lists"); `json` is the default. */
+const LIST_STYLES: readonly ListStyle[] = ['json', 'join'];
+/** Longest `--list-separator`, characters (the service's limit). */
+const MAX_LIST_SEPARATOR = 10;
+
+/**
+ * `--lists json|join` and `--list-separator TEXT`, checked as the service checks `lists` and `list_separator` (docs/exports.md,
+ * "Lists"): `{}` when neither is given, so the service's default (JSON text) applies.
+ * @throws UsageError an unknown style, a separator without `--lists join`, a separator of no or more than 10 characters.
+ */
+function parseListOptions(o: { lists?: string; listSeparator?: string }): ResultsFileOptions {
+  if (o.lists !== undefined && !(LIST_STYLES as readonly string[]).includes(o.lists)) throw new UsageError(`--lists must be one of ${LIST_STYLES.join(', ')}, got ${JSON.stringify(o.lists)}`);
+  if (o.listSeparator !== undefined) {
+    if (o.lists !== 'join') throw new UsageError('--list-separator goes with --lists join');
+    const chars = [...o.listSeparator].length;
+    if (chars < 1 || chars > MAX_LIST_SEPARATOR) throw new UsageError(`--list-separator must be 1 to ${MAX_LIST_SEPARATOR} characters`);
+  }
+  return { ...(o.lists !== undefined ? { lists: o.lists as ListStyle } : {}), ...(o.listSeparator !== undefined ? { listSeparator: o.listSeparator } : {}) };
 }
 
 /**
@@ -262,6 +282,53 @@ function deliveryLine(d: WebhookDelivery): string {
   return [d.attempted_at, d.event, `job ${d.job_id}`, `attempt ${d.attempt}`, d.status_code === null ? 'no answer' : `HTTP ${d.status_code}`, `${d.duration_ms} ms`, outcome, d.error ?? ''].join('\t');
 }
 
+/** Longest text value `reportText` shows, characters (a page's text or HTML); `--json` has it whole. */
+const REPORT_TEXT_CHARS = 300;
+/** Items of a list `reportText` shows; `--json` has them all. */
+const REPORT_LIST_ITEMS = 50;
+
+/**
+ * A tool's report for people (issue 40; `--json` prints it as the service answered): one `key: value` line per field,
+ * nested objects indented, a list of values on one line, a list of objects one `- …` item each (a small one on one
+ * line, others as an indented block; at most
+ * {@link REPORT_LIST_ITEMS}), long text cut at {@link REPORT_TEXT_CHARS} characters with how long it was, null as `—`.
+ */
+export function reportText(value: unknown, indent = ''): string {
+  const scalar = (v: unknown): string => {
+    if (v === null || v === undefined) return '—';
+    if (typeof v !== 'string') return String(v);
+    const one = v.replace(/\s+/g, ' ').trim();
+    return one.length > REPORT_TEXT_CHARS ? `${one.slice(0, REPORT_TEXT_CHARS)}… (${v.length} characters; --json for all)` : one;
+  };
+  const isScalar = (v: unknown) => v === null || typeof v !== 'object';
+  if (isScalar(value)) return `${indent}${scalar(value)}\n`;
+  if (Array.isArray(value)) {
+    if (!value.length) return `${indent}(none)\n`;
+    let out = '';
+    for (const item of value.slice(0, REPORT_LIST_ITEMS)) {
+      if (isScalar(item)) out += `${indent}- ${scalar(item)}\n`;
+      else {
+        const entries = Array.isArray(item) ? [] : Object.entries(item as Record<string, unknown>);
+        const line = entries.every(([, v]) => isScalar(v)) ? entries.map(([k, v]) => `${k}: ${scalar(v)}`).join(', ') : '';
+        // A small record on one line; anything else as an indented block whose first line carries the dash (as YAML).
+        if (line && line.length <= 120) out += `${indent}- ${line}\n`;
+        else out += `${indent}- ${reportText(item, `${indent}  `).slice(indent.length + 2)}`;
+      }
+    }
+    if (value.length > REPORT_LIST_ITEMS) out += `${indent}… and ${value.length - REPORT_LIST_ITEMS} more (--json for all)\n`;
+    return out;
+  }
+  let out = '';
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (isScalar(v)) out += `${indent}${k}: ${scalar(v)}\n`;
+    else if (Array.isArray(v) && v.every(isScalar)) {
+      const shown = v.slice(0, REPORT_LIST_ITEMS).map(scalar).join(', ');
+      out += `${indent}${k}: ${v.length ? shown : '(none)'}${v.length > REPORT_LIST_ITEMS ? ` … and ${v.length - REPORT_LIST_ITEMS} more` : ''}\n`;
+    } else out += `${indent}${k}:\n${reportText(v, `${indent}  `)}`;
+  }
+  return out || `${indent}(empty)\n`;
+}
+
 /** `--event` values: each one of {@link WEBHOOK_EVENTS}, collected in order. */
 function collectEvent(value: string, previous: WebhookEvent[]): WebhookEvent[] {
   if (!(WEBHOOK_EVENTS as readonly string[]).includes(value)) throw new UsageError(`--event must be one of ${WEBHOOK_EVENTS.join(', ')}, got ${JSON.stringify(value)}`);
@@ -292,9 +359,10 @@ function missingBrowserPackage(err: unknown): string | null {
 }
 
 /** Runs a config on this machine with the service's engine (lambdas/engine), the outbound guard from `SAI_OUTBOUND_ALLOW`. */
-async function runLocal(file: string, o: { format?: string; output?: string; concurrency: string; maxPages?: string }, g: GlobalOptions): Promise<void> {
+async function runLocal(file: string, o: { format?: string; output?: string; concurrency: string; maxPages?: string; lists?: string; listSeparator?: string }, g: GlobalOptions): Promise<void> {
   const yaml = readInput(file);
   const format = o.format ? parseFormat(o.format) : 'json';
+  const cells = parseListOptions(o);
   const concurrency = Number(o.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError('--concurrency must be a whole number, 1 or more');
   const maxPages = o.maxPages === undefined ? undefined : Number(o.maxPages);
@@ -337,7 +405,7 @@ async function runLocal(file: string, o: { format?: string; output?: string; con
       status: 'completed', engine: choice.engine, rows: result.rows.length, pages_scraped: result.pagesScraped,
       items_found: result.itemsFound, warnings: result.warnings, ...(o.output ? { output: path.resolve(o.output), format } : {}),
     };
-    const exported = await exportRows(result.rows as Row[], format);
+    const exported = await exportRows(result.rows as Row[], format, cells);
     if (o.output) {
       writeOutput(o.output, exported.body);
       if (g.json) printJson(summary);
@@ -449,9 +517,12 @@ export function buildProgram(): Command {
     .option('--no-wait', 'print the started job and return at once')
     .option('-o, --output <file>', 'write the generated YAML to this file')
     .option('--interval <ms>', 'time between status polls', '1000')
-    .action(async (url: string, o: { prompt: string; run?: boolean; configId?: string; format: string; rowsOutput?: string; wait: boolean; output?: string; interval: string }, cmd: Command) => {
+    .option('--lists <style>', 'CSV and XLSX: a list as its JSON text (json, the default) or its items joined (join)')
+    .option('--list-separator <text>', 'with --lists join: what goes between the items (default "; ")')
+    .action(async (url: string, o: { prompt: string; run?: boolean; configId?: string; format: string; rowsOutput?: string; wait: boolean; output?: string; interval: string; lists?: string; listSeparator?: string }, cmd: Command) => {
       const g = globals(cmd);
       const format = parseFormat(o.format);
+      const cells = parseListOptions(o);
       if (!o.run && (o.rowsOutput || o.format !== 'json')) throw new UsageError('--format and --rows-output go with --run (the rows of a run of the generated config)');
       const client = clientFor(cmd);
       const started = await client.startGenerate({ url, prompt: o.prompt, ...(o.run ? { run: true } : {}), ...(o.configId ? { config_id: o.configId } : {}) });
@@ -478,7 +549,7 @@ export function buildProgram(): Command {
       const run = await waitWithProgress(client, job.run_job_id, g, Number(o.interval) || 1000);
       if (g.json) return printJson({ config_id: job.yaml_config.id, generate_job: job, run_job: run, rows: await client.getResults(run.id) });
       if (!o.rowsOutput && format === 'xlsx' && process.stdout.isTTY) throw new UsageError('XLSX is binary: give --rows-output FILE or pipe the output');
-      const body = await client.getResultsFile(run.id, format);
+      const body = await client.getResultsFile(run.id, format, cells);
       if (o.rowsOutput) {
         writeOutput(o.rowsOutput, body);
         process.stdout.write(`${run.results.row_count} rows written to ${o.rowsOutput} (${format}; run job ${run.id})\n`);
@@ -497,16 +568,19 @@ export function buildProgram(): Command {
     .option('--interval <ms>', 'time between status polls', '1000')
     .option('--concurrency <n>', 'pages loaded at once (--local)', '4')
     .option('--max-pages <n>', 'most pages to load (--local; default 1000)')
-    .action(async (o: { config?: string; file?: string; local?: string; wait: boolean; format?: string; output?: string; interval: string; concurrency: string; maxPages?: string }, cmd: Command) => {
+    .option('--lists <style>', 'CSV and XLSX: a list as its JSON text (json, the default) or its items joined (join)')
+    .option('--list-separator <text>', 'with --lists join: what goes between the items (default "; ")')
+    .action(async (o: { config?: string; file?: string; local?: string; wait: boolean; format?: string; output?: string; interval: string; concurrency: string; maxPages?: string; lists?: string; listSeparator?: string }, cmd: Command) => {
       const g = globals(cmd);
       if (o.format) parseFormat(o.format);
+      const cells = parseListOptions(o);
       if (o.local) return runLocal(o.local, o, g);
       if (!o.config && !o.file) throw new UsageError('run needs --config ID, --file F.yaml or --local F.yaml');
       const client = clientFor(cmd);
       const started = await client.run(o.config ? { config_id: o.config } : { yaml_content: readInput(o.file!) });
       if (!o.wait) return g.json ? printJson(started) : void process.stdout.write(`${started.id}\n`);
       const job = await waitWithProgress(client, started.id, g, Number(o.interval) || 1000);
-      if (o.output) writeOutput(o.output, await client.getResultsFile(job.id, o.format ? parseFormat(o.format) : 'json'));
+      if (o.output) writeOutput(o.output, await client.getResultsFile(job.id, o.format ? parseFormat(o.format) : 'json', cells));
       if (g.json) return printJson(job);
       process.stdout.write(`${job.id}\t${job.status}\t${job.status_message}\n`);
     });
@@ -534,11 +608,14 @@ export function buildProgram(): Command {
     .argument('<id>')
     .option('--format <format>', 'json, csv or xlsx', 'json')
     .option('-o, --output <file>', 'write to this file instead of stdout')
-    .action(async (id: string, o: { format: string; output?: string }, cmd: Command) => {
+    .option('--lists <style>', 'CSV and XLSX: a list as its JSON text (json, the default) or its items joined (join)')
+    .option('--list-separator <text>', 'with --lists join: what goes between the items (default "; ")')
+    .action(async (id: string, o: { format: string; output?: string; lists?: string; listSeparator?: string }, cmd: Command) => {
       const format = parseFormat(o.format);
+      const cells = parseListOptions(o);
       const g = globals(cmd);
       if (!o.output && format === 'xlsx' && process.stdout.isTTY) throw new UsageError('XLSX is binary: give -o FILE or pipe the output');
-      const body = await clientFor(cmd).getResultsFile(id, format);
+      const body = await clientFor(cmd).getResultsFile(id, format, cells);
       if (o.output) {
         writeOutput(o.output, body);
         if (g.json) printJson({ id, format, output: path.resolve(o.output), bytes: body.byteLength });
@@ -551,7 +628,7 @@ export function buildProgram(): Command {
   program.command('tools').description('run a website-analysis tool (seo-analyzer, tech-detector, lead-generation, screenshot, content-extractor, broken-link-checker, dns-whois, ssl-checker)')
     .argument('<name>').argument('<url>')
     .option('--param <key=value>', 'a tool option (repeatable); JSON values (numbers, true) are parsed', collectParam, {} as Record<string, unknown>)
-    .option('-o, --output <file>', 'write the report (or the screenshot image) to this file')
+    .option('-o, --output <file>', 'write the report as JSON (or the screenshot image) to this file')
     .action(async (name: string, url: string, o: { param: Record<string, unknown>; output?: string }, cmd: Command) => {
       const g = globals(cmd);
       if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new UsageError(`not a tool name: ${JSON.stringify(name)}`);
@@ -566,7 +643,8 @@ export function buildProgram(): Command {
       }
       const report = name === 'screenshot' ? await client.tool('screenshot', body as { url: string }, { accept: 'json' }) : await client.tool(name, body);
       if (o.output) writeOutput(o.output, `${JSON.stringify(report, null, 2)}\n`);
-      printJson(report);
+      if (g.json) return printJson(report);
+      process.stdout.write(reportText(report));
     });
 
   program.command('mcp')

@@ -37,6 +37,7 @@ import type {
   ListJobsParams,
   LoginResponse,
   MeResponse,
+  ResultsFileOptions,
   ResultsFormat,
   ResultsResponse,
   Row,
@@ -329,9 +330,15 @@ export class ScrapeAI {
     return this.#request('GET', `webhooks/${segment(id)}/deliveries/`, { query: { limit: params.limit } });
   }
 
-  /** A finished job's results as a file: JSON (pretty-printed array), CSV (UTF-8 with a BOM, RFC 4180) or XLSX. */
-  getResultsFile(id: string, format: ResultsFormat): Promise<Uint8Array> {
-    return this.#request('GET', `jobs/${segment(id)}/results/`, { query: { format }, accept: '*/*', raw: true });
+  /**
+   * A finished job's results as a file (`GET /api/v1/jobs/{id}/results/?format=`; docs/exports.md): JSON (pretty-printed
+   * array), CSV (UTF-8 with a BOM, RFC 4180) or XLSX; `options` say how cells are written (`raw`, `lists`,
+   * `list_separator`).
+   * @throws ValidationError a bad option (400 `invalid_request` naming it). @throws ConflictError the job is not finished (409). @throws NotFoundError
+   */
+  getResultsFile(id: string, format: ResultsFormat, options: ResultsFileOptions = {}): Promise<Uint8Array> {
+    const query = { format, raw: options.raw === undefined ? undefined : options.raw ? '1' : '0', lists: options.lists, list_separator: options.listSeparator };
+    return this.#request('GET', `jobs/${segment(id)}/results/`, { query, accept: '*/*', raw: true });
   }
 
   /**

@@ -169,6 +169,17 @@ export interface ChangesParams {
 export type ResultsResponse = Array<{ data: Row[]; row_count: number }>;
 /** The `format` query of `GET /api/v1/jobs/{id}/results/`. */
 export type ResultsFormat = 'json' | 'csv' | 'xlsx';
+/** How CSV and XLSX write a list (`lists` of `GET /api/v1/jobs/{id}/results/`): its JSON text (the default) or its items joined. */
+export type ListStyle = 'json' | 'join';
+/** How a results file's cells are written (docs/exports.md); each is left to the service's default when absent. */
+export interface ResultsFileOptions {
+  /** CSV: cells exactly as scraped, without the `'` before formula-like text (`raw=1`). Default false. */
+  raw?: boolean;
+  /** CSV and XLSX: a list as its JSON text (`json`, the default) or its items joined (`join`). */
+  lists?: ListStyle;
+  /** With `lists: 'join'`: what goes between the items, 1-10 characters (`list_separator`); default `'; '`. */
+  listSeparator?: string;
+}
 
 /** `POST /api/v1/schedules/` body: run a saved config on a 5-field cron rule (`0 6 * * 1`, or `@hourly`, `@daily`, …). */
 export interface CreateScheduleRequest {

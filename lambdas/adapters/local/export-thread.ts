@@ -7,11 +7,11 @@ import { parentPort } from 'node:worker_threads';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { lowerThisThreadPriority } from '../../thread-priority.ts';
 import { parseRows } from '../../core/exports.ts';
-import { exportRowsInPieces, type ExportFormat } from '../../export/rows-export.ts';
+import { exportRowsInPieces, type CellOptions, type ExportFormat } from '../../export/rows-export.ts';
 
 /** A request from the HTTP thread: an export to make, or one to stop. */
 export type ExportThreadRequest =
-  | { type: 'build'; id: number; rowsJson: Uint8Array; format: ExportFormat; raw: boolean }
+  | { type: 'build'; id: number; rowsJson: Uint8Array; format: ExportFormat; cells: CellOptions }
   | { type: 'cancel'; id: number };
 
 /** What the thread says: a piece of an export, its end, or why it failed. */
@@ -31,7 +31,7 @@ async function build(request: Extract<ExportThreadRequest, { type: 'build' }>): 
   cancelled.clear();
   try {
     const rows = parseRows(request.rowsJson);
-    for await (const piece of exportRowsInPieces(rows, request.format, { raw: request.raw })) {
+    for await (const piece of exportRowsInPieces(rows, request.format, request.cells)) {
       if (cancelled.has(id)) break;
       // A piece that is a view of a larger buffer is copied out first: only whole buffers are handed over.
       const bytes = piece.byteOffset === 0 && piece.byteLength === piece.buffer.byteLength ? piece : piece.slice();

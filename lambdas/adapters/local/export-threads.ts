@@ -130,10 +130,10 @@ export class ExportThreads implements ExportBuilder {
     if (slot.idleTimer) clearTimeout(slot.idleTimer);
     slot.idleTimer = null;
     slot.current = e;
-    const { rowsJson, format, raw } = e.request;
+    const { rowsJson, format, cells } = e.request;
     // The rows' memory is handed over whole when it is a buffer of its own (a file read), else copied.
     const bytes = rowsJson.byteOffset === 0 && rowsJson.byteLength === rowsJson.buffer.byteLength ? rowsJson : rowsJson.slice();
-    slot.worker.postMessage({ type: 'build', id: e.id, rowsJson: bytes, format, raw } satisfies ExportThreadRequest, [bytes.buffer as ArrayBuffer]);
+    slot.worker.postMessage({ type: 'build', id: e.id, rowsJson: bytes, format, cells } satisfies ExportThreadRequest, [bytes.buffer as ArrayBuffer]);
   }
 
   private spawn(): Slot {

@@ -16,7 +16,7 @@ interface LeadsReport { url: string; emails: { email: string }[]; phones: { e164
 interface ContentReport { title: string | null; byline: string | null; published_time: string | null; site_name: string | null; excerpt: string | null; text: string; word_count: number; reading_time_minutes: number }
 interface Link { url: string; status: number | null; state: string; error: string | null; parents?: string[] }
 interface LinksReport { url: string; links: Link[]; summary: Record<string, number> }
-interface DnsReport { host: string; domain: string | null; dns: Record<string, unknown>; ips: { address: string; family: number; reverse?: string[] }[]; whois: Record<string, unknown> | null; dns_errors?: { type: string; message: string }[] }
+interface DnsReport { host: string; domain: string | null; dns: Record<string, unknown>; ips: { address: string; family: number; reverse?: string[] }[]; whois: Record<string, unknown> | null; dns_errors?: { type: string; message: string }[]; error?: { code: string; message: string } | null }
 interface Cert { subject: string; issuer: string; san: string[]; valid_from: string; valid_to: string; days_to_expiry: number; key_type: string; key_bits: number | null }
 interface SslReport { host: string; port: number; certificate: Cert; grade: string; grade_ignoring_trust: string; protocol: string; authorized: boolean; authorization_error: string | null; hostname_match: boolean; findings: { id: string; message: string }[] }
 
@@ -190,7 +190,11 @@ function Dns({ r }: { r: DnsReport }) {
         </TableBox>
       )}
       <h3>Addresses</h3>
-      <ul>{r.ips.map((ip) => <li key={ip.address}>{ip.address} {ip.reverse?.length ? <span class="muted">→ {ip.reverse.join(', ')}</span> : null}</li>)}</ul>
+      {r.ips.length === 0 ? (
+        <p data-testid="no-addresses">No addresses{r.error ? ': the name was not looked up' : ': the name has no A or AAAA record'}.</p>
+      ) : (
+        <ul>{r.ips.map((ip) => <li key={ip.address}>{ip.address} {ip.reverse?.length ? <span class="muted">→ {ip.reverse.join(', ')}</span> : null}</li>)}</ul>
+      )}
       <h3>Registration{r.domain ? ` of ${r.domain}` : ''}</h3>
       <dl class="facts">
         {fields.map((f) => (

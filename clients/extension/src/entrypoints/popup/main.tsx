@@ -14,7 +14,7 @@ import { ScrapeAI, DEFAULT_BASE_URL } from '../../../../typescript/src/client.ts
 import { ScrapeAIError } from '../../../../typescript/src/errors.ts';
 import type { Config } from '../../../../typescript/src/types.ts';
 import { parseConfig, ConfigError, type ConfigProblem } from '../../../../../lambdas/engine/config.ts';
-import { exportRows, exportColumns, type ExportFormat } from '../../../../../lambdas/export/rows-export.ts';
+import { checkCellOptions, DEFAULT_LIST_SEPARATOR, exportRows, exportColumns, MAX_LIST_SEPARATOR, type ExportFormat, type ListStyle } from '../../../../../lambdas/export/rows-export.ts';
 import { YamlEditor } from '../../../../dashboard/src/components/YamlEditor.tsx';
 import { TableBox, cellText } from '../../../../dashboard/src/components/ui.tsx';
 import { saveBlob } from '../../../../dashboard/src/api.ts';
@@ -104,6 +104,9 @@ function Popup() {
   const [busy, setBusy] = useState<string | null>(null);
   const [notice, setNotice] = useState<{ kind: 'error' | 'ok'; text: string } | null>(null);
   const [suggestNotes, setSuggestNotes] = useState<string[]>([]);
+  /** How CSV and XLSX write a list (docs/exports.md, "Lists"): JSON text (the default) or joined with `listSeparator`. */
+  const [lists, setLists] = useState<ListStyle>('json');
+  const [listSeparator, setListSeparator] = useState(DEFAULT_LIST_SEPARATOR);
   const loaded = useRef(false);
   const [ready, setReady] = useState(false);
 
@@ -237,7 +240,9 @@ function Popup() {
 
   const exportAs = (format: ExportFormat) => act(`export-${format}`, async () => {
     if (!run?.rows.length) throw new Error('No rows to export');
-    const file = await exportRows(run.rows, format, { sheetName: run.configName });
+    // An emptied separator box joins with the default one, as the service does when none is given.
+    const cells = checkCellOptions(lists === 'join' ? { lists, listSeparator: listSeparator || DEFAULT_LIST_SEPARATOR } : {});
+    const file = await exportRows(run.rows, format, { sheetName: run.configName, ...cells });
     saveBlob(new Blob([file.body as BlobPart], { type: file.contentType }), exportFileName(run.configName || editing.name, format, new Date(run.finishedAt ?? Date.now())));
   });
 
@@ -300,6 +305,21 @@ function Popup() {
                   <p data-testid="row-count">{run.rows.length} row(s){run.mode === 'quick' ? ' (Quick Test: first page, at most 20)' : ''}</p>
                   <div class="actions">
                     {(['json', 'csv', 'xlsx'] as const).map((f) => <button key={f} type="button" class="secondary" onClick={() => exportAs(f)} data-testid={`export-${f}`}>{f.toUpperCase()}</button>)}
+                  </div>
+                  <div class="actions" role="group" aria-label="Lists in CSV and XLSX">
+                    <label>
+                      Lists in CSV and XLSX{' '}
+                      <select data-testid="lists" value={lists} onChange={(e) => setLists(e.currentTarget.value as ListStyle)}>
+                        <option value="json">as JSON text</option>
+                        <option value="join">joined</option>
+                      </select>
+                    </label>
+                    {lists === 'join' && (
+                      <label>
+                        with{' '}
+                        <input data-testid="list-separator" aria-label="List separator" size={4} maxLength={MAX_LIST_SEPARATOR} value={listSeparator} onInput={(e) => setListSeparator(e.currentTarget.value)} />
+                      </label>
+                    )}
                   </div>
                   <Rows rows={run.rows} limit={run.mode === 'quick' ? QUICK_TEST_MAX_ITEMS : 50} />
                 </>
