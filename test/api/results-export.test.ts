@@ -109,7 +109,7 @@ extract:
     assert.deepEqual(sheets[0]!.data, [['text', 'author', 'tags'], ...expected.map((q) => [q.text, q.author, JSON.stringify(q.tags)])]);
   });
 
-  it('lists=join joins a list\'s items in CSV and XLSX ("; " unless separator says otherwise); JSON text is the default; bad values are 400s', async () => {
+  it('lists=join joins a list\'s items in CSV and XLSX ("; " unless list_separator says otherwise); JSON text is the default; bad values are 400s', async () => {
     const csvOf = async (query: string) => {
       const res = await raw(`/api/v1/jobs/${jobId}/results/?${query}`);
       assert.equal(res.status, 200, query);
@@ -117,16 +117,16 @@ extract:
     };
     const joined = await csvOf('format=csv&lists=join');
     joined.slice(1).forEach((r, i) => assert.deepEqual(r, [expected[i]!.text, expected[i]!.author, expected[i]!.tags.join('; ')]));
-    const piped = await csvOf(`format=csv&lists=join&separator=${encodeURIComponent(' | ')}`);
+    const piped = await csvOf(`format=csv&lists=join&list_separator=${encodeURIComponent(' | ')}`);
     piped.slice(1).forEach((r, i) => assert.equal(r[2], expected[i]!.tags.join(' | ')));
     const asJson = await csvOf('format=csv&lists=json');
     asJson.slice(1).forEach((r, i) => assert.equal(r[2], JSON.stringify(expected[i]!.tags)));
-    const xlsx = await raw(`/api/v1/jobs/${jobId}/results/?format=xlsx&lists=join&separator=,`);
+    const xlsx = await raw(`/api/v1/jobs/${jobId}/results/?format=xlsx&lists=join&list_separator=,`);
     const sheets = await readXlsxFile(Buffer.from(await xlsx.arrayBuffer()), { trim: false });
     assert.deepEqual(sheets[0]!.data.slice(1), expected.map((q) => [q.text, q.author, q.tags.join(',')]));
     const json = await raw(`/api/v1/jobs/${jobId}/results/?format=json&lists=join`);
     assert.deepEqual(JSON.parse(await json.text()), expected.map((q) => ({ text: q.text, author: q.author, tags: q.tags })), 'JSON keeps lists');
-    for (const [query, path] of [['format=csv&lists=comma', 'lists'], ['format=csv&separator=|', 'separator'], ['format=csv&lists=join&separator=', 'separator'], [`format=csv&lists=join&separator=${'x'.repeat(11)}`, 'separator']] as const) {
+    for (const [query, path] of [['format=csv&lists=comma', 'lists'], ['format=csv&list_separator=|', 'list_separator'], ['format=csv&lists=join&list_separator=', 'list_separator'], [`format=csv&lists=join&list_separator=${'x'.repeat(11)}`, 'list_separator']] as const) {
       const r = await client(svc.url, key).get(`/api/v1/jobs/${jobId}/results/?${query}`);
       assert.equal(r.status, 400, query);
       assert.equal(r.body.code, 'invalid_request');

@@ -435,8 +435,12 @@ describe('browser extension in Chromium', { timeout: 300_000 }, () => {
     await view(popup, 'run');
     assert.equal(await startAndEnd(popup, 'quick-test'), 'completed');
     const expected = allQuotes().slice(0, 10);
-    /** The file a click on an export button downloads: the new file in the folder (Chrome numbers a name already there). */
+    /**
+     * The file a click on an export button downloads. A second export has the same name, which Chrome may write over
+     * instead of numbering, so the earlier ones are removed first and the file that appears is the new one.
+     */
     const fileOf = async (ext: 'csv' | 'xlsx') => {
+      for (const f of fs.readdirSync(downloads)) if (f.startsWith('tagged-quotes-')) fs.rmSync(path.join(downloads, f));
       const before = new Set(fs.readdirSync(downloads));
       await popup.click(`[data-testid="export-${ext}"]`);
       const file = await until(`the ${ext} download`, () => fs.readdirSync(downloads).find((f) => !before.has(f) && f.startsWith('tagged-quotes-') && f.endsWith(`.${ext}`)));
@@ -447,9 +451,9 @@ describe('browser extension in Chromium', { timeout: 300_000 }, () => {
     assert.equal(await popup.$eval('[data-testid="lists"]', (s) => (s as HTMLSelectElement).value), 'json', 'JSON text by default');
     assert.deepEqual(tagsColumn(await fileOf('csv')), expected.map((q) => quoted(JSON.stringify(q.tags))));
     await popup.select('[data-testid="lists"]', 'join');
-    assert.equal(await popup.$eval('[data-testid="separator"]', (i) => (i as HTMLInputElement).value), '; ', 'joined with "; " unless told otherwise');
+    assert.equal(await popup.$eval('[data-testid="list-separator"]', (i) => (i as HTMLInputElement).value), '; ', 'joined with "; " unless told otherwise');
     assert.deepEqual(tagsColumn(await fileOf('csv')), expected.map((q) => quoted(q.tags.join('; '))));
-    await popup.$eval('[data-testid="separator"]', (i) => { (i as HTMLInputElement).value = ' | '; i.dispatchEvent(new Event('input', { bubbles: true })); });
+    await popup.$eval('[data-testid="list-separator"]', (i) => { (i as HTMLInputElement).value = ' | '; i.dispatchEvent(new Event('input', { bubbles: true })); });
     const sheets = await readXlsxFile(await fileOf('xlsx'), { trim: false });
     assert.deepEqual(sheets[0]!.data, [['author', 'tags'], ...expected.map((q) => [q.author, q.tags.join(' | ')])]);
     await popup.close();
