@@ -114,9 +114,11 @@ async function exportsPart(): Promise<boolean> {
     };
     const probe = await startLatencyProbe(`${svc.url}/api/v1/me/`, otherKey);
     const t0 = performance.now();
-    await Promise.all(['xlsx', 'xlsx', 'xlsx', 'csv', 'csv', 'json'].map(exportOnce));
+    // The probe is stopped on a failed export too: a probe left polling keeps the bench's process alive for ever.
+    const exported = await Promise.all(['xlsx', 'xlsx', 'xlsx', 'csv', 'csv', 'json'].map(exportOnce)).then(() => null, (err: Error) => err);
     const seconds = (performance.now() - t0) / 1000;
     const loaded = await probe.stop();
+    if (exported) throw exported;
     const failures = [...idle.failures, ...loaded.failures];
     console.log(`exports: another account's GET /me/ while one account makes 6 exports of a ${ROWS.toLocaleString('en')}-row job (3 XLSX, 2 CSV, 1 JSON)`);
     const met = report('during the 6 exports', 'the probe alone (the peer)', idle.ms, loaded.ms, 50,
