@@ -208,6 +208,8 @@ async function toolsPart(): Promise<boolean> {
   });
   const hostile = await spawnHostileServer();
   const svc = await startService({ SAI_WORKERS: '3', SAI_TOOL_WORKERS: '2', SAI_TOOL_DEADLINE_MS: '8000', SAI_JOB_TIMEOUT_MS: '10000' });
+  // Set when the quiet calls are done, or when the part fails: the flood's callers end with it.
+  let stop = false;
   try {
     const quiet = client(svc.url, (await createAccount(svc.dataDir, { plan: 'pro' })).api_key);
     const flooder = client(svc.url, (await createAccount(svc.dataDir, { plan: 'pro' })).api_key);
@@ -244,7 +246,6 @@ async function toolsPart(): Promise<boolean> {
       `target: { url: "${hostile.url('unclosed-tables')}", engine: lightweight }`,
       `target: { url: "${hostile.url('nested', { depth: 100_000 })}", engine: lightweight }`,
     ];
-    let stop = false;
     const statuses = new Map<number, number>();
     /** Flood answers that are not a coded refusal: 5xx other than 503 service_busy, or no answer. */
     const fiveXX: string[] = [];
@@ -285,6 +286,7 @@ async function toolsPart(): Promise<boolean> {
     }
     return met && quietFailures.length === 0 && fiveXX.length === 0;
   } finally {
+    stop = true;
     await svc.stop();
     await hostile.close();
     await closeServer(site.server);
