@@ -45,9 +45,10 @@ const FORBIDDEN_IN_BROWSER_TOOLS = /(^|\/)(playwright|@sparticuz|@anthropic-ai|o
  * routes' limit was 600 KB until issue 24's store operations (job slots), error codes and input limits took
  * POST /run/ to 620 KB, and RE2 (re2js, about 150 KB minified), which the routes that validate a config need to
  * refuse a pattern RE2 cannot run, to about 770 KB; the largest other parts are the config schema's validator
- * and two copies of `entities`.
+ * and two copies of `entities`. Issue 38's API sources added the JMESPath library (@jmespath-community/jmespath,
+ * with which a config's `target.api` queries are compiled when it is validated): 855 KB, so 900 KB.
  */
-const MAX_API_BYTES = 800 * 1024;
+const MAX_API_BYTES = 900 * 1024;
 const MAX_TOOL_BYTES = 12 * 1024 * 1024;
 
 describe('API handler bundles', () => {
@@ -57,7 +58,7 @@ describe('API handler bundles', () => {
   const pageRoutes = routes.filter((r) => r.path.startsWith('/api/v1/tools/') || r.path === '/mcp');
   const plain = routes.filter((r) => !pageRoutes.includes(r));
   for (const entry of [...plain.map((r) => r.handler), 'authorizer/handler.ts']) {
-    it(`${entry}: no browser, Chromium, crawler, SQLite or LLM code; under 800 KB`, async () => {
+    it(`${entry}: no browser, Chromium, crawler, SQLite or LLM code; under 900 KB`, async () => {
       const b = await bundle(entry);
       const bad = b.inputs.filter((i) => FORBIDDEN_INPUTS.test(i));
       assert.deepEqual(bad, [], `${entry} bundles ${bad.join(', ')}`);
