@@ -168,6 +168,9 @@ export class RobotsRules {
     let p = this.byOrigin.get(origin);
     if (!p) {
       p = this.load(origin, signal);
+      // Handled here once: a load that fails after the run was aborted (its callers gone, or the signal aborted
+      // before untilAborted could listen) is no unhandled rejection, which would end a job worker's thread.
+      p.catch(() => undefined);
       this.byOrigin.set(origin, p);
     }
     // A run aborted while another request waits for the file: that request stops now.
