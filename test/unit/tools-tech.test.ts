@@ -321,6 +321,19 @@ describe('bad input', () => {
     assert.ok(ms < LIMITS.budgetMs + 3000, `${ms.toFixed(0)} ms`);
   });
 
+  it('a budget spent before any pattern is tested (parsing a large page on a loaded machine) still tests the head\'s meta, headers and cookies', () => {
+    const limits = LIMITS as { budgetMs: number };
+    const saved = limits.budgetMs;
+    limits.budgetMs = 0;
+    try {
+      const r = detect(toolPage('<html><head><meta name="generator" content="WordPress 5.2.4"></head><body><script src="/js/jquery-3.7.1.min.js"></script></body></html>'));
+      assert.equal(get(r, 'WordPress').version, '5.2.4');
+      assert.equal(r.partial, true, 'the large inputs were not tested');
+    } finally {
+      limits.budgetMs = saved;
+    }
+  });
+
   it('a hostile 5 MB page (every literal present, thousands of unclosed tags) stops at the time budget', () => {
     const literals = Object.values(DATA).flatMap((t) => [t.html, t.scripts].flatMap((p) => (Array.isArray(p) ? p : p === undefined ? [] : [p])))
       .flatMap((p) => requiredLiterals(String(p).split('\\;')[0]!) ?? []).join(' ');
