@@ -10,26 +10,15 @@ import { CodedError, isCodedError } from '../../errors.ts';
 import type { ScrapeConfig } from '../config.ts';
 import { ApiSource, parseAnswer, requestKey, type ApiAnswer, type ApiPageRead } from '../api/api-source.ts';
 import { QueryBudget } from '../api/json-query.ts';
-import type { CrawlRequest, RequestQueue } from '../request-queue.ts';
+import type { CrawlRequest } from '../request-queue.ts';
 import { sleep } from '../../sleep.ts';
-import type { DetailPages } from './details.ts';
 import { firstPageError, isLoadFailure, messageOf } from './documents.ts';
 import type { Listings } from './listings.ts';
 import { capsReached, itemCaps, keepWithinCaps, type ItemCaps } from './pagination.ts';
-import type { ProgressTracker } from './progress.ts';
-import type { Sessions } from './sessions.ts';
-import type { Warnings } from './warnings.ts';
+import type { ListingPagesDeps } from './listing-pages.ts';
 
-/** What {@link ApiPages} works with (the same parts as the HTML listing pages'). */
-export interface ApiPagesDeps {
-  queue: RequestQueue;
-  sessions: Sessions;
-  listings: Listings;
-  details: DetailPages;
-  warnings: Warnings;
-  progress: ProgressTracker;
-  signal: AbortSignal;
-}
+/** What {@link ApiPages} works with: the same parts as the HTML listing pages'. */
+export type ApiPagesDeps = ListingPagesDeps;
 
 /** Codes of an answer that cannot be read: fatal on the first answer, a warning on a later one. */
 const READ_FAILURES = new Set(['api_not_json', 'api_no_records', 'api_query_limit', 'target_failed']);
