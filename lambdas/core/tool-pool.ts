@@ -23,6 +23,11 @@
  *   (`limit: memory`). Pages reach a thread at most 5 MiB (core/tool-thread.ts `TOOL_MAX_PAGE_BYTES`).
  * - A thread that ends, whatever the reason, is replaced at once (after {@link RESTART_DELAY_MS} when it died
  *   before it was ready, so that a thread that cannot start does not spin); the calls waiting go on in the others.
+ * - **Spare threads** (`spares`, 0 by default): threads started ahead that take no call; when a thread that was
+ *   ready ends (its call passed the deadline, reached the cap, or the thread crashed), a ready spare takes its place
+ *   at once and a new spare is started behind it. A thread needs 1-3 s to load the tools' libraries on a loaded
+ *   2-core machine, and without a spare the calls waiting for that place waited that long (CI: a call behind two
+ *   runaway analyses was refused 503 `service_busy` at its deadline).
  *
  * The same pool runs inside each tool Lambda (one thread: a Lambda instance serves one call at a time), so the
  * budget ends a runaway analysis with the same 422 there, before the function's own time-out, and the cap keeps
@@ -58,6 +63,8 @@ export interface ToolPoolOptions {
   maxWaiting: number;
   /** Heap cap of each thread (`maxOldGenerationSizeMb`), MB. */
   memoryMb: number;
+  /** Threads kept ready beyond `size` to replace one that ends (see the file's comment); 0 when not given. */
+  spares?: number;
 }
 
 /** A call's place in the pool, taken before the call is metered ({@link ToolPool.reserve}). */
@@ -113,6 +120,10 @@ function threadEntry(): URL {
 export class ToolPool {
   private readonly options: ToolPoolOptions;
   private readonly slots: Slot[];
+  /** The spare threads: slots that take no call, only the place of a thread that ended ({@link replaceFromSpare}). */
+  private readonly spareSlots: Slot[];
+  /** Which slot each running thread serves now (a spare's thread moves to another slot). */
+  private readonly homes = new WeakMap<Worker, Slot>();
   private readonly waiting: Job[] = [];
   /** Places taken by {@link reserve} and not yet run or cancelled. */
   private reserved = 0;
@@ -127,7 +138,9 @@ export class ToolPool {
   constructor(options: ToolPoolOptions) {
     if (!(options.size >= 1)) throw new Error('a tool pool needs at least one thread');
     this.options = { ...options };
-    this.slots = Array.from({ length: options.size }, (_, i) => ({ index: i + 1, worker: null, state: 'starting' as const, job: null, readyWaiters: [], restarting: false, failedStarts: 0 }));
+    const slot = (index: number): Slot => ({ index, worker: null, state: 'starting', job: null, readyWaiters: [], restarting: false, failedStarts: 0 });
+    this.slots = Array.from({ length: options.size }, (_, i) => slot(i + 1));
+    this.spareSlots = Array.from({ length: Math.max(0, Math.floor(options.spares ?? 0)) }, (_, i) => slot(options.size + i + 1));
   }
 
   /** The pool's settings. */
@@ -140,12 +153,17 @@ export class ToolPool {
     return this.reserved + this.waiting.length + this.slots.filter((s) => s.job).length;
   }
 
+  /** The `threadId`s of the spare threads that are ready now (the next to take the place of a thread that ends). */
+  get readySpareThreadIds(): number[] {
+    return this.spareSlots.filter((s) => s.state === 'idle' && s.worker).map((s) => s.worker!.threadId);
+  }
+
   /**
    * Starts every thread that is not running and waits until each is ready (or has failed to start: the error is
    * logged and the thread is tried again), at most {@link WARM_TIMEOUT_MS}.
    */
   async warm(): Promise<void> {
-    await Promise.all(this.slots.map((s) => {
+    await Promise.all([...this.slots, ...this.spareSlots].map((s) => {
       if (s.state !== 'starting') return Promise.resolve();
       const ready = new Promise<void>((resolve) => s.readyWaiters.push(resolve));
       if (!s.worker && !s.restarting) this.spawn(s);
@@ -217,7 +235,7 @@ export class ToolPool {
       clearTimeout(job.waitTimer);
       job.reject(err);
     }
-    await Promise.all(this.slots.map(async (s) => {
+    await Promise.all([...this.slots, ...this.spareSlots].map(async (s) => {
       const w = s.worker;
       s.worker = null;
       if (s.job) this.settle(s, (job) => job.reject(err));
@@ -280,7 +298,7 @@ export class ToolPool {
   /** Gives waiting jobs to idle threads ({@link nextJob}); starts threads that are not running. */
   private pump(): void {
     if (this.closed) return;
-    for (const slot of this.slots) if (!slot.worker && !slot.restarting) this.spawn(slot);
+    for (const slot of [...this.slots, ...this.spareSlots]) if (!slot.worker && !slot.restarting) this.spawn(slot);
     for (const slot of this.slots) {
       if (slot.state !== 'idle' || !slot.worker) continue;
       let job = this.nextJob();
@@ -313,12 +331,33 @@ export class ToolPool {
     this.replace(slot, worker);
   }
 
-  /** Ends a slot's thread and starts another in its place. */
+  /** Ends a slot's thread and puts another in its place (a ready spare's, or a new one). */
   private replace(slot: Slot, worker: Worker): void {
     slot.worker = null;
     slot.state = 'starting';
     void worker.terminate();
-    if (!this.closed) this.spawn(slot);
+    if (!this.closed && !this.replaceFromSpare(slot)) this.spawn(slot);
+  }
+
+  /**
+   * Gives a call slot whose thread has ended the thread of a ready spare, and starts a new spare.
+   * @returns false when no spare was ready (the caller starts a thread for the slot).
+   */
+  private replaceFromSpare(slot: Slot): boolean {
+    if (!this.slots.includes(slot)) return false;
+    const spare = this.spareSlots.find((s) => s.state === 'idle' && s.worker);
+    if (!spare) return false;
+    const w = spare.worker!;
+    spare.worker = null;
+    spare.state = 'starting';
+    this.homes.set(w, slot);
+    slot.worker = w;
+    slot.state = 'idle';
+    slot.failedStarts = 0;
+    slot.readyWaiters.splice(0).forEach((r) => r());
+    this.spawn(spare);
+    queueMicrotask(() => this.pump());
+    return true;
   }
 
   /** Settles the slot's job once (whatever happens to the thread afterwards). */
@@ -348,8 +387,10 @@ export class ToolPool {
     });
     slot.worker = w;
     slot.state = 'starting';
+    this.homes.set(w, slot);
     let wasReady = false;
     w.on('message', (m: ToolThreadMessage) => {
+      const slot = this.homes.get(w)!;
       if (slot.worker !== w) return;
       if (m.type === 'ready') {
         wasReady = true;
@@ -367,6 +408,7 @@ export class ToolPool {
       }
     });
     w.on('error', (err: Error & { code?: string }) => {
+      const slot = this.homes.get(w)!;
       if (slot.worker !== w) return;
       if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
         this.settle(slot, (job) => job.reject(new CodedError('analysis_limit_exceeded',
@@ -382,6 +424,7 @@ export class ToolPool {
     // adding a 'message' listener refs the thread's port again.)
     w.unref();
     w.on('exit', () => {
+      const slot = this.homes.get(w)!;
       if (slot.worker !== w) return;
       this.settle(slot, (job) => job.reject(Object.assign(new Error('the tool worker stopped'), { toolWorkerLost: true })));
       slot.worker = null;
@@ -390,7 +433,9 @@ export class ToolPool {
         slot.readyWaiters.splice(0).forEach((r) => r());
         slot.failedStarts++;
       }
-      if (!this.closed) this.spawn(slot, wasReady ? 0 : Math.min(MAX_RESTART_DELAY_MS, RESTART_DELAY_MS * 2 ** (slot.failedStarts - 1)));
+      if (this.closed) return;
+      if (wasReady && this.replaceFromSpare(slot)) return;
+      this.spawn(slot, wasReady ? 0 : Math.min(MAX_RESTART_DELAY_MS, RESTART_DELAY_MS * 2 ** (slot.failedStarts - 1)));
     });
   }
 }

@@ -52,16 +52,16 @@ export interface ToolSettings extends ToolPoolOptions {
 const TOOL_WORKER_MEMORY_MB = 512;
 
 /**
- * The defaults: locally `max(2, min(4, cores))` threads and 32 calls waiting, each thread's heap capped at 512 MB;
+ * The defaults: locally `max(2, min(4, cores))` threads, one spare and 32 calls waiting, each thread's heap capped at 512 MB;
  * in a Lambda one thread (an instance serves one call at a time) capped at half the function's memory (at most
- * 512 MB), so that the thread, not the function, reaches its limit first.
+ * 512 MB), so that the thread, not the function, reaches its limit first, and no spare (no call waits there).
  */
 export function defaultToolSettings(env: NodeJS.ProcessEnv = process.env): ToolSettings {
   const lambdaMb = Number(env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE);
   if (env.AWS_LAMBDA_FUNCTION_NAME && lambdaMb > 0) {
-    return { deadlineMs: TOOL_DEADLINE_MS, size: 1, maxWaiting: 4, memoryMb: Math.max(64, Math.min(TOOL_WORKER_MEMORY_MB, Math.floor(lambdaMb / 2))) };
+    return { deadlineMs: TOOL_DEADLINE_MS, size: 1, maxWaiting: 4, memoryMb: Math.max(64, Math.min(TOOL_WORKER_MEMORY_MB, Math.floor(lambdaMb / 2))), spares: 0 };
   }
-  return { deadlineMs: TOOL_DEADLINE_MS, size: Math.max(2, Math.min(4, availableParallelism())), maxWaiting: 32, memoryMb: TOOL_WORKER_MEMORY_MB };
+  return { deadlineMs: TOOL_DEADLINE_MS, size: Math.max(2, Math.min(4, availableParallelism())), maxWaiting: 32, memoryMb: TOOL_WORKER_MEMORY_MB, spares: 1 };
 }
 
 let settings: ToolSettings = defaultToolSettings();

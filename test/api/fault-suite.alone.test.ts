@@ -34,7 +34,7 @@ describe('the fault suite: every hostile behaviour against every feature that lo
   it('answers every call with a result or a coded 4xx in time, charges no refused call, stays up, and keeps /me/ of another account under 200 ms at p99 (50 ms: the faults bench)', async () => {
     const { accounts, svc } = matrix;
     const credits = async (api: FaultMatrix['accounts']['runs']) => (await api.get('/api/v1/me/')).body.subscription.credits_remaining as number;
-    const before = { runs: await credits(accounts.runs), browser: await credits(accounts.browser), generate: await credits(accounts.generate), tools: await credits(accounts.tools) };
+    const before = { runs: await credits(accounts.runs), browser: await credits(accounts.browser), generate: await credits(accounts.generate), tools: await credits(accounts.tools) + await credits(accounts.tools2) };
     // The matrix, while another account's GET /me/ is polled every 20 ms from a probe process of its own.
     const { outcomes, me } = await matrix.run();
 
@@ -59,7 +59,7 @@ describe('the fault suite: every hostile behaviour against every feature that lo
     const tenths = (n: number) => Math.round(n * 10);
     const charged = (feature: (o: Outcome) => boolean, unit: number, ok: (o: Outcome) => boolean) => outcomes.filter((o) => feature(o) && ok(o)).length * unit;
     const isTool = (o: Outcome) => (TOOLS as readonly string[]).includes(o.feature);
-    assert.equal(tenths(before.tools - await credits(accounts.tools)), tenths(charged(isTool, 0.1, (o) => o.status === 200)), 'tools: 0.1 credit per answer 200, nothing for a refused call');
+    assert.equal(tenths(before.tools - await credits(accounts.tools) - await credits(accounts.tools2)), tenths(charged(isTool, 0.1, (o) => o.status === 200)), 'tools: 0.1 credit per answer 200, nothing for a refused call');
     assert.equal(tenths(before.runs - await credits(accounts.runs)), tenths(charged((o) => o.feature === 'run (HTTP engine)', 1, (o) => o.status === 202)), 'runs: 1 credit per job accepted');
     assert.equal(tenths(before.browser - await credits(accounts.browser)), tenths(charged((o) => o.feature === 'run (browser engine)', 1, (o) => o.status === 202)), 'browser runs: 1 credit per job accepted');
     assert.equal(tenths(before.generate - await credits(accounts.generate)), tenths(charged((o) => o.feature === 'generate', 1, (o) => o.status === 202)), 'generations: 1 credit per job accepted');

@@ -82,6 +82,27 @@ describe('tool worker pool', () => {
     assert.equal(JSON.parse(await pool.reserve().run(task(echo, { value: 'after' }))).value, 'after');
   });
 
+  it('with a spare thread, the thread ended at a deadline is replaced by the spare, already started, and a new spare starts behind it; without one, by a new thread', async () => {
+    for (const spares of [1, 0]) {
+      const pool = newPool({ spares });
+      await pool.warm();
+      const ready = pool.readySpareThreadIds;
+      assert.equal(ready.length, spares);
+      const err = await rejection(pool.reserve().run(task(spin, {}, 1_500)));
+      assert.equal(err.code, 'analysis_limit_exceeded');
+      const next = JSON.parse(await pool.reserve().run(task(echo, { value: 'next' }))).threadId as number;
+      if (spares === 1) {
+        assert.equal(next, ready[0], 'the spare took the call');
+        await pool.warm();
+        const again = pool.readySpareThreadIds;
+        assert.equal(again.length, 1, 'a new spare is ready');
+        assert.ok(again[0]! > next, 'started after');
+      } else {
+        assert.equal(pool.readySpareThreadIds.length, 0);
+      }
+    }
+  });
+
   it('recursion past the stack is 422 analysis_limit_exceeded (limit stack); the thread goes on', async () => {
     const pool = newPool();
     const err = await rejection(pool.reserve().run(task(deep, {})));

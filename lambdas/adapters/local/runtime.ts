@@ -6,7 +6,7 @@
  * Environment variables (README, "Environment"): PORT, HOST, DATA_DIR, SAI_BILLING (first start of a
  * DATA_DIR only: the variant is stored in it), SAI_SECRET, SAI_SECRET_FILE, SAI_OUTBOUND_ALLOW, SAI_WORKERS, SAI_PLANS_FILE,
  * SAI_JOB_TIMEOUT_MS, SAI_MAX_PAGES, SAI_MAX_RECEIVES, SAI_JOB_CONCURRENCY, SAI_BAD_REQUEST_LIMIT,
- * SAI_FAILED_LOGINS_PER_EMAIL, SAI_FAILED_LOGINS_PER_ADDRESS, SAI_TOOL_WORKERS, SAI_TOOL_QUEUE, SAI_TOOL_MEMORY_MB,
+ * SAI_FAILED_LOGINS_PER_EMAIL, SAI_FAILED_LOGINS_PER_ADDRESS, SAI_TOOL_WORKERS, SAI_TOOL_SPARES, SAI_TOOL_QUEUE, SAI_TOOL_MEMORY_MB,
  * SAI_TOOL_DEADLINE_MS, SAI_EXPORT_THREADS, ANTHROPIC_API_KEY, ANTHROPIC_MODEL, ANTHROPIC_BASE_URL, SAI_PUBLIC_URL, and for tests SAI_CLOCK_FILE.
  * SAI_TOOL_DEADLINE_MS, SAI_PROXIES, SAI_PROXIES_FILE, ANTHROPIC_API_KEY, ANTHROPIC_MODEL, ANTHROPIC_BASE_URL, SAI_PUBLIC_URL, and for tests SAI_CLOCK_FILE.
  */
@@ -52,7 +52,7 @@ export interface LocalSettings {
   throttles: ThrottleSettings;
   /**
    * The tool workers (core/tool-pool.ts) and the tools' deadline: SAI_TOOL_WORKERS threads (default
-   * max(2, min(4, cores))), SAI_TOOL_QUEUE calls waiting (32), SAI_TOOL_MEMORY_MB heap per thread (512),
+   * max(2, min(4, cores))), SAI_TOOL_SPARES spare threads (1), SAI_TOOL_QUEUE calls waiting (32), SAI_TOOL_MEMORY_MB heap per thread (512),
    * SAI_TOOL_DEADLINE_MS per call (25000).
    */
   tools: ToolSettings;
@@ -136,6 +136,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv
     size: intEnv(env, 'SAI_TOOL_WORKERS', toolDefaults.size, 1, 64),
     maxWaiting: intEnv(env, 'SAI_TOOL_QUEUE', toolDefaults.maxWaiting, 0, 10_000),
     memoryMb: intEnv(env, 'SAI_TOOL_MEMORY_MB', toolDefaults.memoryMb, 64, 16_384),
+    spares: intEnv(env, 'SAI_TOOL_SPARES', toolDefaults.spares ?? 1, 0, 8),
     deadlineMs: intEnv(env, 'SAI_TOOL_DEADLINE_MS', TOOL_DEADLINE_MS, 2_000, TOOL_DEADLINE_MS),
   };
   const exportThreads = intEnv(env, 'SAI_EXPORT_THREADS', Math.max(1, Math.min(2, os.availableParallelism())), 1, 16);
