@@ -10,8 +10,9 @@
  * (its `server: cloudflare` and bot-detection script on every page) are ordinary pages. Most fingerprints need an
  * error status (403, 429, 503, …); the few that do not name something only an interstitial carries.
  *
- * Bounded: only the first {@link BLOCK_SCAN_BYTES} characters of a body are read, lower-cased once, and markers are
- * plain substrings (no regular expression).
+ * Bounded: only the first {@link BLOCK_SCAN_BYTES} characters of a body are read, and markers are plain substrings (no
+ * regular expression). The body is lower-cased once, and only for an answer whose status and headers already fit a
+ * fingerprint with `body` markers; an ordinary 200 page is read as it is (`bodyExact`), never copied.
  */
 
 /** The services told apart. */
@@ -30,8 +31,14 @@ export interface BlockFingerprint {
   headers?: ReadonlyArray<readonly [string, string]>;
   /** At least one header of these (name, lower-case text) holds. */
   anyHeader?: ReadonlyArray<readonly [string, string]>;
-  /** At least one of these lower-case strings is in the body's first {@link BLOCK_SCAN_BYTES} characters. */
+  /** At least one of these lower-case strings is in the body's first {@link BLOCK_SCAN_BYTES} characters (read lower-cased). */
   body?: readonly string[];
+  /**
+   * At least one of these strings is in the body's first {@link BLOCK_SCAN_BYTES} characters, as written (script
+   * variables, which are case-sensitive). Read without lower-casing the body: a fingerprint of any status (every
+   * ordinary 200 page is tested against it) must not copy each page (docs/crawler.md, "Blocks").
+   */
+  bodyExact?: readonly string[];
   /** The body is at most this many characters (interstitials are small; a page that only quotes a marker is not). */
   maxBodyChars?: number;
 }
@@ -49,7 +56,7 @@ export const BLOCK_FINGERPRINTS: readonly BlockFingerprint[] = [
   // Cloudflare: `cf-mitigated: challenge` is set on every challenge answer; the page is "Just a moment..." with
   // window._cf_chl_opt and the challenge platform's script.
   { service: 'Cloudflare', kind: 'challenge', headers: [['cf-mitigated', 'challenge']] },
-  { service: 'Cloudflare', kind: 'challenge', body: ['window._cf_chl_opt', '_cf_chl_opt={'] },
+  { service: 'Cloudflare', kind: 'challenge', bodyExact: ['_cf_chl_opt'] },
   { service: 'Cloudflare', kind: 'challenge', status: ERROR, anyHeader: [['server', 'cloudflare'], ['cf-ray', '']], body: ['<title>just a moment...</title>', 'cdn-cgi/challenge-platform/h/', 'challenge-error-text', 'cf-browser-verification'] },
   // Cloudflare's block page ("Sorry, you have been blocked", error 1020 "Access denied").
   { service: 'Cloudflare', kind: 'block', status: [403, 429], anyHeader: [['server', 'cloudflare'], ['cf-ray', '']], body: ['cf-error-details', 'attention required! | cloudflare', 'sorry, you have been blocked', 'error code: 1020'] },
@@ -115,6 +122,10 @@ export function detectBlock(a: BlockAnswer): Block | null {
     if (f.maxBodyChars !== undefined && a.body.length > f.maxBodyChars) continue;
     if (f.headers && !f.headers.every((h) => headerHolds(headers, h))) continue;
     if (f.anyHeader && !f.anyHeader.some((h) => headerHolds(headers, h))) continue;
+    if (f.bodyExact) {
+      const head = a.body.length > BLOCK_SCAN_BYTES ? a.body.slice(0, BLOCK_SCAN_BYTES) : a.body;
+      if (!f.bodyExact.some((m) => head.includes(m))) continue;
+    }
     if (f.body) {
       lower ??= a.body.slice(0, BLOCK_SCAN_BYTES).toLowerCase();
       const text = lower;

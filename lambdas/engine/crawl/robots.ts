@@ -127,6 +127,8 @@ function matchedUrl(url: string): string {
  */
 export class RobotsRules {
   private readonly byOrigin = new Map<string, Promise<OriginRules>>();
+  /** The rules of the origins whose file was read: every later check is answered without waiting (one per page). */
+  private readonly settled = new Map<string, OriginRules>();
   private readonly delays = new Map<string, number>();
   private readonly o: { fetch: RobotsFetch; warn: (message: string) => void };
 
@@ -151,7 +153,8 @@ export class RobotsRules {
   async check(url: string, signal?: AbortSignal): Promise<RobotsRefusal | null> {
     const origin = originOf(url);
     if (!origin) return null;
-    const rules = await this.rulesOf(origin, signal);
+    if (signal?.aborted) throw signal.reason;
+    const rules = this.settled.get(origin) ?? await this.rulesOf(origin, signal);
     if (!rules.robots) return null;
     const target = matchedUrl(url);
     if (rules.robots.isAllowed(target, ROBOTS_AGENT) !== false) return null;
@@ -168,6 +171,7 @@ export class RobotsRules {
     let p = this.byOrigin.get(origin);
     if (!p) {
       p = this.load(origin, signal);
+      p.then((rules) => this.settled.set(origin, rules), () => undefined);
       // Handled here once: a load that fails after the run was aborted (its callers gone, or the signal aborted
       // before untilAborted could listen) is no unhandled rejection, which would end a job worker's thread.
       p.catch(() => undefined);
