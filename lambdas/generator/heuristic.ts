@@ -14,7 +14,9 @@
  * ```
  */
 import { parseConfig } from '../engine/config.ts';
-import type { FieldSpec } from '../engine/config.ts';
+import type { FieldSpec, ScrapeConfig } from '../engine/config.ts';
+import type { CapturedResponse } from '../engine/loaders/page-loader.ts';
+import { draftApiConfig, rowsAgree } from './api-draft.ts';
 import type { Row } from '../engine/extract.ts';
 import { CodedError, isCodedError } from '../errors.ts';
 import type { RecordCandidate } from './analyze.ts';
@@ -30,6 +32,11 @@ export interface HeuristicOptions extends WorkbenchOptions {
   onProgress?: (p: GenerateProgress) => void;
   /** A workbench to use (the agent's, to share its pages); made here and closed after when absent. */
   workbench?: Workbench;
+  /**
+   * false: write a config that reads the page even when its items come from a JSON API the generator could read
+   * (./api-draft.ts). @default true: the API config is written when its trial gives the page's rows.
+   */
+  readApi?: boolean;
 }
 
 /** Candidates tried at most before the generation gives up. */
@@ -144,8 +151,15 @@ export async function generateHeuristic(request: GenerateRequest, options: Heuri
       }
       progress('validating', 90, `the config found ${trial.rows.length} item(s) on ${trial.pagesScraped} page(s)`);
       notes.push(`the trial run found ${trial.rows.length} item(s) on ${trial.pagesScraped} page(s) (${trial.engine} engine)`);
-      const endpoint = apiEndpoint(page, trial);
-      if (endpoint) notes.push(`the items come from the JSON API ${endpoint}`);
+      const capture = apiCapture(page, trial);
+      const endpoint = capture?.url ?? null;
+      if (capture && options.readApi !== false) {
+        progress('validating', 92, `the items come from the JSON API ${capture.url}: trying a config that reads it`);
+        const viaApi = await apiConfig(draft, capture, trial, bench, notes);
+        if (viaApi) return { ...viaApi, apiDiscovered: true, apiEndpoint: capture.url, generator: 'heuristic', notes };
+      } else if (endpoint) {
+        notes.push(`the items come from the JSON API ${endpoint}`);
+      }
       return { yaml, config, trial, apiDiscovered: trial.apiDiscovered || !!endpoint, ...(endpoint ? { apiEndpoint: endpoint } : {}), generator: 'heuristic', notes };
     }
     throw new CodedError('generation_failed', `No config found items on ${page.url}. Tried: ${tried.join('; ')}`, tried.map((t) => ({ tried: t })));
@@ -227,16 +241,60 @@ async function buildDraft(request: GenerateRequest, intent: PromptIntent, candid
   return draft;
 }
 
+/**
+ * The config that reads the JSON API the page drew its items from (./api-draft.ts), when its trial gives the HTML
+ * config's rows; null (a note says why) otherwise. docs/generate.md, "Reading the site's JSON API".
+ */
+async function apiConfig(html: Draft, capture: CapturedResponse, htmlTrial: TrialRun, bench: Workbench, notes: string[]): Promise<{ yaml: string; config: ScrapeConfig; trial: TrialRun } | null> {
+  const keepPage = (why: string) => {
+    notes.push(`the items come from the JSON API ${capture.url}, but ${why}: the config reads the page`);
+    return null;
+  };
+  // Categories are links of the page: a config that reads the API has no page to find them on.
+  if (html.categories) return keepPage('the config reads the categories linked from the page');
+  let answer: unknown;
+  try {
+    answer = await bench.fetchJson({ url: capture.url, method: capture.method === 'POST' ? 'POST' : 'GET', ...(capture.requestBody ? { body: capture.requestBody } : {}), headers: { Accept: 'application/json', ...(capture.method === 'POST' ? { 'Content-Type': 'application/json' } : {}) } });
+  } catch (err) {
+    if (!isCodedError(err)) throw err;
+    return keepPage(`asking it again failed (${err.code}: ${err.message})`);
+  }
+  const api = await draftApiConfig(capture, answer, htmlTrial.rows, html.extract.fields, { paginate: !!html.pagination, probe: (r) => bench.fetchJson(r) });
+  if (!api) return keepPage('no list in its answer gives every field of the page\'s rows');
+  const { browser: _browser, ...target } = html.target;
+  const draft = {
+    version: html.version, name: html.name, description: html.description,
+    target: { ...target, api: api.api },
+    extract: { ...(api.records ? { records: api.records } : {}), fields: api.fields },
+    // Each record's own page is read as from an HTML record: its first link field.
+    ...(html.detail_fields ? { detail_fields: html.detail_fields } : {}),
+    ...(api.pagination ? { pagination: { ...api.pagination, max_pages: Number(html.pagination?.max_pages ?? ALL_PAGES) } } : {}),
+  };
+  const yaml = writeConfigYaml(draft);
+  let config: ScrapeConfig;
+  let trial: TrialRun;
+  try {
+    config = parseConfig(yaml);
+    trial = await bench.trial(config);
+  } catch (err) {
+    if (!isCodedError(err)) throw err;
+    return keepPage(`a config reading it failed its trial (${err.code}: ${err.message})`);
+  }
+  if (!rowsAgree(trial.rows, htmlTrial.rows, api.fields.map((f) => f.name))) return keepPage(`the rows it gave (${trial.rows.length}) are not the page's`);
+  notes.push(`the config reads the site's JSON API instead of the page (${api.how}): its trial gave the page's rows over plain HTTP, no browser needed`);
+  return { yaml, config, trial };
+}
+
 /** The captured JSON request whose answer holds the first rows' texts, when the page was rendered. */
-function apiEndpoint(page: LoadedPage, trial: TrialRun): string | null {
+function apiCapture(page: LoadedPage, trial: TrialRun): CapturedResponse | null {
   if (!page.rendered || !page.captured.length) return null;
   const values = trial.rows.slice(0, 5).flatMap((r) => Object.values(r).filter((v): v is string => typeof v === 'string' && v.length >= 8 && !/^https?:/.test(v)));
   if (!values.length) return null;
-  let best: { url: string; hits: number } | null = null;
+  let best: { capture: CapturedResponse; hits: number } | null = null;
   for (const c of page.captured) {
     const sample = c.sample.toLowerCase();
     const hits = values.filter((v) => sample.includes(v.toLowerCase().slice(0, 40).replace(/["\\]/g, ''))).length;
-    if (hits && (!best || hits > best.hits)) best = { url: c.url, hits };
+    if (hits && (!best || hits > best.hits)) best = { capture: c, hits };
   }
-  return best && best.hits >= Math.min(2, values.length) ? best.url : null;
+  return best && best.hits >= Math.min(2, values.length) ? best.capture : null;
 }

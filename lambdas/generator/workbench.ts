@@ -232,6 +232,24 @@ export class Workbench implements GeneratorTools {
     return this.lastTrial;
   }
 
+  /**
+   * Sends one API request over HTTP (the generation's fetcher: the outbound guard, robots.txt, its size and time
+   * limits) and parses its answer as JSON.
+   * @throws CodedError `robots_disallowed`, the fetcher's codes, `target_failed` for a 4xx/5xx answer, `api_not_json`
+   *   for an answer that is not JSON.
+   */
+  async fetchJson(r: { url: string; method: 'GET' | 'POST'; body?: string; headers: Record<string, string> }): Promise<unknown> {
+    const refusal = await this.robots.check(r.url, this.o.signal);
+    if (refusal) throw new RobotsDisallowedError(refusal);
+    const page = await this.fetcher.fetch(r.url, { method: r.method, headers: r.headers, ...(r.body !== undefined ? { body: r.body } : {}), ...(this.o.signal ? { signal: this.o.signal } : {}) });
+    if (page.status >= 400) throw new CodedError('target_failed', `${r.url} answered HTTP ${page.status}`, [{ url: r.url, status: page.status }]);
+    try {
+      return JSON.parse(page.text) as unknown;
+    } catch {
+      throw new CodedError('api_not_json', `${r.url} did not answer JSON (${page.contentType || 'no content type'})`, [{ url: r.url }]);
+    }
+  }
+
   /** Releases the browser context and, when made here, the HTTP client. */
   async close(): Promise<void> {
     await this.browserSession?.close().catch(() => undefined);

@@ -219,13 +219,15 @@ describe('generate jobs', () => {
     assert.match(missing.job.status_message, /^target_failed: .*404/);
   });
 
-  it('renders a page drawn by scripts in the browser and finds the JSON API behind it', async () => {
+  it('renders a page drawn by scripts in the browser, finds the JSON API behind it and writes a config that reads it', async () => {
     const api = client(svc.url, pro.api_key);
     const { job } = await follow(api, (await api.post('/api/v1/generate/', { url: `${site.url}/js/quotes/`, prompt: 'quotes and their authors' })).body.id);
     assert.equal(job.status, 'completed', job.status_message);
     assert.equal(job.api_discovered, true);
-    assert.match(job.status_message, /JSON API .*\/api\/quotes\//);
-    assert.match(job.yaml_config.yaml_content, /wait_selector: div\.quote/);
+    // The status says which source the config reads and why (issue 38).
+    assert.match(job.status_message, /reads the site's JSON API instead of the page \(GET .*\/api\/quotes\/.*\): its trial gave the page's rows over plain HTTP/);
+    assert.match(job.yaml_config.yaml_content, /api:\n\s+url: http:\/\/127\.0\.0\.1:\d+\/api\/quotes\/\n/);
+    assert.doesNotMatch(job.yaml_config.yaml_content, /wait_selector/);
     assert.equal(job.results.data[0].author, 'Ada Whitmore');
   });
 });

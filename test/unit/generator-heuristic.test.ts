@@ -238,8 +238,9 @@ describe('generateHeuristic with a browser (script-rendered pages)', () => {
   /** The first two pages' quotes and authors, as the trial reads them. */
   const firstTwenty = QUOTES.slice(0, 20).map((q) => ({ quote: q.text, author: q.author }));
 
+  // readApi: false: these read the rendered page (the API config the generator prefers: test/unit/generator-api.test.ts).
   it('quotes drawn from a JSON API: rendered, div.quote waited for, the next link, the API found', async () => {
-    const { result: r, progress } = await generate(`${site.url}/js/quotes/`, 'All the quotes and their authors, from every page', { browser: () => host });
+    const { result: r, progress } = await generate(`${site.url}/js/quotes/`, 'All the quotes and their authors, from every page', { browser: () => host, readApi: false });
     assertWellFormed(r);
     assertProgress(progress);
     assert.ok(progress.some((p) => /rendering it in a browser/.test(p.message)), JSON.stringify(progress));
@@ -255,7 +256,7 @@ describe('generateHeuristic with a browser (script-rendered pages)', () => {
   });
 
   it('a "Load more" button: click pagination on button.load-more with a wait after each click', async () => {
-    const { result: r } = await generate(`${site.url}/js/load-more/`, 'All quotes with their authors; keep clicking "Load more" until every quote is shown', { browser: () => host });
+    const { result: r } = await generate(`${site.url}/js/load-more/`, 'All quotes with their authors; keep clicking "Load more" until every quote is shown', { browser: () => host, readApi: false });
     assertWellFormed(r);
     assert.equal(r.config.extract.container, 'div.quote', explain(r));
     assert.deepEqual(fieldNames(r), ['quote', 'author'], explain(r));
@@ -265,7 +266,7 @@ describe('generateHeuristic with a browser (script-rendered pages)', () => {
   });
 
   it('a feed that grows as it scrolls: scroll_infinite pagination', async () => {
-    const { result: r } = await generate(`${site.url}/js/scroll/`, 'All the quotes in this feed with their authors; more appear as you scroll down', { browser: () => host });
+    const { result: r } = await generate(`${site.url}/js/scroll/`, 'All the quotes in this feed with their authors; more appear as you scroll down', { browser: () => host, readApi: false });
     assertWellFormed(r);
     assert.equal(r.config.extract.container, 'div.quote', explain(r));
     assert.deepEqual(fieldNames(r), ['quote', 'author'], explain(r));

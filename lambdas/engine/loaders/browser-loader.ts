@@ -272,7 +272,8 @@ export class BrowserPageLoader implements PageLoader {
       return;
     }
     this.captureBytes += text.length;
-    if (this.captures.length < MAX_CAPTURES) this.captures.push({ url: res.url(), method: req.method(), status: res.status(), sample: text.slice(0, 2000) });
+    const requestBody = req.method() === 'POST' ? req.postData()?.slice(0, 10_000) : undefined;
+    if (this.captures.length < MAX_CAPTURES) this.captures.push({ url: res.url(), method: req.method(), status: res.status(), sample: text.slice(0, 2000), ...(requestBody ? { requestBody } : {}) });
     jsonStrings(text, this.jsonValues);
   }
 

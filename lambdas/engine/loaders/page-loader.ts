@@ -111,6 +111,8 @@ export interface CapturedResponse {
   status: number;
   /** The first 2,000 characters of the body. */
   sample: string;
+  /** The request's body (a POST's), its first 10,000 characters: the generator writes an API config from it. */
+  requestBody?: string;
 }
 
 /**
