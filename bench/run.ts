@@ -34,6 +34,7 @@ const BENCHES: Record<string, string> = {
   quicktest: "the extension's Quick Test, click to rows, vs a minimal in-page DOM read (Instant Data Scraper's way) on five shapes of page, target 1 s (options: --runs N (15), --only products,books,alibaba,newegg,archwiki)",
   changes: 'rows added, removed and changed between two runs (compareRows, issue 26) on generated 10,000- and 100,000-row result sets, keyed on url and on all values, vs JSON.stringify with a Map/Set difference: median ms and agreement (options: --rounds N (7), --sizes 10000,100000, --only flat,nested)',
   monitoring: 'schedules and webhooks (issue 26) on the local service: 1,000 schedules due in the same minute fired vs the same jobs started by POST /run/ (target: within the minute); GET status p99 while webhook deliveries to a receiver answering in 2 s are under way vs idle (target: within 20%) (options: --only schedules,webhooks, --schedules N (1000), --poll-seconds N (20), --rounds N (2))',
+  'api-source': "issue 38: the generated config that reads a page's JSON API (lightweight engine) vs the generated config that reads the rendered page (browser engine), same rows, on the fixture site's feed, POST search, cursor and paged API pages; target 10x (options: --runs N (3), --only feed,search,cursor,quotes)",
   site: 'only generate the local listing site into .bench/site (options: --force)',
 };
 

@@ -159,12 +159,22 @@ categories:               # crawl every category linked from the first page, eac
 actions: [ { type: click | scroll | type | select | hover | keyboard | script, selector, value, key, script, wait_after } ]   # browser only, before extraction
 output: { deduplicate: true, deduplicate_fields: [url], limit: <n> }
 
+Reading the site's JSON API instead of the page (no browser; fields by JMESPath path instead of selector):
+target:
+  url: <the page>
+  api: { url: <endpoint, absolute or relative to target.url; may hold {page}, {offset}, {cursor}>, method: GET | POST, query: { <param>: <value or placeholder> }, body: <POST: the JSON body, placeholders as values>, headers: { Accept: application/json } }
+extract:
+  records: <JMESPath of the list of records in an answer, e.g. data.items>
+  fields: [ { name: quote, path: text }, { name: author, path: author.name }, { name: author_url, path: author.slug, type: link, transform: ["template:/authors/{value}/"] } ]
+pagination: { type: page | offset | cursor | next_url, start: <first page or offset>, cursor_path: <JMESPath of the next cursor>, next_url_path: <JMESPath of the next URL>, total_path: <JMESPath of the total count>, has_more_path: <JMESPath of a has-more flag>, max_pages: 10 }
+
 Decide:
 - Name fields after the user's words (titles, prices and ratings: title, price, rating); add url (type link) for items that link to their own page. When the user asks for details, everything, or names no field, keep every value a record shows as a field (the named ones first), named after the page's labels, classes or the value's type.
 - Text the same in every record ("Tags:", "Author:") is a label, not a field: it names the value after it; cut a label out of a value with a regex transform ("regex:Author:\\s*(.*)$").
 - Prices: transform [strip_currency, to_number]; numbers inside text: [extract_number].
 - pagination when the user wants more than the first page ("every page", "all") and the page has a next control or a page-number URL; detail_fields only for what only an item's own page has; categories only when asked for every category.
-- Keep engine auto unless the items need a browser; then engine heavy with browser.wait_selector set to the container.`;
+- Keep engine auto unless the items need a browser; then engine heavy with browser.wait_selector set to the container.
+- When a rendered page's items come from a JSON request list_requests shows (its sample holds the items' values), prefer a config that reads that API (the page's own request: its method, query and request_body), with its pagination by parameter, cursor or next URL; run_config it and keep it only when its rows are the rows the page shows, else the page config. A starting config that already reads the API was checked so.`;
 
 /** The tools Claude may call; each maps onto one {@link GeneratorTools} method. */
 const TOOLS: Tool[] = [
@@ -195,7 +205,7 @@ const TOOLS: Tool[] = [
   },
   {
     name: 'list_requests',
-    description: 'The JSON requests (XHR, fetch) the last rendered page made: URL, method, status and the start of the body. Empty after a load over HTTP.',
+    description: 'The JSON requests (XHR, fetch) the last rendered page made: URL, method, status, the start of the answer and, for a POST, the start of the request body. Empty after a load over HTTP.',
     input_schema: { type: 'object', properties: {} },
   },
   {

@@ -56,6 +56,8 @@ export interface CapturedRequest {
   status: number;
   /** The first characters of the body. */
   sample: string;
+  /** The request's body (a POST's), its first characters: an API config sends it again. */
+  request_body?: string;
 }
 
 /** Answer of {@link GeneratorTools.runConfig}. */

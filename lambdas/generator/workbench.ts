@@ -188,7 +188,7 @@ export class Workbench implements GeneratorTools {
   }
 
   async listRequests(): Promise<CapturedRequest[]> {
-    return (this.page?.captured ?? []).slice(0, 20).map((c) => ({ url: c.url, method: c.method, status: c.status, sample: c.sample.slice(0, 600) }));
+    return (this.page?.captured ?? []).slice(0, 20).map((c) => ({ url: c.url, method: c.method, status: c.status, sample: c.sample.slice(0, 600), ...(c.requestBody ? { request_body: c.requestBody.slice(0, 600) } : {}) }));
   }
 
   async runConfig(yaml: string): Promise<ConfigTrial> {

@@ -212,7 +212,7 @@ describe('runAgent', { concurrency: true }, () => {
       const testSelector = req.body.tools!.find((t) => t.name === 'test_selector')!;
       assert.deepEqual(Object.keys(testSelector.input_schema['properties'] as object).sort(), ['attribute', 'selector', 'within']);
       const system = typeof req.body.system === 'string' ? req.body.system : req.body.system!.map((b) => b.text).join('\n');
-      for (const word of ['container', 'fields', 'transform', 'strip_currency', 'pagination', 'url_pattern', 'detail_fields', 'categories', 'test_selector', 'submit_config']) {
+      for (const word of ['container', 'fields', 'transform', 'strip_currency', 'pagination', 'url_pattern', 'detail_fields', 'categories', 'test_selector', 'submit_config', 'api:', 'records', 'cursor_path', 'list_requests']) {
         assert.ok(system.includes(word), `the system prompt mentions ${word}`);
       }
       const first = req.body.messages[0]!;

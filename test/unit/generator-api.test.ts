@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { allQuotes, type Quote } from '../fixtures/site/quotes.ts';
 import { generateHeuristic } from '../../lambdas/generator/heuristic.ts';
+import { Workbench } from '../../lambdas/generator/workbench.ts';
 import type { GenerationResult } from '../../lambdas/generator/generator.ts';
 import { draftApiConfig, jmesPath, matchRecords, rowsAgree } from '../../lambdas/generator/api-draft.ts';
 import { parseConfig, type ScrapeConfig } from '../../lambdas/engine/config.ts';
@@ -98,6 +99,18 @@ describe('generateHeuristic writes an API config where the page draws its items 
     const r = await generate('/js/quotes/');
     const quotes = await assertApiConfig(r, /\/api\/quotes\/$/, { type: 'page' });
     assert.deepEqual(quotes, allQuotes().map(plain));
+  });
+
+  it("the Claude agent's list_requests shows a POST's request body, so it can send it again", async () => {
+    const bench = new Workbench({ outbound: OUTBOUND, browser: () => host, signal: AbortSignal.timeout(60_000) });
+    try {
+      await bench.loadPage(`${site.url}/js/search-post/?q=life`, { render: true });
+      const search = (await bench.listRequests()).find((r) => r.url.endsWith('/api/search'));
+      assert.equal(search?.method, 'POST');
+      assert.deepEqual(JSON.parse(search?.request_body ?? 'null'), { query: 'life', page: 1, per_page: 10 });
+    } finally {
+      await bench.close();
+    }
   });
 
   it('a page whose JSON answers hold no records (analytics, site config, ads) keeps its HTML config', async () => {
