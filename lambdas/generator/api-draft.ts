@@ -220,8 +220,9 @@ const OFFSET_NAMES = /^(offset|start|skip|from)$/i;
 /** A path in an answer to a value that satisfies `test`, by key name, shallowest first. */
 function findKey(answer: unknown, name: RegExp, test: (v: Json) => boolean): string | null {
   const queue: Array<{ v: unknown; keys: string[] }> = [{ v: answer, keys: [] }];
-  while (queue.length) {
-    const { v, keys } = queue.shift()!;
+  // At most 3 levels of 60 keys: an index into the queue, not shift() (which would make a wide answer quadratic).
+  for (let at = 0; at < queue.length; at++) {
+    const { v, keys } = queue[at]!;
     if (!isObject(v) || keys.length > 3) continue;
     for (const k of Object.keys(v).slice(0, DRAFT_LIMITS.keys)) {
       const child = v[k]!;
