@@ -14,7 +14,11 @@
  *   type (or an unknown one), by the MIME Sniffing standard's HTML signatures (§ 7.1, "rules for identifying an
  *   unknown MIME type", the rows for HTML): after leading whitespace, one of `<!DOCTYPE HTML`, `<HTML`, `<HEAD`,
  *   `<SCRIPT`, `<IFRAME`, `<H1`, `<DIV`, `<FONT`, `<TABLE`, `<A`, `<STYLE`, `<TITLE`, `<B`, `<BODY`, `<BR`, `<P`
- *   or `<!--`, in any case, followed by a space or `>`.
+ *   or `<!--`, in any case, followed by a space or `>`. One departure from the browser, for servers that label their
+ *   pages wrongly: a `text/plain` or XML body whose start is such a signature (after an XML declaration, for the XML
+ *   types) is HTML too; plain text and real XML are not ({@link pageKind} tells them apart). This is the one answer
+ *   to "what is this page?" for runs (both engines), the generator and every page tool (docs/crawler.md, "Pages that
+ *   are not HTML").
  *
  * Pure functions of strings and of the domhandler tree html/parse.ts (or cheerio) builds; nothing here throws.
  */
@@ -111,6 +115,10 @@ export function documentBaseUrl(root: ParentNodeLike, documentUrl: string): stri
 /** MIME types whose body is an HTML document. */
 const HTML_TYPES: ReadonlySet<string> = new Set(['text/html', 'application/xhtml+xml']);
 
+
+/** An XML declaration at the start of a body (`<?xml version="1.0" encoding="utf-8"?>`), at most 200 characters. */
+const XML_DECLARATION = /^[\t\n\f\r ]*<\?xml[^>]{0,200}\?>/i;
+
 /** MIME types that say nothing (MIME Sniffing § 7.1: sniffed as if absent). */
 const UNKNOWN_TYPES: ReadonlySet<string> = new Set(['', 'unknown/unknown', 'application/unknown', '*/*']);
 
@@ -153,19 +161,46 @@ export function mimeEssence(contentType: string): string {
 }
 
 /**
- * Whether a response is an HTML document, as a browser decides before rendering it: by its MIME type
- * (`text/html`, `application/xhtml+xml`), or, when it names none (or `unknown/unknown`, `application/unknown`,
- * `*\/*`), by sniffing its body ({@link sniffsAsHtml}). Any other type (`text/plain`, `application/json`,
- * `image/png`, XML) is not HTML, whatever the body holds.
+ * Whether a response is an HTML document ({@link pageKind} `html`): by its MIME type (`text/html`,
+ * `application/xhtml+xml`), or, when it names none (or `unknown/unknown`, `application/unknown`, `*\/*`), by
+ * sniffing its body ({@link sniffsAsHtml}); a `text/plain` or XML body only when it sniffs as HTML (after an XML
+ * declaration for the XML types). Any other type (`application/json`, `image/png`, a PDF) is not HTML, whatever the
+ * body holds.
  *
  * @param contentType the response's `Content-Type` (parameters allowed) or a tool page's `contentType`; '' when
  *   the response named none.
  * @param body the decoded body (read only when the type is missing or unknown).
  */
 export function isHtmlResponse(contentType: string, body: string): boolean {
+  return pageKind(contentType, body) === 'html';
+}
+
+/** What a response is, for every reader of pages (the module comment): see {@link pageKind}. */
+export type PageKind = 'html' | 'xml' | 'text' | 'other';
+
+function isXmlType(type: string): boolean {
+  return type === 'text/xml' || type === 'application/xml' || (type.endsWith('+xml') && type !== 'application/xhtml+xml');
+}
+
+/**
+ * What a response is, the one answer every reader of pages takes (docs/crawler.md, "Pages that are not HTML"):
+ * - `html`: an HTML type; no type (or an unknown one) and a body that sniffs as HTML ({@link sniffsAsHtml}); or a
+ *   `text/plain` or XML type whose body sniffs as HTML (after an XML declaration): a page labelled wrongly;
+ * - `xml`: any other XML type (`text/xml`, `application/xml`, `application/rss+xml`, `*+xml`), or no type and a body
+ *   that starts with an XML declaration: a feed or a sitemap;
+ * - `text`: any other `text/plain` body;
+ * - `other`: anything else (JSON, images, PDFs, a body with no type that is neither).
+ * Runs read `html` and `xml` (selectors work on a feed's elements); the page tools read `html`, and the content
+ * extractor `text` as text too.
+ */
+export function pageKind(contentType: string, body: string): PageKind {
   const type = mimeEssence(contentType);
-  if (HTML_TYPES.has(type)) return true;
-  return UNKNOWN_TYPES.has(type) && sniffsAsHtml(body);
+  if (HTML_TYPES.has(type)) return 'html';
+  const declaration = XML_DECLARATION.exec(body.slice(0, RESOURCE_HEADER_CHARS));
+  if (UNKNOWN_TYPES.has(type)) return sniffsAsHtml(body) ? 'html' : declaration ? 'xml' : 'other';
+  if (type === 'text/plain') return sniffsAsHtml(body) ? 'html' : 'text';
+  if (isXmlType(type)) return sniffsAsHtml(declaration ? body.slice(declaration[0].length) : body) ? 'html' : 'xml';
+  return 'other';
 }
 
 /**

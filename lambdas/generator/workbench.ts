@@ -17,6 +17,7 @@ import { blockMessage, detectBlock, type BlockAnswer } from '../net/blocks.ts';
 import { fetchedRobots, RobotsDisallowedError } from '../engine/crawl/access.ts';
 import type { RobotsRules } from '../engine/crawl/robots.ts';
 import { analyzePage, visibleText, type PageAnalysis } from './analyze.ts';
+import { pageKind } from '../engine/page-facts.ts';
 import { findLoadMore, findPager } from './navigation.ts';
 import type { TrialRun } from './generator.ts';
 import type { CandidateSummary, CapturedRequest, ConfigTrial, GeneratorTools, PageOutline, SelectorTest } from './tools.ts';
@@ -120,8 +121,9 @@ export class Workbench implements GeneratorTools {
       ({ text: html, url: finalUrl, status } = page);
       throwIfBlocked({ status, headers: page.headers, body: html }, url, 'browser or proxy');
       if (status >= 400) throw new CodedError('target_failed', `${url} answered HTTP ${status}`, [{ url, status }]);
-      if (page.contentType && !/html|xml|text\/plain/.test(page.contentType)) {
-        throw new CodedError('target_failed', `${url} is ${page.contentType}, not an HTML page`, [{ url, content_type: page.contentType }]);
+      // What a run reads (engine/page-facts.ts, pageKind): HTML, or XML such as a feed.
+      if (!['html', 'xml'].includes(pageKind(page.contentType, html))) {
+        throw new CodedError('target_failed', `${url} is ${page.contentType || 'a body with no content type'}, not an HTML page`, [{ url, content_type: page.contentType }]);
       }
     }
     const analysis = analyzePage(html, finalUrl);

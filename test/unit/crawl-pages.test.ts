@@ -20,7 +20,12 @@ const doc = (o: Partial<LoadedDocument>): LoadedDocument => ({ requestedUrl: 'ht
 
 describe('crawl documents', () => {
   it('reads HTML and the types servers give markup; refuses 4xx/5xx and other types', () => {
-    for (const t of ['text/html', 'application/xhtml+xml', 'text/plain', 'application/xml', 'text/xml', '']) assert.equal(unreadable(doc({ contentType: t })), null, t);
+    for (const t of ['text/html', 'application/xhtml+xml', 'text/plain', 'application/xml', 'text/xml', '']) assert.equal(unreadable(doc({ contentType: t, html: '<!DOCTYPE html><html><body><p>x</p>' })), null, t);
+    // The one rule of page-facts.ts (pageKind): plain text, JSON and a body with no type that is not markup are not read.
+    assert.equal(unreadable(doc({ contentType: 'application/rss+xml', html: '<?xml version="1.0"?><rss><channel>' })), null, 'a feed is read with selectors');
+    for (const [t, html] of [['text/plain', 'just words'], ['application/json', '{"a":1}'], ['', 'just words']]) {
+      assert.match(unreadable(doc({ contentType: t!, html: html! }))?.message ?? '', /not an HTML page$/, `${t}: ${html}`);
+    }
     assert.deepEqual(unreadable(doc({ status: 404 })), { message: 'https://x.example/ answered HTTP 404', status: 404 });
     assert.deepEqual(unreadable(doc({ contentType: 'image/png' })), { message: 'https://x.example/ is image/png, not an HTML page', contentType: 'image/png' });
     assert.equal(unreadable(doc({ status: 399 })), null);

@@ -8,12 +8,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseHtml } from '../../lambdas/engine/html/parse.ts';
-import { baseUrlFromHref, documentBaseUrl, firstBaseHref, isHtmlResponse, mayBeHtml, mimeEssence, resolveUrl, sniffsAsHtml } from '../../lambdas/engine/page-facts.ts';
+import { baseUrlFromHref, documentBaseUrl, firstBaseHref, isHtmlResponse, mayBeHtml, pageKind, mimeEssence, resolveUrl, sniffsAsHtml } from '../../lambdas/engine/page-facts.ts';
 import { absoluteUrl, documentBase, loadHtml } from '../../lambdas/engine/extract.ts';
 import { analyzeSeo } from '../../lambdas/tools/seo/index.ts';
 import { detectTechnologies } from '../../lambdas/tools/tech/index.ts';
 import { contactPageLinks, extractLeads } from '../../lambdas/tools/leads/index.ts';
 import { toolPage } from '../helpers/tool-page.ts';
+import { unreadable } from '../../lambdas/engine/crawl/documents.ts';
 
 const PAGE = 'https://example.com/a/b/page.html?x=1#frag';
 const base = (html: string, url = PAGE): string => documentBaseUrl(parseHtml(html), url);
@@ -129,10 +130,32 @@ describe('isHtmlResponse', () => {
     assert.equal(isHtmlResponse('text/html', 'plain words'), true);
     assert.equal(isHtmlResponse('Text/HTML; charset=UTF-8', ''), true);
     assert.equal(isHtmlResponse('application/xhtml+xml', '<?xml version="1.0"?><html/>'), true);
-    assert.equal(isHtmlResponse('text/plain', '<!doctype html><html>'), false);
     assert.equal(isHtmlResponse('application/json', '<html>'), false);
     assert.equal(isHtmlResponse('image/png', '<html>'), false);
-    assert.equal(isHtmlResponse('application/xml', '<html>'), false);
+  });
+
+  it('text/plain and XML: HTML only when the body starts as HTML does (a server that labels its pages wrongly)', () => {
+    assert.equal(isHtmlResponse('text/plain', '<!doctype html><html>'), true);
+    assert.equal(isHtmlResponse('text/plain; charset=utf-8', '\n<html lang="en"><p>x'), true);
+    assert.equal(isHtmlResponse('text/plain', 'First line of the note. <b>bold</b>'), false, 'plain text');
+    assert.equal(isHtmlResponse('text/plain', ''), false);
+    assert.equal(isHtmlResponse('application/xml', '<html>'), true);
+    assert.equal(isHtmlResponse('text/xml', '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'), true, 'after the declaration');
+    assert.equal(isHtmlResponse('application/xml', '<?xml version="1.0"?><rss version="2.0"><channel>'), false, 'real XML');
+    assert.equal(isHtmlResponse('text/csv', '<html>'), false);
+  });
+
+  it('pageKind: html, xml (feeds, sitemaps), text, other: the one answer runs, the generator and the tools take', () => {
+    assert.equal(pageKind('text/html', ''), 'html');
+    assert.equal(pageKind('text/plain', '<!DOCTYPE html><p>x'), 'html');
+    assert.equal(pageKind('application/rss+xml', '<?xml version="1.0"?><rss><channel><item><title>a</title>'), 'xml');
+    assert.equal(pageKind('text/xml', '<urlset><url><loc>https://x/</loc>'), 'xml');
+    assert.equal(pageKind('', '<?xml version="1.0"?><urlset>'), 'xml');
+    assert.equal(pageKind('application/xhtml+xml', '<?xml version="1.0"?><html>'), 'html');
+    assert.equal(pageKind('text/plain', 'a note'), 'text');
+    assert.equal(pageKind('application/json', '{}'), 'other');
+    assert.equal(pageKind('', 'a note'), 'other');
+    assert.equal(pageKind('image/png', ''), 'other');
   });
 
   it('no type (or an unknown one): sniffed by the HTML signatures', () => {
@@ -195,6 +218,18 @@ describe('the tools use the one base URL', () => {
     const text = await analyzeSeo(toolPage('just words, <title>T</title>', page, { contentType: '' }), noRobots);
     assert.equal(text.title, null);
     assert.equal(text.warnings.length, 1);
+  });
+
+  it('a run and the tools agree on the same answer (issue 41): text/plain markup is a page for both, plain text for neither', async () => {
+    const noRobots = async () => null;
+    const markup = '<!DOCTYPE html><html><head><title>Shop</title></head><body><p>x</p></body></html>';
+    const doc = (html: string) => ({ requestedUrl: page, url: page, status: 200, contentType: 'text/plain; charset=utf-8', html });
+    assert.equal(unreadable(doc(markup)), null, 'the run reads it');
+    assert.equal((await analyzeSeo(toolPage(markup, page, { contentType: 'text/plain; charset=utf-8' }), noRobots)).title, 'Shop', 'so does the SEO tool');
+    assert.match(unreadable(doc('Shop. A note.'))?.message ?? '', /is text\/plain; charset=utf-8, not an HTML page$/, 'the run refuses plain text');
+    const text = await analyzeSeo(toolPage('Shop. A note.', page, { contentType: 'text/plain; charset=utf-8' }), noRobots);
+    assert.equal(text.title, null);
+    assert.equal(text.warnings.length, 1, 'and so does the SEO tool');
   });
 
   it('tech-detector: a script src resolves against a <base> in the body too, and a broken base is ignored', () => {

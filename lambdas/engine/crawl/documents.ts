@@ -5,9 +5,8 @@
 import { CodedError, isCodedError } from '../../errors.ts';
 import { LOAD_FAILURE_CODES, type LoadedDocument, type PageSession, type ReadyCondition } from '../loaders/page-loader.ts';
 import type { Warnings } from './warnings.ts';
+import { pageKind } from '../page-facts.ts';
 
-/** Content types read as HTML (a server that calls its pages text/plain or XML still serves markup). */
-const HTML_TYPES = /^(text\/html|application\/xhtml\+xml|text\/plain|application\/xml|text\/xml|)$/;
 
 /** The first line of an error's message (of `String(err)` for a non-error). */
 export function messageOf(err: unknown): string {
@@ -38,10 +37,14 @@ export interface Unreadable {
   contentType?: string;
 }
 
-/** Why a loaded document cannot be read (HTTP 400 or more; a content type that is not markup), or null when it can. */
+/**
+ * Why a loaded document cannot be read (HTTP 400 or more; neither HTML nor XML by page-facts.ts's one rule,
+ * `pageKind`: plain text, JSON, images are not read), or null when it can.
+ */
 export function unreadable(doc: LoadedDocument): Unreadable | null {
   if (doc.status >= 400) return { message: `${doc.requestedUrl} answered HTTP ${doc.status}`, status: doc.status };
-  if (!HTML_TYPES.test(doc.contentType)) return { message: `${doc.requestedUrl} is ${doc.contentType}, not an HTML page`, contentType: doc.contentType };
+  const kind = pageKind(doc.contentType, doc.html);
+  if (kind !== 'html' && kind !== 'xml') return { message: `${doc.requestedUrl} is ${doc.contentType || 'a body with no content type'}, not an HTML page`, contentType: doc.contentType };
   return null;
 }
 
