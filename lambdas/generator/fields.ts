@@ -9,6 +9,7 @@ import { isTag, isText, type AnyNode, type Element } from 'domhandler';
 import type { FieldSpec } from '../engine/config.ts';
 import { compileSiblingsSelector } from '../engine/field-selector.ts';
 import { stableClasses, visibleText } from './analyze.ts';
+import { ELEMENT_MARK, hasDigits, isAvailabilityText, pluralName, PRICE_TRANSFORM, selectorWords, singularName, uniqueName } from './naming.ts';
 import type { AskedField, FieldKind } from './prompt.ts';
 
 /** A column the items share. */
@@ -246,7 +247,9 @@ function kindOf(values: string[], what: Occurrence['what'], el: Element, hint: F
   if (filled.length && share(PRICE_RE) >= 0.6 && filled.every((v) => v.length < 40)) return 'price';
   if (hint === 'date' || (filled.length && share(DATE_RE) >= 0.6 && filled.every((v) => v.length < 60))) return 'date';
   if (/^h[1-6]$/.test(el.name)) return 'title';
-  // A text is never a URL or an image, whatever its class says (`a.result-link` holds a title).
+  // A text is never a URL or an image, whatever its class says (`a.result-link` holds a title); a count needs digits
+  // (`p.instock` holding "In stock" is text).
+  if (hint === 'number' && !hasDigits(filled)) return 'text';
   if (hint && hint !== 'url' && hint !== 'image') return hint;
   if (filled.length && filled.every((v) => NUMBER_RE.test(v))) return 'number';
   return 'text';
@@ -492,7 +495,7 @@ export function findColumns($: CheerioAPI, items: Element[], baseUrl: string, la
     if (selector === null) continue;
     const label = labels.get(g.key) ?? null;
     const labelHint = label ? hintOfWords(label) : null;
-    const hint = labelHint ?? hintOf(first) ?? headerHintOf(first, [...g.byRecord.keys()][0]![g.member]!);
+    let hint = labelHint ?? hintOf(first) ?? headerHintOf(first, [...g.byRecord.keys()][0]![g.member]!);
     let values: string[];
     let spec: FieldSpec;
     const sel = selector ? { selector } : {};
@@ -512,6 +515,8 @@ export function findColumns($: CheerioAPI, items: Element[], baseUrl: string, la
         spec = { name: 'text', ...sel, type: 'attribute', attribute: 'title' } as FieldSpec;
       }
     }
+    // "In stock", "Sold out": availability, not a count (see ./naming.ts).
+    if (g.what === 'text' && (!hint || hint.kind === 'number' || hint.kind === 'text') && isAvailabilityText(values)) hint = { name: 'availability', kind: 'text' };
     const perItem = selector ? records.slice(0, 10).reduce((k, r) => { try { return k + findIn($, r, selector).length; } catch { return k; } }, 0) / Math.min(10, records.length) : 1;
     // Elements of one path several to a record (`li > div.kv` lines, `a.tag` links) are a list, when the field's
     // selector finds no more than them.
@@ -742,24 +747,39 @@ export function nameColumns(columns: Column[], asked: AskedField[], o: { everyCo
     chosen.push(...rest.sort((a, b) => a.order - b.order));
   }
   const names = new Set<string>(chosen.filter((c) => named.has(c)).map((c) => named.get(c)!));
-  const fields: FieldSpec[] = [];
   const titleTaken = asked.some((f) => f.name === 'title');
-  for (const c of chosen) {
+  // Several like elements per record (tags, authors): all of them. A selector that merely matches more than the
+  // column's element (`a` for the title link before other links) reads the first.
+  const isMultiple = (c: Column) => !!c.list || (c.perItem >= 1.5 && c.spec.type === 'text' && (c.kind === 'tags' || asked.some((f) => f.name === named.get(c) && f.kind === 'tags')));
+  // Names (docs/generate.md, "How fields are named and typed"; the rules are in ./naming.ts): texts first, then
+  // links and images, which may be named after the text of the same element (`h3 a`: `title`, `title_url`).
+  const given = new Map<Column, string>();
+  const pass = (c: Column) => {
     let name = named.get(c);
     if (name === undefined) {
-      const base = c === titleColumn && !titleTaken && !named.has(c) && titleLike(c) ? 'title' : defaultName(c);
-      name = base;
-      for (let i = 2; names.has(name); i++) name = `${base}_${i}`;
-      names.add(name);
+      const base = c === titleColumn && !titleTaken && titleLike(c) ? 'title' : defaultName(c);
+      name = uniqueName(nameCandidates(c, base, given), names);
     }
-    // Several matches per item (tags, authors): all of them.
-    // Several like elements per record (tags, authors): all of them. A selector that merely matches more than the
-    // column's element (`a` for the title link before other links) reads the first.
-    const multiple = c.list || (c.perItem >= 1.5 && c.spec.type === 'text' && (c.kind === 'tags' || asked.some((f) => f.name === named.get(c) && f.kind === 'tags')));
-    // A price asked for is a number; a price among everything on show keeps its currency as shown ("CAD$138.95 (P)").
-    const askedPrice = c.kind === 'price' && c.spec.type === 'text' && asked.some((f) => f.kind === 'price' && f.name === named.get(c));
-    const spec = askedPrice ? { ...c.spec, transform: ['extract_number'] } : c.spec;
-    fields.push({ ...spec, name, ...(multiple ? { multiple: true } : {}) } as FieldSpec);
+    if (isMultiple(c) && pluralName(name) !== name) {
+      const plural = pluralName(name);
+      if (!names.has(plural)) { names.delete(name); names.add(plural); name = plural; }
+    }
+    given.set(c, name);
+  };
+  for (const c of chosen) if (c.spec.type !== 'link' && c.spec.type !== 'image_url') pass(c);
+  for (const c of chosen) if (c.spec.type === 'link' || c.spec.type === 'image_url') pass(c);
+  const fields: FieldSpec[] = [];
+  for (const c of chosen) {
+    const name = given.get(c)!;
+    const list = isMultiple(c) ? { multiple: true } : {};
+    // A price is a number, asked for or not: generate and Suggest type it alike. With every column kept, its text
+    // as shown ("CAD$138.95 (P)": the currency, a qualifier) is kept too, as `price_text`.
+    if (c.kind === 'price' && c.spec.type === 'text') {
+      fields.push({ ...c.spec, name, transform: [...PRICE_TRANSFORM], ...list } as FieldSpec);
+      if (everyColumn) fields.push({ ...c.spec, name: uniqueName([`${name}_text`, `${name}_as_shown`], names), ...list } as FieldSpec);
+      continue;
+    }
+    fields.push({ ...c.spec, name, ...list } as FieldSpec);
   }
   return { fields, missing };
 }
@@ -776,6 +796,32 @@ function defaultName(c: Column): string {
     case 'text': return c.hint && c.hint !== 'url' && c.hint !== 'image' ? c.hint : 'text';
     default: return c.hint && c.kind === 'number' ? (c.hint === 'count' ? 'count' : c.hint) : c.kind;
   }
+}
+
+/**
+ * Names for a column, in order of preference: its plain name, then (when that is taken) what the column is. A link
+ * or an image: after the text read from the same element (`h3 a`: `title_url`), its classes or the element it
+ * sits in (`a.tag`: `tag_url`; `h3 a`: `heading_url`), then `link`/`picture`. A text: its classes or element
+ * joined to the plain name (`span.text`: `text`; `small.byline`: `byline`). {@link uniqueName} falls back to
+ * an ordinal (`second_url`).
+ */
+function nameCandidates(c: Column, base: string, given: Map<Column, string>): string[] {
+  const out = [base];
+  const words = selectorWords(c.selector).filter((w) => w !== base && singularName(w) !== singularName(base));
+  const classWords = words.filter((w) => !w.startsWith(ELEMENT_MARK));
+  const elementWords = words.filter((w) => w.startsWith(ELEMENT_MARK)).map((w) => w.slice(ELEMENT_MARK.length));
+  if (c.spec.type === 'link' || c.spec.type === 'image_url') {
+    const suffix = c.spec.type === 'link' ? 'url' : 'image';
+    const texts = [...given].filter(([other]) => other.selector === c.selector && other.spec.type !== 'link' && other.spec.type !== 'image_url').map(([, name]) => singularName(name));
+    // The text of the same element names the link (`title_url`), unless it is a mere kind (`text`): then the classes.
+    const telling = texts.filter((t) => t !== 'text' && t !== 'description');
+    for (const w of [...telling, ...classWords, ...texts, ...elementWords]) out.push(`${singularName(w)}_${suffix}`);
+    out.push(c.spec.type === 'link' ? 'link' : 'picture');
+  } else {
+    for (const w of classWords) out.push(w, `${w}_${base}`);
+    for (const w of elementWords) out.push(`${w}_${base}`);
+  }
+  return out;
 }
 
 /**

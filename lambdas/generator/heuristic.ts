@@ -21,6 +21,7 @@ import type { Row } from '../engine/extract.ts';
 import { CodedError, isCodedError } from '../errors.ts';
 import type { RecordCandidate } from './analyze.ts';
 import { findColumns, nameColumns, recordLayout } from './fields.ts';
+import { uniqueName } from './naming.ts';
 import type { GenerateProgress, GenerateRequest, GenerationResult, TrialRun } from './generator.ts';
 import { findCategories, findDetailFields, findLoadMore, findPager } from './navigation.ts';
 import { readPrompt, type PromptIntent } from './prompt.ts';
@@ -193,7 +194,7 @@ async function buildDraft(request: GenerateRequest, intent: PromptIntent, candid
         const found = findDetailFields(detail.analysis.$, asked);
         if (found.fields.length) {
           draft.detail_fields = { fields: found.fields };
-          if (!fields.some((f) => f.type === 'link')) fields = [...fields, { ...link.spec, name: fields.some((f) => f.name === 'url') ? 'link' : 'url' } as FieldSpec];
+          if (!fields.some((f) => f.type === 'link')) fields = [...fields, { ...link.spec, name: uniqueName(['url', 'detail_url', 'link'], new Set(fields.map((f) => f.name))) } as FieldSpec];
           draft.extract.fields = fields;
           notes.push(`on each item's own page: ${found.fields.map((f) => f.name).join(', ')}`);
         }

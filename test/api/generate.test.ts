@@ -100,7 +100,7 @@ describe('generate jobs', () => {
     assert.equal((await api.get('/api/v1/me/')).body.subscription.credits_remaining, before - 1);
     const results = await api.get(`/api/v1/jobs/${job.id}/results/`);
     assert.equal(results.status, 200);
-    assert.deepEqual(Object.keys(results.body[0].data[0]).sort(), ['author', 'quote', 'tag']);
+    assert.deepEqual(Object.keys(results.body[0].data[0]).sort(), ['author', 'quote', 'tags']);
     assert.equal((await api.get('/api/v1/jobs/')).body.results[0].job_type, 'generate');
   });
 

@@ -81,26 +81,26 @@ describe('generateHeuristic on the fixture site', () => {
     await site?.close();
   });
 
-  it('every quote with author and tags from all the pages: div.quote, quote/author/tag, the next link, and the config reads all 100', async () => {
+  it('every quote with author and tags from all the pages: div.quote, quote/author/tags, the next link, and the config reads all 100', async () => {
     const { result: r, progress } = await generate(`${site.url}/quotes/`, 'Every quote on the site with its author and tags, from all the pages');
     assertWellFormed(r);
     assertProgress(progress);
     assert.equal(r.config.extract.container, 'div.quote', explain(r));
-    assert.deepEqual(fieldNames(r), ['quote', 'author', 'tag'], explain(r));
-    assert.equal(r.config.extract.fields.find((f) => f.name === 'tag')?.multiple, true, 'every tag of a quote');
+    assert.deepEqual(fieldNames(r), ['quote', 'author', 'tags'], explain(r));
+    assert.equal(r.config.extract.fields.find((f) => f.name === 'tags')?.multiple, true, 'every tag of a quote, under a plural name');
     assert.deepEqual(pagination(r), { type: 'click', selector: 'li.next > a', max_pages: 50, wait_after: 0 }, explain(r));
     assert.equal(r.config.categories, undefined);
     assert.equal(r.config.detail_fields, undefined);
     // The trial reads the first two pages.
     assert.equal(r.trial.engine, 'lightweight');
     assert.equal(r.trial.pagesScraped, 2);
-    assert.deepEqual(r.trial.rows, QUOTES.slice(0, 20).map((q) => ({ quote: q.text, author: q.author, tag: q.tags })));
+    assert.deepEqual(r.trial.rows, QUOTES.slice(0, 20).map((q) => ({ quote: q.text, author: q.author, tags: q.tags })));
     assert.equal(r.apiDiscovered, false);
     assert.equal(r.apiEndpoint, undefined);
     // Run to the end, the config reads every quote on the site.
     const all = await runLightweight(r.config, { outbound: OUTBOUND });
     assert.deepEqual(all.rows.map((row) => row.quote), QUOTES.map((q) => q.text));
-    assert.deepEqual(all.rows.at(-1), { quote: QUOTES.at(-1)!.text, author: QUOTES.at(-1)!.author, tag: QUOTES.at(-1)!.tags });
+    assert.deepEqual(all.rows.at(-1), { quote: QUOTES.at(-1)!.text, author: QUOTES.at(-1)!.author, tags: QUOTES.at(-1)!.tags });
   });
 
   it('the quotes of a table: its body rows, the quote column, no pagination for "this table"', async () => {

@@ -28,8 +28,8 @@ for (const page of ['/books/', '/books/catalogue/page-2.html']) {
       const values = (name: string) => s.rows.map((r) => r[name]);
       const titleField = s.fields.find((f) => titles.every((t, i) => String(values(f)[i] ?? '').includes(t.slice(0, 20))));
       assert.ok(titleField, `a field holds the titles: ${JSON.stringify(s.rows[0])}`);
-      const priceField = s.fields.find((f) => prices.every((p, i) => String(values(f)[i] ?? '').includes(p.replace(/^£/, ''))));
-      assert.ok(priceField, `a field holds the prices: ${JSON.stringify(s.rows[0])}`);
+      const priceField = s.fields.find((f) => prices.every((p, i) => values(f)[i] === Number(p.replace(/^£/, ''))));
+      assert.ok(priceField, `a field holds the prices as numbers: ${JSON.stringify(s.rows[0])}`);
     });
 
     it('writes a config that parses, targets the page, and keeps the next-page link as pagination', () => {
