@@ -213,3 +213,25 @@ export function mayBeHtml(contentType: string): boolean {
   const type = mimeEssence(contentType);
   return HTML_TYPES.has(type) || UNKNOWN_TYPES.has(type);
 }
+
+/**
+ * The site a URL belongs to, as every reader compares sites (the generator's category links, the SEO tool's internal
+ * links and canonical, the link checker's crawl, the lead tool's contact pages): its host name in lower case with a
+ * leading `www.` dropped; scheme and port do not count (`https://www.Shop.example:8443/a` → `shop.example`).
+ * @param url a URL, parsed or not; '' when it does not parse.
+ */
+export function siteKey(url: URL | string): string {
+  let host: string;
+  try {
+    host = (typeof url === 'string' ? new URL(url) : url).hostname;
+  } catch {
+    return '';
+  }
+  return host.toLowerCase().replace(/^www\./, '');
+}
+
+/** Whether two URLs are on the same site ({@link siteKey}); false when either does not parse. */
+export function sameSite(a: URL | string, b: URL | string): boolean {
+  const k = siteKey(a);
+  return k !== '' && k === siteKey(b);
+}

@@ -7,6 +7,7 @@ import type { CheerioAPI } from 'cheerio/slim';
 import { isTag, type Element } from 'domhandler';
 import type { FieldSpec } from '../engine/config.ts';
 import { absoluteUrl, documentBase } from '../engine/extract.ts';
+import { sameSite } from '../engine/page-facts.ts';
 import { looksGenerated, stableClasses, visibleText } from './analyze.ts';
 import type { AskedField } from './prompt.ts';
 
@@ -145,10 +146,10 @@ export function findCategories($: CheerioAPI, pageUrl: string, itemSelector: str
     if (links.length < 3 || links.length > 200) continue;
     if ([...items].some((it) => $(it).find(list).length || it === list)) continue;
     const urls = links.map((a) => absoluteUrl(a.attribs.href, base)).filter((u): u is string => !!u).map((u) => new URL(u));
-    const sameSite = urls.filter((u) => u.host === page.host);
-    if (sameSite.length < 3) continue;
+    const onSite = urls.filter((u) => sameSite(u, page));
+    if (onSite.length < 3) continue;
     // Category links share a path prefix and differ after it (/catalogue/category/books/travel_2/…, /tag/love/).
-    const prefix = commonPrefix(sameSite.map((u) => u.pathname));
+    const prefix = commonPrefix(onSite.map((u) => u.pathname));
     if (prefix.split('/').filter(Boolean).length === 0) continue;
     const texts = links.map((a) => visibleText(a)).filter((t) => t.length >= 2 && t.length <= 40);
     if (texts.length < links.length * 0.8) continue;

@@ -39,7 +39,8 @@ import { isCodedError } from '../errors.ts';
 import { DEFAULT_USER_AGENT, Fetcher, guardedAgent, retryAfterMs } from '../net/fetch.ts';
 import type { OutboundGuard } from '../net/guard.ts';
 import { unreachableReason } from '../net/unreachable.ts';
-import { isHtmlResponse, mayBeHtml } from '../engine/page-facts.ts';
+// The host a crawl stays on: siteKey (lower case, `www.` dropped, http and https alike).
+import { isHtmlResponse, mayBeHtml, siteKey } from '../engine/page-facts.ts';
 import { extractLinks } from './links-extract.ts';
 import type { FetchedText, PageFetch, ToolPage } from './page.ts';
 
@@ -153,10 +154,6 @@ function clamp(value: number | undefined, fallback: number, min: number, max: nu
   return Math.min(max, Math.max(min, Math.floor(value)));
 }
 
-/** The host a crawl stays on: lower case, `www.` dropped (http and https alike). */
-function siteKey(url: URL): string {
-  return url.hostname.toLowerCase().replace(/^www\./, '');
-}
 
 /** The reason and words of a failed request (Node's, undici's or the guard's error, looking through `cause`). */
 function failure(err: unknown): { reason: Reason; text: string } {

@@ -8,7 +8,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseHtml } from '../../lambdas/engine/html/parse.ts';
-import { baseUrlFromHref, documentBaseUrl, firstBaseHref, isHtmlResponse, mayBeHtml, pageKind, mimeEssence, resolveUrl, sniffsAsHtml } from '../../lambdas/engine/page-facts.ts';
+import { baseUrlFromHref, documentBaseUrl, firstBaseHref, isHtmlResponse, mayBeHtml, pageKind, sameSite, siteKey, mimeEssence, resolveUrl, sniffsAsHtml } from '../../lambdas/engine/page-facts.ts';
 import { absoluteUrl, documentBase, loadHtml } from '../../lambdas/engine/extract.ts';
 import { analyzeSeo } from '../../lambdas/tools/seo/index.ts';
 import { detectTechnologies } from '../../lambdas/tools/tech/index.ts';
@@ -122,6 +122,18 @@ describe('resolveUrl', () => {
     assert.equal(absoluteUrl('javascript:alert(1)', 'https://example.com/'), null);
     assert.equal(absoluteUrl('http://[bad', 'https://example.com/'), null);
     assert.equal(absoluteUrl(' /p ', 'https://example.com/a/'), 'https://example.com/p');
+  });
+});
+
+describe('siteKey and sameSite: one answer to "same site" (issue 41)', () => {
+  it('host name in lower case without a leading www.; scheme and port do not count', () => {
+    assert.equal(siteKey('https://www.Shop.example:8443/a?b'), 'shop.example');
+    assert.equal(siteKey(new URL('http://shop.example/')), 'shop.example');
+    assert.equal(siteKey('not a url'), '');
+    assert.ok(sameSite('http://www.shop.example/a', 'https://shop.example:8080/b'));
+    assert.ok(!sameSite('https://shop.example/', 'https://blog.shop.example/'));
+    assert.ok(!sameSite('https://wwwshop.example/', 'https://shop.example/'));
+    assert.ok(!sameSite('x', 'x'), 'nothing that does not parse');
   });
 });
 

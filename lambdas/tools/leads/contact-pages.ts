@@ -3,7 +3,7 @@
  * reads them beside the page (same site only, at most {@link MAX_CONTACT_PAGES}).
  */
 import { loadHtml } from '../../engine/extract.ts';
-import { documentBaseUrl, isHtmlResponse } from '../../engine/page-facts.ts';
+import { documentBaseUrl, isHtmlResponse, sameSite } from '../../engine/page-facts.ts';
 import { boundedText, headAndTail, type FetchedText, type PageFetch, type ToolPage } from '../page.ts';
 import { LEADS_LIMITS } from './limits.ts';
 import { readPage } from './one-page.ts';
@@ -21,11 +21,6 @@ const CONTACT_WORDS: [RegExp, number][] = [
   [/\b(?:team|our[-_ ]team|staff|people|directory|faculty|leadership|equipe|équipe|equipo|mitarbeiter|unser[-_ ]team|ansprechpartner)\b/i, 3],
 ];
 
-/** Same site: the same host, `www.` aside. */
-function sameSite(a: URL, b: URL): boolean {
-  const h = (u: URL): string => u.hostname.toLowerCase().replace(/^www\./, '');
-  return h(a) === h(b) && (a.protocol === 'http:' || a.protocol === 'https:');
-}
 
 /**
  * The site's contact, imprint, about and team pages linked from the page, best first, at most `max`: links to the

@@ -19,7 +19,7 @@
  */
 import type { Element } from 'domhandler';
 import { parseHtml } from '../../engine/html/parse.ts';
-import { documentBaseUrl, isHtmlResponse, resolveUrl } from '../../engine/page-facts.ts';
+import { documentBaseUrl, isHtmlResponse, resolveUrl, siteKey } from '../../engine/page-facts.ts';
 import type { PageFetch, ToolPage } from '../page.ts';
 import { collectStructuredDataSources, extractStructuredData } from '../structured-data.ts';
 import { auditCanonical, readCanonicals } from './audit-canonical.ts';
@@ -35,7 +35,6 @@ import { readRobotsDirectives, readRobotsTxt } from './robots.ts';
 import { seoScore } from './score.ts';
 import { countWords } from './text.ts';
 import type { HreflangLink, ImageSummary, LinkSummary, SeoAudit, SeoReport } from './types.ts';
-import { hostKey } from './urls.ts';
 
 /**
  * Analyses one page for SEO: the fields of {@link SeoReport} and Lighthouse's SEO audits and score.
@@ -89,7 +88,7 @@ export async function analyzeSeo(page: ToolPage, fetch: PageFetch): Promise<SeoR
 
   // Links.
   const nonDescriptive = nonDescriptiveLinks(reading.anchors, baseUrl, pageUrl);
-  const links = linkSummary(reading.anchors, baseUrl, origin ? hostKey(new URL(pageUrl).hostname) : '');
+  const links = linkSummary(reading.anchors, baseUrl, origin ? siteKey(pageUrl) : '');
   links.non_descriptive = nonDescriptive.slice(0, 50);
 
   // Images.
@@ -161,7 +160,7 @@ function linkSummary(anchors: readonly AnchorElement[], baseUrl: string, pageHos
       links.other++;
       continue;
     }
-    if (hostKey(url.hostname) === pageHost) links.internal++;
+    if (siteKey(url) === pageHost) links.internal++;
     else links.external++;
     if ((el.attribs.rel ?? '').toLowerCase().split(/\s+/).includes('nofollow')) links.nofollow++;
   }

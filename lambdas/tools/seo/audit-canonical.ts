@@ -5,7 +5,8 @@
 import { resolveUrl } from '../../engine/page-facts.ts';
 import { audit } from './audit.ts';
 import type { LinkElement } from './reading.ts';
-import { hostKey, isAbsoluteUrl } from './urls.ts';
+import { isAbsoluteUrl } from './urls.ts';
+import { sameSite } from '../../engine/page-facts.ts';
 import type { SeoAudit } from './types.ts';
 
 /** The canonical links of the page, as the audit and the report read them. */
@@ -57,7 +58,7 @@ export function auditCanonical(reading: CanonicalReading, pageUrl: string): SeoA
   if (canonical.origin === base.origin && canonical.pathname === '/' && base.pathname !== '/') {
     return audit('canonical', false, "Points to the domain's root URL (the homepage), instead of an equivalent page of content");
   }
-  if (hostKey(canonical.hostname) !== hostKey(base.hostname)) {
+  if (!sameSite(canonical, base)) {
     // Lighthouse failed this until 2021 (GoogleChrome/lighthouse#12572); search engines accept cross-domain canonicals.
     return audit('canonical', true, `Points to another domain (${canonical.href}): allowed, but this page will not be the one indexed.`);
   }

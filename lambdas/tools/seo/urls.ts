@@ -3,10 +3,6 @@
  * (engine/page-facts.ts), the one implementation every page reader uses.
  */
 
-/** A host name compared as one site: lower case, a leading `www.` dropped. */
-export function hostKey(host: string): string {
-  return host.toLowerCase().replace(/^www\./, '');
-}
 
 /** Whether `raw` parses as an absolute URL on its own (no base). */
 export function isAbsoluteUrl(raw: string): boolean {
