@@ -18,6 +18,7 @@
 import type { FieldSpec } from '../engine/config.ts';
 import type { Row } from '../engine/extract.ts';
 import type { CapturedResponse } from '../engine/loaders/page-loader.ts';
+import { compileQuery, QueryBudget, runQuery, type JsonValue } from '../engine/api/json-query.ts';
 
 /** Bounds of the search. */
 export const DRAFT_LIMITS = {
@@ -233,14 +234,13 @@ function findKey(answer: unknown, name: RegExp, test: (v: Json) => boolean): str
   return null;
 }
 
+/** The value at a path this module wrote, read by the engine's own JMESPath runner (engine/api/json-query.ts), as a run reads it. */
 function valueAt(answer: unknown, path: string): Json | undefined {
-  let v: unknown = answer;
-  for (const raw of path.match(/"(?:[^"\\]|\\.)*"|[^.]+/g) ?? []) {
-    const k = raw.startsWith('"') ? (JSON.parse(raw) as string) : raw;
-    if (!isObject(v)) return undefined;
-    v = v[k];
+  try {
+    return runQuery(compileQuery(path), answer as JsonValue, new QueryBudget()) ?? undefined;
+  } catch {
+    return undefined;
   }
-  return v as Json | undefined;
 }
 
 /** The stop condition an answer offers: its total count, or its has-more flag. */
