@@ -22,10 +22,11 @@ import { CodedError, isCodedError } from '../errors.ts';
 import type { RecordCandidate } from './analyze.ts';
 import { findColumns, nameColumns, recordLayout } from './fields.ts';
 import { uniqueName } from './naming.ts';
-import type { GenerateProgress, GenerateRequest, GenerationResult, TrialRun } from './generator.ts';
-import { findCategories, findDetailFields, findLoadMore, findPager } from './navigation.ts';
+import { MAX_EXAMPLE_URLS, type GenerateProgress, type GenerateRequest, type GenerationResult, type TrialRun } from './generator.ts';
+import { findCategories, findDetailFields, findLoadMore, findPager, nextPageUrl } from './navigation.ts';
 import { readPrompt, type PromptIntent } from './prompt.ts';
 import { filledShare as filled, writeConfigYaml } from './suggest.ts';
+import { isFurniture, templateEvidence, templateFactor } from './template.ts';
 import { Workbench, type LoadedPage, type WorkbenchOptions } from './workbench.ts';
 
 /** Options of {@link generateHeuristic}: the workbench's (guard, fetcher, browser, trial bounds) and progress. */
@@ -124,8 +125,20 @@ export async function generateHeuristic(request: GenerateRequest, options: Heuri
     progress('analyzing', 30, `found ${candidates.length} repeated block(s); the best has ${top.count} items`);
 
     const intent = readPrompt(request.prompt);
-    const ranked = candidates.slice(0, 8).map((c) => ({ c, s: c.score * promptFit(c, intent) })).sort((x, y) => y.s - x.s).map((x) => x.c);
+    const others = await loadOtherPages(request, page, bench, notes);
+    if (others.length) progress('analyzing', 35, `compared the page with ${others.length} other page(s) of its template`);
+    const scored = candidates.slice(0, 8).map((c) => {
+      const evidence = templateEvidence(c, others.map((o) => o.analysis.$));
+      return { c, evidence, s: c.score * promptFit(c, intent) * templateFactor(evidence) };
+    });
+    if (others.length) {
+      const furniture = scored.filter((x) => isFurniture(x.evidence)).map((x) => x.c.selector);
+      notes.push(`compared with ${others.length} other page(s) of the template: ${others.map((o) => o.url).join(', ')}${furniture.length ? ` (the same items there, so template furniture: ${furniture.slice(0, 4).join(', ')})` : ''}`);
+    }
+    const ranked = scored.sort((x, y) => y.s - x.s).map((x) => x.c);
     const tried: string[] = [];
+    /** A config whose rows came from the first page only: the answer when no candidate does better. */
+    let fallback: GenerationResult | null = null;
     for (const candidate of ranked.slice(0, MAX_ATTEMPTS)) {
       progress('generating', 40, `building a config for the ${candidate.count} items of ${candidate.selector}`);
       const draft = await buildDraft(request, intent, candidate, page, bench, notes);
@@ -152,6 +165,15 @@ export async function generateHeuristic(request: GenerateRequest, options: Heuri
       }
       progress('validating', 90, `the config found ${trial.rows.length} item(s) on ${trial.pagesScraped} page(s)`);
       notes.push(`the trial run found ${trial.rows.length} item(s) on ${trial.pagesScraped} page(s) (${trial.engine} engine)`);
+      if (others.length) {
+        const counts = await trialOnOthers(config, others, bench);
+        notes.push(`tried on ${counts.length} other page(s) of the template: ${counts.map((n) => (n === null ? 'failed' : `${n} row(s)`)).join(', ')}`);
+        if (counts.some((n) => n === 0) && counts.every((n) => !n)) {
+          tried.push(`${candidate.selector}: rows on this page only, none on the template's other pages`);
+          fallback ??= { yaml, config, trial, apiDiscovered: trial.apiDiscovered, generator: 'heuristic', notes: [...notes] };
+          continue;
+        }
+      }
       const capture = apiCapture(page, trial);
       const endpoint = capture?.url ?? null;
       if (capture && options.readApi !== false) {
@@ -163,10 +185,65 @@ export async function generateHeuristic(request: GenerateRequest, options: Heuri
       }
       return { yaml, config, trial, apiDiscovered: trial.apiDiscovered || !!endpoint, ...(endpoint ? { apiEndpoint: endpoint } : {}), generator: 'heuristic', notes };
     }
+    if (fallback) {
+      fallback.notes.push(`no block gave rows on the template's other pages: the config reads the block that gave rows here. Tried: ${tried.join('; ')}`);
+      return fallback;
+    }
     throw new CodedError('generation_failed', `No config found items on ${page.url}. Tried: ${tried.join('; ')}`, tried.map((t) => ({ tried: t })));
   } finally {
     if (!options.workbench) await bench.close();
   }
+}
+
+/**
+ * The other pages of the page's template that the generator reads: the request's `exampleUrls` and the listing's
+ * next page, loaded as the page was (rendered when it was). A page that cannot be loaded is noted and left out.
+ * The workbench looks at the first page again afterwards.
+ */
+async function loadOtherPages(request: GenerateRequest, page: LoadedPage, bench: Workbench, notes: string[]): Promise<LoadedPage[]> {
+  const strip = (u: string) => u.replace(/#.*$/, '');
+  const seen = new Set([strip(request.url), strip(page.url)]);
+  const urls: string[] = [];
+  for (const u of [...(request.exampleUrls ?? []).slice(0, MAX_EXAMPLE_URLS), nextPageUrl(page.analysis.$, page.url)]) {
+    if (u && !seen.has(strip(u))) {
+      seen.add(strip(u));
+      urls.push(u);
+    }
+  }
+  const loaded: LoadedPage[] = [];
+  try {
+    for (const url of urls) {
+      try {
+        const other = await bench.load(url, page.rendered);
+        // A page that redirects to the first one is not another page.
+        if (strip(other.url) !== strip(page.url)) loaded.push(other);
+      } catch (err) {
+        if (!isCodedError(err)) throw err;
+        notes.push(`could not read ${url} as another page of the template (${err.code}: ${err.message})`);
+      }
+    }
+  } finally {
+    bench.page = page;
+  }
+  return loaded;
+}
+
+/** Rows a config's first page gives on each other page (null: its trial failed), read as that page's own config. */
+async function trialOnOthers(config: ScrapeConfig, others: LoadedPage[], bench: Workbench): Promise<(number | null)[]> {
+  const counts: (number | null)[] = [];
+  const firstTrial = bench.lastTrial;
+  const { pagination: _p, categories: _c, detail_fields: _d, ...rest } = config;
+  for (const other of others) {
+    try {
+      const t = await bench.trial({ ...rest, target: { ...config.target, url: other.url } } as ScrapeConfig);
+      counts.push(t.rows.length);
+    } catch (err) {
+      if (!isCodedError(err)) throw err;
+      counts.push(null);
+    }
+  }
+  bench.lastTrial = firstTrial;
+  return counts;
 }
 
 /** The config for one candidate, or null when its items have no usable fields. */

@@ -239,3 +239,31 @@ function byItemprop($: CheerioAPI, name: string): FieldSpec | null {
     ? { name, selector: `[itemprop="${name}"]`, type: 'attribute', attribute: 'content' } as FieldSpec
     : { name, selector: `[itemprop="${name}"]`, type: 'text', transform: ['trim_whitespace'] } as FieldSpec;
 }
+
+/**
+ * The URL of the listing's next page, for the generator to read as another page of the template
+ * (./template.ts): a next-page link's href, or the url pattern with page 2. Null when the pager is a button (a
+ * browser would have to click it), leaves the site, or points back at the page itself.
+ * @param pageUrl the page's URL after redirects.
+ */
+export function nextPageUrl($: CheerioAPI, pageUrl: string): string | null {
+  const pager = findPager($, pageUrl);
+  if (!pager) return null;
+  let next: string | null = null;
+  if (pager.type === 'url') {
+    next = pager.urlPattern.replace('{page}', '2');
+  } else {
+    let el: Element | undefined;
+    try {
+      el = $(pager.selector).toArray().find((e): e is Element => isTag(e) && (e.name === 'a' || e.name === 'link'));
+    } catch {
+      el = undefined;
+    }
+    const href = el?.attribs.href;
+    next = href ? absoluteUrl(href, documentBase($, pageUrl)) : null;
+  }
+  if (!next || !/^https?:/i.test(next)) return null;
+  const strip = (u: string) => u.replace(/#.*$/, '');
+  if (strip(next) === strip(pageUrl) || !sameSite(next, pageUrl)) return null;
+  return next;
+}
