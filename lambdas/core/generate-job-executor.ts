@@ -54,7 +54,7 @@ async function generateBody(svc: Services, a: JobAttempt, deps: GenerateDeps) {
     step = p.step;
   };
   try {
-    const result = await generateConfig({ url: job.target_url, prompt: job.prompt ?? '' }, {
+    const result = await generateConfig({ url: job.target_url, prompt: job.prompt ?? '', ...(job.example_urls?.length ? { exampleUrls: job.example_urls } : {}) }, {
       workbench: bench, onProgress, signal: a.signal, ...(svc.anthropic ? { agent: svc.anthropic } : {}),
     });
     onProgress({ step: 'validating', progress: 95, message: 'saving the config' });
@@ -76,11 +76,16 @@ async function generateBody(svc: Services, a: JobAttempt, deps: GenerateDeps) {
       config_name: config.name,
       yaml_content: result.yaml,
       ...(run ?? {}),
-      status_message: `${found} ${runSentence(config.id, run)} ${result.notes.slice(-4).join('; ')}`.trim(),
+      status_message: `${found} ${runSentence(config.id, run)} ${summaryNotes(result.notes).join('; ')}`.trim(),
     };
   } finally {
     await bench.close();
   }
+}
+
+/** The generation's notes a status message carries: what it found first (the blocks), and the last four (what it decided). */
+function summaryNotes(notes: readonly string[]): string[] {
+  return notes.length > 5 ? [notes[0]!, ...notes.slice(-4)] : [...notes];
 }
 
 /**

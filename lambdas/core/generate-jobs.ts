@@ -9,6 +9,7 @@ import { groupedQueue, type AccountRecord, type ConfigRecord, type JobRecord } f
 import type { Services } from './services.ts';
 import { createAndQueueJob } from './jobs.ts';
 import { parseTargetUrl } from './target-url.ts';
+import { MAX_EXAMPLE_URLS } from '../generator/generator.ts';
 
 /** Body of POST /api/v1/generate/. */
 export interface GenerateBody {
@@ -24,6 +25,11 @@ export interface GenerateBody {
    * a new config being saved (issue 40; docs/api.md "Generate").
    */
   config_id?: string;
+  /**
+   * Other pages of the target's template, at most {@link MAX_EXAMPLE_URLS} (issue 36; docs/generate.md "Other pages of
+   * the template"): each an absolute http(s) URL the outbound guard allows.
+   */
+  example_urls?: string[];
 }
 
 /** A saved config of the account with the same URL and prompt as a generate request: said in the 202 answer. */
@@ -58,6 +64,7 @@ export async function startGenerate(svc: Services, account: AccountRecord, body:
   if (!prompt) throw new CodedError('invalid_request', 'prompt must say what to scrape, e.g. "book titles and prices from every page"', [{ path: 'prompt', message: 'is blank' }]);
   const url = parseTargetUrl(body.url);
   svc.guard.checkUrl(url.href);
+  const examples = exampleUrls(svc, body.example_urls);
   let replaced: ConfigRecord | null = null;
   let existing: SameConfig | null = null;
   if (body.config_id !== undefined) {
@@ -74,8 +81,33 @@ export async function startGenerate(svc: Services, account: AccountRecord, body:
   const charge = await meter(svc, account, 'generate');
   // The message goes in the account's group: accounts are served in turn (docs/plans-and-metering.md, "Fair scheduling").
   const job = await createAndQueueJob({ ...svc, queue: groupedQueue(svc.queue, account.id) }, account,
-    { job_type: 'generate', target_url: url.href, config_id: replaced?.id ?? null, config_name: replaced?.name ?? null, yaml_content: '', prompt, run_requested: body.run === true }, charge);
+    { job_type: 'generate', target_url: url.href, config_id: replaced?.id ?? null, config_name: replaced?.name ?? null, yaml_content: '', prompt, run_requested: body.run === true, ...(examples.length ? { example_urls: examples } : {}) }, charge);
   return { job, existing };
+}
+
+/**
+ * The example URLs of a generate request, parsed and checked as the target is.
+ * @returns their absolute forms, in order, duplicates once.
+ * @throws CodedError `invalid_request` (more than {@link MAX_EXAMPLE_URLS}), `invalid_url` or `target_forbidden` for the
+ *   first bad one, its message and `details[0].path` naming it (`example_urls/2`).
+ */
+function exampleUrls(svc: Services, urls: readonly string[] | undefined): string[] {
+  if (!urls?.length) return [];
+  if (urls.length > MAX_EXAMPLE_URLS) {
+    throw new CodedError('invalid_request', `example_urls takes at most ${MAX_EXAMPLE_URLS} URLs; ${urls.length} were given`, [{ path: 'example_urls', message: `has ${urls.length} items, more than ${MAX_EXAMPLE_URLS}` }]);
+  }
+  const out: string[] = [];
+  urls.forEach((raw, i) => {
+    try {
+      const u = parseTargetUrl(raw);
+      svc.guard.checkUrl(u.href);
+      if (!out.includes(u.href)) out.push(u.href);
+    } catch (err) {
+      if (err instanceof CodedError) throw new CodedError(err.code, `example_urls[${i}]: ${err.message}`, [{ path: `example_urls/${i}`, message: err.message }]);
+      throw err;
+    }
+  });
+  return out;
 }
 
 /** A prompt as it is stored and compared: runs of white space made one space, trimmed. */

@@ -174,12 +174,13 @@ export async function deadLetter(svc: Services, jobId: string, receiveCount: num
  * could not be queued ends `failed` at once (no worker would ever take it).
  * @param what the job's type and what it works on; `id` when the caller names the job (a schedule's firing: one id
  *   per slot, so the store refuses a second job of the same firing; a generate job's run), `schedule_id` for such a firing,
- *   `run_requested` for a generate job that runs its config, `config_name` the name of its config (issue 40).
+ *   `run_requested` for a generate job that runs its config, `config_name` the name of its config (issue 40),
+ *   `example_urls` a generate job's other pages of the template (issue 36).
  * @returns the job as stored.
  * @throws the store's error (nothing stored, charge refunded); CodedError `queue_unavailable` (the job ended
  *   `failed`, charge refunded).
  */
-export async function createAndQueueJob(svc: Services, account: AccountRecord, what: Pick<JobRecord, 'job_type' | 'target_url' | 'config_id' | 'yaml_content' | 'prompt'> & { job_type: JobType; schedule_id?: string | null; run_requested?: boolean; config_name?: string | null; id?: string }, charge: Charge | null): Promise<JobRecord> {
+export async function createAndQueueJob(svc: Services, account: AccountRecord, what: Pick<JobRecord, 'job_type' | 'target_url' | 'config_id' | 'yaml_content' | 'prompt'> & { job_type: JobType; schedule_id?: string | null; run_requested?: boolean; config_name?: string | null; example_urls?: string[] | null; id?: string }, charge: Charge | null): Promise<JobRecord> {
   const now = svc.clock.now().toISOString();
   const job: JobRecord = {
     id: randomUUID(),

@@ -117,6 +117,11 @@ export interface JobRecord {
   config_name?: string | null;
   /** A finished run's warnings (problems that did not fail it), in request order, at most 200; null or absent before. */
   warnings?: string[] | null;
+  /**
+   * A generate job's other pages of the target's template (`example_urls` of POST /generate/, issue 36; docs/generate.md
+   * "Other pages of the template"): absolute URLs the guard allowed, at most 4; null or absent when none were given.
+   */
+  example_urls?: string[] | null;
 }
 
 /**

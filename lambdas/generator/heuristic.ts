@@ -26,7 +26,7 @@ import { MAX_EXAMPLE_URLS, type GenerateProgress, type GenerateRequest, type Gen
 import { findCategories, findDetailFields, findLoadMore, findPager, nextPageUrl } from './navigation.ts';
 import { readPrompt, type PromptIntent } from './prompt.ts';
 import { filledShare as filled, writeConfigYaml } from './suggest.ts';
-import { isFurniture, templateEvidence, templateFactor } from './template.ts';
+import { isFurniture, repeatsThePage, templateEvidence, templateFactor } from './template.ts';
 import { Workbench, type LoadedPage, type WorkbenchOptions } from './workbench.ts';
 
 /** Options of {@link generateHeuristic}: the workbench's (guard, fetcher, browser, trial bounds) and progress. */
@@ -127,13 +127,20 @@ export async function generateHeuristic(request: GenerateRequest, options: Heuri
     const intent = readPrompt(request.prompt);
     const others = await loadOtherPages(request, page, bench, notes);
     if (others.length) progress('analyzing', 35, `compared the page with ${others.length} other page(s) of its template`);
-    const scored = candidates.slice(0, 8).map((c) => {
-      const evidence = templateEvidence(c, others.map((o) => o.analysis.$));
+    const ranks = candidates.slice(0, 8);
+    // A page showing this page's items again tells nothing of records versus furniture; the config is still tried on it.
+    const telling = others.filter((o) => {
+      const again = repeatsThePage(ranks, o.analysis.$);
+      if (again) notes.push(`${o.url} shows the same items as the page: not used to tell the records from the template`);
+      return !again;
+    });
+    const scored = ranks.map((c) => {
+      const evidence = templateEvidence(c, telling.map((o) => o.analysis.$));
       return { c, evidence, s: c.score * promptFit(c, intent) * templateFactor(evidence) };
     });
-    if (others.length) {
+    if (telling.length) {
       const furniture = scored.filter((x) => isFurniture(x.evidence)).map((x) => x.c.selector);
-      notes.push(`compared with ${others.length} other page(s) of the template: ${others.map((o) => o.url).join(', ')}${furniture.length ? ` (the same items there, so template furniture: ${furniture.slice(0, 4).join(', ')})` : ''}`);
+      notes.push(`compared with ${telling.length} other page(s) of the template: ${telling.map((o) => o.url).join(', ')}${furniture.length ? ` (the same items there, so template furniture: ${furniture.slice(0, 4).join(', ')})` : ''}`);
     }
     const ranked = scored.sort((x, y) => y.s - x.s).map((x) => x.c);
     const tried: string[] = [];

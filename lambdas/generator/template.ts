@@ -79,3 +79,13 @@ export function templateFactor(e: TemplateEvidence): number {
   if (!e.pagesMatched) return 0.5;
   return 1;
 }
+
+/**
+ * Whether another page only repeats the first one: every block found on it holds the same items (a "page 2" that
+ * shows page 1 again, a search that ignores its query). Such a page says nothing of records versus furniture.
+ * @param candidates the first page's candidate blocks (the ones ranked).
+ */
+export function repeatsThePage(candidates: readonly { selector: string; items: Element[] }[], other: CheerioAPI): boolean {
+  const matched = candidates.map((c) => templateEvidence(c, [other])).filter((e) => e.pagesMatched > 0);
+  return matched.length > 0 && matched.every(isFurniture);
+}

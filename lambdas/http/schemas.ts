@@ -6,6 +6,7 @@
  * imports no tool module (tools' answer schemas are named by reference, see `toolReport` in routes.ts).
  */
 import { MAX_PROMPT_CHARS } from '../core/generate-jobs.ts';
+import { MAX_EXAMPLE_URLS } from '../generator/generator.ts';
 import { screenshotBodySchema, screenshotStoredSchema } from '../tools/screenshot.ts';
 
 /** A JSON Schema (draft 2020-12 keywords that ajv 8's default class also compiles in strict mode). */
@@ -64,6 +65,11 @@ export const generateBody = {
   properties: {
     url: { type: 'string', minLength: 1, maxLength: 2048 },
     prompt: { type: 'string', minLength: 1, maxLength: MAX_PROMPT_CHARS },
+    example_urls: {
+      type: 'array', maxItems: MAX_EXAMPLE_URLS, items: { type: 'string', minLength: 1, maxLength: 2048 },
+      description: `Other pages made from the same template as \`url\` (more listing pages, other searches of the site), at most ${MAX_EXAMPLE_URLS}: the generator `
+        + 'reads them to tell the records from the template\'s furniture and tries the config on them. Each is checked by the outbound guard (400 `target_forbidden`)',
+    },
     run: {
       type: 'boolean', default: false,
       description: 'Run the saved config once it is generated: the job\'s status then carries `run_job_id`, a normal, metered run job that gives all the rows '

@@ -204,9 +204,28 @@ describe('generate jobs', () => {
     await expect({ url: `${site.url}/books/` }, 400, 'invalid_request');
     await expect({ url: `${site.url}/books/`, prompt: 'x'.repeat(2001) }, 400, 'invalid_request');
     await expect({ url: `${site.url}/books/`, prompt: 'titles', run: 'yes' }, 400, 'invalid_request');
+    // Other pages of the template (issue 36): each checked as the target is, at most 4, the bad one named.
+    const forbidden = await api.post('/api/v1/generate/', { url: `${site.url}/books/`, prompt: 'titles', example_urls: [`${site.url}/books/catalogue/page-2.html`, 'http://169.254.169.254/latest/'] });
+    assert.equal(forbidden.status, 400, JSON.stringify(forbidden.body));
+    assert.equal(forbidden.body.code, 'target_forbidden');
+    assert.match(forbidden.body.error, /^example_urls\[1\]: /);
+    assert.equal(forbidden.body.details[0].path, 'example_urls/1');
+    await expect({ url: `${site.url}/books/`, prompt: 'titles', example_urls: ['ftp://x/'] }, 400, 'invalid_url');
+    await expect({ url: `${site.url}/books/`, prompt: 'titles', example_urls: Array.from({ length: 5 }, (_, i) => `${site.url}/books/catalogue/page-${i + 1}.html`) }, 400, 'invalid_request');
+    await expect({ url: `${site.url}/books/`, prompt: 'titles', example_urls: `${site.url}/books/` }, 400, 'invalid_request');
     // Starter has no server execution: a generate that would run its config is refused before anything is spent.
     await expect({ url: `${site.url}/books/`, prompt: 'titles', run: true }, 403, 'plan_required');
     assert.equal((await api.get('/api/v1/me/')).body.subscription.credits_remaining, 25);
+  });
+
+  it('reads the example URLs as other pages of the template and tries the config on them (issue 36)', async () => {
+    const api = client(svc.url, pro.api_key);
+    const created = await api.post('/api/v1/generate/', { url: `${site.url}/quotes/`, prompt: 'quotes and their authors on this page', example_urls: [`${site.url}/quotes/page/2/`, `${site.url}/quotes/page/3/`] });
+    assert.equal(created.status, 202, JSON.stringify(created.body));
+    const { job } = await follow(api, created.body.id);
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.match(job.status_message, /tried on 2 other page\(s\) of the template: \d+ row\(s\), \d+ row\(s\)/);
+    assert.equal(job.results.data[0].author, allQuotes()[0]!.author);
   });
 
   it('fails, saying what it tried, when a page has nothing to find or cannot be loaded', async () => {

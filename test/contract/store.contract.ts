@@ -176,6 +176,18 @@ export function storeContract(name: string, opts: ContractOptions): void {
       assert.deepEqual(none?.warnings, []);
     });
 
+    it('keeps a generate job\'s example URLs in order; none is null (issue 36)', async () => {
+      const a = await newAccount(store);
+      const urls = ['https://shop.test/search?q=b', 'https://shop.test/search?q=a'];
+      const g = { ...newJob(a.id), job_type: 'generate' as const, example_urls: urls };
+      await store.createJob(g);
+      assert.deepEqual((await store.getJobById(g.id))?.example_urls, urls);
+      assert.deepEqual((await store.updateJob(g.id, ['pending'], { status: 'analyzing' }))?.example_urls, urls);
+      const plain = newJob(a.id);
+      await store.createJob(plain);
+      assert.equal((await store.getJobById(plain.id))?.example_urls ?? null, null);
+    });
+
     it('with an attempt, only that attempt may change the job (a stale delivery cannot)', async () => {
       const a = await newAccount(store);
       const j = newJob(a.id);

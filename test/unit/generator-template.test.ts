@@ -15,7 +15,7 @@ import { load } from 'cheerio/slim';
 import type { Element } from 'domhandler';
 import { generateHeuristic } from '../../lambdas/generator/heuristic.ts';
 import type { GenerationResult } from '../../lambdas/generator/generator.ts';
-import { isFurniture, templateEvidence, templateFactor } from '../../lambdas/generator/template.ts';
+import { isFurniture, repeatsThePage, templateEvidence, templateFactor } from '../../lambdas/generator/template.ts';
 import { nextPageUrl } from '../../lambdas/generator/navigation.ts';
 
 const OUTBOUND = { allow: ['127.0.0.0/8'] };
@@ -89,6 +89,13 @@ describe('template versus data: the evidence', () => {
     assert.deepEqual(hits, { pages: 1, pagesMatched: 1, sharedShare: 0 });
     assert.equal(isFurniture(hits), false);
     assert.equal(templateFactor(hits), 1);
+  });
+
+  it('a page showing the same items again (a page 2 that is page 1) repeats the page; a page with other results does not', () => {
+    const blocks = ['ul.trending > li.trend', 'div.sponsored > div.card', 'div.hits > div.hit'].map((selector) => ({ selector, items: items(selector) }));
+    assert.equal(repeatsThePage(blocks, load(searchPage('kettle', 5))), true);
+    assert.equal(repeatsThePage(blocks, two), false);
+    assert.equal(repeatsThePage(blocks, load('<p>nothing repeated</p>')), false, 'a page where no block matches does not repeat it');
   });
 
   it('no other page: factor 1; a selector on no other page: half; a selector that does not parse there: no match', () => {

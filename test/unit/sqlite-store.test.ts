@@ -43,7 +43,7 @@ describe('SQLite schema migrations', () => {
     store.close();
     const upgraded = new SqliteStore(file);
     assert.equal((await upgraded.getJobById('j1'))?.prompt, null);
-    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '7');
+    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '8');
     upgraded.close();
   });
 
@@ -58,7 +58,7 @@ describe('SQLite schema migrations', () => {
     assert.equal((await upgraded.getJobById('j1'))?.changes, null);
     assert.equal(await upgraded.setConfigLastRun(a.id, 'c1', { job_id: 'j1', completed_at: '2026-11-26T00:00:00.000Z' }), true);
     assert.equal((await upgraded.getConfigLastRun(a.id, 'c1'))?.job_id, 'j1');
-    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '7');
+    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '8');
     upgraded.close();
   });
 
@@ -78,7 +78,7 @@ describe('SQLite schema migrations', () => {
     assert.deepEqual((await upgraded.listDueSchedules(now, 10)).map((s) => s.id), ['s1']);
     await upgraded.createWebhook({ id: 'w1', account_id: a.id, url: 'https://h.example/', events: ['job.failed'], secret_sealed: 'v1.x', created_at: now });
     assert.equal((await upgraded.listWebhooks(a.id)).length, 1);
-    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '7');
+    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '8');
     upgraded.close();
   });
 
@@ -93,7 +93,7 @@ describe('SQLite schema migrations', () => {
     const upgraded = new SqliteStore(file);
     const old = await upgraded.getJobById('j1');
     assert.deepEqual([old?.run_requested, old?.run_job_id, old?.run_error], [null, null, null]);
-    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '7');
+    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '8');
     upgraded.close();
   });
 
@@ -107,7 +107,20 @@ describe('SQLite schema migrations', () => {
     const upgraded = new SqliteStore(file);
     const old = await upgraded.getJobById('j1');
     assert.deepEqual([old?.config_name, old?.warnings], [null, null]);
-    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '7');
+    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '8');
+    upgraded.close();
+  });
+
+  it('upgrades a version 7 file in place: its jobs get an example_urls column, null for the old ones (issue 36)', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sai-migrate-')), 'v7.db');
+    const store = new SqliteStore(file);
+    const a = await store.createAccount({ email: 'v7@x.test', first_name: '', last_name: '', plan: 'pro', password_hash: 'h', api_key_digest: null, api_key_sealed: null });
+    store.db.exec(`ALTER TABLE jobs DROP COLUMN example_urls; UPDATE meta SET value = '7' WHERE key = 'schema_version';`);
+    store.db.prepare(`INSERT INTO jobs (id, account_id, job_type, status, target_url, yaml_content, created_at, updated_at) VALUES ('j1', ?, 'generate', 'completed', 'https://e/', 'y', 'now', 'now')`).run(a.id);
+    store.close();
+    const upgraded = new SqliteStore(file);
+    assert.equal((await upgraded.getJobById('j1'))?.example_urls, null);
+    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '8');
     upgraded.close();
   });
 
@@ -126,7 +139,7 @@ describe('SQLite schema migrations', () => {
     assert.equal(a?.plan, 'pro');
     assert.equal(a?.usage_key_id, null);
     assert.equal((await upgraded.updateAccount(a!.id, { usage_key_id: 'k1', usage_key_value: 'v1' }))?.usage_key_value, 'v1');
-    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '7');
+    assert.equal((upgraded.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string }).value, '8');
     upgraded.close();
   });
 });

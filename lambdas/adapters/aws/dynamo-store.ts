@@ -52,7 +52,7 @@ const DELIVERY_TRIM_BATCH = 50;
 const ACCOUNT_FIELDS = ['id', 'email', 'first_name', 'last_name', 'plan', 'password_hash', 'api_key_digest', 'api_key_sealed', 'usage_key_id', 'usage_key_value', 'created_at'] as const;
 const JOB_FIELDS = ['id', 'account_id', 'job_type', 'status', 'progress', 'status_message', 'items_found', 'pages_scraped', 'api_discovered', 'target_url',
   'config_id', 'yaml_content', 'created_at', 'updated_at', 'started_at', 'completed_at', 'attempts', 'row_count', 'results_key', 'prompt', 'changes', 'schedule_id',
-  'run_requested', 'run_job_id', 'run_error', 'config_name', 'warnings'] as const;
+  'run_requested', 'run_job_id', 'run_error', 'config_name', 'warnings', 'example_urls'] as const;
 
 function pick<T>(item: Item | undefined, fields: readonly string[]): T | null {
   if (!item) return null;

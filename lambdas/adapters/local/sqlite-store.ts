@@ -21,7 +21,7 @@ import {
   type JobUpdate, type Page, type SchedulePatch, type ScheduleRecord, type Store, type WebhookDeliveryRecord, type WebhookRecord,
 } from '../../core/ports.ts';
 
-const SCHEMA_VERSION = 7;
+const SCHEMA_VERSION = 8;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -76,7 +76,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   run_job_id TEXT,
   run_error TEXT,
   config_name TEXT,
-  warnings TEXT
+  warnings TEXT,
+  example_urls TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_by_account ON jobs (account_id, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs (status);
@@ -166,6 +167,8 @@ const MIGRATIONS: Record<number, (db: DatabaseSync) => void> = {
   6: (db) => { addColumn(db, 'jobs', 'run_requested', 'INTEGER'); addColumn(db, 'jobs', 'run_job_id', 'TEXT'); addColumn(db, 'jobs', 'run_error', 'TEXT'); },
   // 6 -> 7: the job list names the config and counts a run's warnings (issue 40).
   7: (db) => { addColumn(db, 'jobs', 'config_name', 'TEXT'); addColumn(db, 'jobs', 'warnings', 'TEXT'); },
+  // 7 -> 8: a generate job's other pages of the template (issue 36, `example_urls`).
+  8: (db) => addColumn(db, 'jobs', 'example_urls', 'TEXT'),
 };
 
 /** Opens a SQLite database file with the settings every connection of this service uses. */
@@ -199,6 +202,7 @@ function toJob(r: SqlRow | undefined): JobRecord | null {
     ...(r as unknown as JobRecord), api_discovered: r.api_discovered === 1, changes: typeof r.changes === 'string' ? JSON.parse(r.changes) as JobChanges : null,
     run_requested: r.run_requested === null || r.run_requested === undefined ? null : r.run_requested === 1,
     warnings: typeof r.warnings === 'string' ? JSON.parse(r.warnings) as string[] : null,
+    example_urls: typeof r.example_urls === 'string' ? JSON.parse(r.example_urls) as string[] : null,
   };
 }
 
@@ -374,11 +378,12 @@ export class SqliteStore implements Store {
 
   async createJob(j: JobRecord): Promise<void> {
     this.q(`INSERT INTO jobs (id, account_id, job_type, status, progress, status_message, items_found, pages_scraped, api_discovered,
-        target_url, config_id, yaml_content, created_at, updated_at, started_at, completed_at, attempts, row_count, results_key, prompt, schedule_id, run_requested, config_name)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+        target_url, config_id, yaml_content, created_at, updated_at, started_at, completed_at, attempts, row_count, results_key, prompt, schedule_id, run_requested, config_name, example_urls)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
       j.id, j.account_id, j.job_type, j.status, j.progress, j.status_message, j.items_found, j.pages_scraped, j.api_discovered ? 1 : 0,
       j.target_url, j.config_id, j.yaml_content, j.created_at, j.updated_at, j.started_at, j.completed_at, j.attempts, j.row_count, j.results_key, j.prompt ?? null, j.schedule_id ?? null,
-      j.run_requested === undefined || j.run_requested === null ? null : j.run_requested ? 1 : 0, j.config_name ?? null);
+      j.run_requested === undefined || j.run_requested === null ? null : j.run_requested ? 1 : 0, j.config_name ?? null,
+      j.example_urls?.length ? JSON.stringify(j.example_urls) : null);
   }
 
   async getJob(accountId: number, id: string): Promise<JobRecord | null> {
