@@ -29,6 +29,8 @@
 //          --prompt TEXT (a records pages' prompt; repeat it for several; default the two of RECORDS_PROMPTS)
 //          --no-browser (no Chromium: skip the script-rendered cases)
 //          --concurrency N (generations at once, 2)  --timeout S (per generation and per evaluation run, 60)
+//          --examples (each records page's generation gets the same site's other saved pages as example_urls: other
+//                      pages of its template, issue 36; docs/generate.md "Other pages of the template")
 // Exit code: 0 when the bench ran (target met or missed), 1 when it could not run.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -91,6 +93,8 @@ interface Options {
   browser: boolean;
   concurrency: number;
   timeoutSeconds: number;
+  /** Give each records page the same site's other saved pages as `exampleUrls`. */
+  examples: boolean;
 }
 
 function options(argv: string[]): Options {
@@ -103,6 +107,7 @@ function options(argv: string[]): Options {
       'no-browser': { type: 'boolean', default: false },
       concurrency: { type: 'string', default: '2' },
       timeout: { type: 'string', default: '60' },
+      examples: { type: 'boolean', default: false },
     },
   });
   const int = (s: string | undefined, what: string): number => {
@@ -122,6 +127,7 @@ function options(argv: string[]): Options {
     browser: !values['no-browser'],
     concurrency: int(values.concurrency, 'concurrency'),
     timeoutSeconds: int(values.timeout, 'timeout'),
+    examples: values.examples === true,
   };
 }
 
@@ -161,6 +167,8 @@ interface Case {
   page?: PageCheck;
   /** Records pages: the values value recall looks for (normalized). */
   recall?: string[];
+  /** Records pages with --examples: the same site's other saved pages, as the generation's `exampleUrls`. */
+  exampleUrls?: string[];
   /** Records pages: which of the records prompts (0-based). */
   promptIndex?: number;
 }
@@ -262,9 +270,10 @@ function loadSplit(folders: string[]): Map<string, Side> {
 }
 
 /** A records page as a case: served at `/records/<folder>/`, the same prompt for all, its truth from records.csv. */
-function recordsCase(truth: RecordsTruth, side: Side, origin: string, prompt: string, promptIndex: number): Case {
+function recordsCase(truth: RecordsTruth, side: Side, origin: string, prompt: string, promptIndex: number, exampleFolders: string[] = []): Case {
   const html = decodePage(truth);
   return {
+    ...(exampleFolders.length ? { exampleUrls: exampleFolders.map((f) => `${origin}/records/${f}/`) } : {}),
     name: `${recordsName(truth.folder)} p${promptIndex + 1}`, promptIndex, kind: 'records', side, folder: truth.folder, url: `${origin}/records/${truth.folder}/`,
     prompt, scope: 'the page', count: truth.records.length, needsBrowser: false,
     checks: [{ label: 'first value', values: truth.records.map((r) => r.first) }],
@@ -467,7 +476,7 @@ function judge(c: Case, rows: number, matches: Array<ValueMatch & { label: strin
 /** Generates a config for one case, times it, runs it again and judges the rows. */
 async function runCase(c: Case, generate: typeof generateHeuristic, host: BrowserHost | undefined, opts: Options): Promise<Outcome> {
   const progress: string[] = [];
-  const request: GenerateRequest = { url: c.url, prompt: c.prompt };
+  const request: GenerateRequest = { url: c.url, prompt: c.prompt, ...(c.exampleUrls ? { exampleUrls: c.exampleUrls } : {}) };
   const t0 = performance.now();
   let result: GenerationResult;
   try {
@@ -693,7 +702,10 @@ export async function main(argv: string[]): Promise<number> {
   const allFolders = recordsFolders(recordsDir);
   const split = loadSplit(allFolders);
   const folders = allFolders.filter((f) => opts.sides.includes(split.get(siteOf(f))!) && (selected(recordsName(f), opts.only) || selected(f, opts.only)));
-  const truths = new Map(folders.map((f) => [f, loadRecordsTruth(recordsDir, f)] as const));
+  // With --examples the other saved pages of each chosen site are served too (they are its pages' examples).
+  const served = opts.examples ? allFolders.filter((f) => folders.some((g) => siteOf(g) === siteOf(f))) : folders;
+  const truths = new Map(served.map((f) => [f, loadRecordsTruth(recordsDir, f)] as const));
+  const examplesOf = (folder: string) => (opts.examples ? served.filter((f) => f !== folder && siteOf(f) === siteOf(folder)) : []);
 
   let site: FixtureSite | undefined;
   let records: RecordsServer | undefined;
@@ -702,8 +714,8 @@ export async function main(argv: string[]): Promise<number> {
     records = await startRecordsServer(truths);
     site = await startFixtureSite();
     const fixtures = opts.sides.includes('fixture') ? fixtureCases(site.url).filter((c) => selected(c.name, opts.only)) : [];
-    const pages = [...truths.values()];
-    const all = [...opts.prompts.flatMap((prompt, i) => pages.map((t) => recordsCase(t, split.get(siteOf(t.folder))!, records!.origin, prompt, i))), ...fixtures];
+    const pages = folders.map((f) => truths.get(f)!);
+    const all = [...opts.prompts.flatMap((prompt, i) => pages.map((t) => recordsCase(t, split.get(siteOf(t.folder))!, records!.origin, prompt, i, examplesOf(t.folder)))), ...fixtures];
     const skipped = opts.browser ? [] : all.filter((c) => c.needsBrowser);
     const cases = all.filter((c) => !skipped.includes(c));
     if (cases.length === 0) throw new Error(`no case selected${opts.only.length ? ` by --only ${opts.only.join(',')}` : ''} on the side(s) ${opts.sides.join(', ')}`);
@@ -717,7 +729,7 @@ export async function main(argv: string[]): Promise<number> {
     if (env.loadAverage1m > 0.5) console.log(`WARNING: load average ${env.loadAverage1m} before the bench: generation times will be high and noisy`);
     const count = (side: Side) => cases.filter((c) => c.side === side).length;
     console.log(`${cases.length} cases: ${count('develop')} pages of development sites, ${count('test')} pages of test sites (totals only), ${count('fixture')} fixture cases${skipped.length ? `; skipped without a browser: ${skipped.map((c) => c.name).join(', ')}` : ''}`);
-    console.log(`records prompts: ${opts.prompts.map((p, i) => `p${i + 1} ${JSON.stringify(p)}`).join(', ')}; browser: ${opts.browser ? 'Chromium (one for the bench)' : 'none (--no-browser)'}; concurrency ${opts.concurrency}, time-out ${opts.timeoutSeconds} s`);
+    console.log(`records prompts: ${opts.prompts.map((p, i) => `p${i + 1} ${JSON.stringify(p)}`).join(', ')}; example URLs: ${opts.examples ? 'the same site\'s other saved pages (--examples)' : 'none'}; browser: ${opts.browser ? 'Chromium (one for the bench)' : 'none (--no-browser)'}; concurrency ${opts.concurrency}, time-out ${opts.timeoutSeconds} s`);
     const shown = cases.filter((c) => c.side !== 'test');
     const nameWidth = Math.max(20, ...shown.map((c) => c.name.length));
     if (shown.length) console.log(`\n${caseHeader(nameWidth)}`);

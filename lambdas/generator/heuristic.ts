@@ -26,7 +26,7 @@ import { MAX_EXAMPLE_URLS, type GenerateProgress, type GenerateRequest, type Gen
 import { findCategories, findDetailFields, findLoadMore, findPager, nextPageUrl } from './navigation.ts';
 import { readPrompt, type PromptIntent } from './prompt.ts';
 import { filledShare as filled, writeConfigYaml } from './suggest.ts';
-import { isFurniture, repeatsThePage, templateEvidence, templateFactor } from './template.ts';
+import { isChanging, isFurniture, repeatsThePage, templateEvidence, templateFactor } from './template.ts';
 import { Workbench, type LoadedPage, type WorkbenchOptions } from './workbench.ts';
 
 /** Options of {@link generateHeuristic}: the workbench's (guard, fetcher, browser, trial bounds) and progress. */
@@ -134,10 +134,9 @@ export async function generateHeuristic(request: GenerateRequest, options: Heuri
       if (again) notes.push(`${o.url} shows the same items as the page: not used to tell the records from the template`);
       return !again;
     });
-    const scored = ranks.map((c) => {
-      const evidence = templateEvidence(c, telling.map((o) => o.analysis.$));
-      return { c, evidence, s: c.score * promptFit(c, intent) * templateFactor(evidence) };
-    });
+    const evidence = ranks.map((c) => templateEvidence(c, telling.map((o) => o.analysis.$)));
+    const dataChanges = evidence.some((e, i) => isChanging(e, ranks[i]!.count));
+    const scored = ranks.map((c, i) => ({ c, evidence: evidence[i]!, s: c.score * promptFit(c, intent) * templateFactor(evidence[i]!, dataChanges) }));
     if (telling.length) {
       const furniture = scored.filter((x) => isFurniture(x.evidence)).map((x) => x.c.selector);
       notes.push(`compared with ${telling.length} other page(s) of the template: ${telling.map((o) => o.url).join(', ')}${furniture.length ? ` (the same items there, so template furniture: ${furniture.slice(0, 4).join(', ')})` : ''}`);

@@ -19,6 +19,19 @@ const MAX_ITEMS = 200;
 const TEXT_CHARS = 200;
 /** Share of a block's item texts seen again on other pages from which it is furniture, not records. */
 const FURNITURE_SHARE = 0.5;
+/**
+ * Score factors (docs/generate.md, "Other pages of the template"). Search pages of one site often show the same records
+ * for other queries (9gag, Zomato in the development pages): then nothing on the pages changes but noise, and the
+ * evidence may only decide close calls ({@link MILD_FURNITURE_FACTOR}). Where another block does change from page to
+ * page (it holds other items there), the blocks that stay the same are furniture beside that data
+ * ({@link FURNITURE_FACTOR}). Chosen on the development side of bench/generate-split.json with
+ * `npm run bench -- generate --examples` (bench/README.md).
+ */
+const FURNITURE_FACTOR = 0.05;
+const MILD_FURNITURE_FACTOR = 0.5;
+const ABSENT_FACTOR = 0.8;
+/** Share of item texts seen again at most for a block to be "changing": data that differs between the pages. */
+const CHANGING_SHARE = 0.2;
 
 /** How a candidate block behaves on the other pages of its template. */
 export interface TemplateEvidence {
@@ -70,14 +83,21 @@ export function isFurniture(e: TemplateEvidence): boolean {
 
 /**
  * A factor for a candidate's score from its template evidence: 1 with no other pages or when the block holds other
- * records on them; 0.5 when its selector matches on none of them (one page's accident, or records the other pages
- * lack); 0.05 for furniture.
+ * records on them; {@link ABSENT_FACTOR} (0.8) when its selector matches on none of them (one page's accident, or
+ * records the other pages lack); for furniture {@link FURNITURE_FACTOR} (0.05) when `dataChanges`, else
+ * {@link MILD_FURNITURE_FACTOR} (0.5).
+ * @param dataChanges whether some other block of the page changes between the pages ({@link isChanging}).
  */
-export function templateFactor(e: TemplateEvidence): number {
+export function templateFactor(e: TemplateEvidence, dataChanges = true): number {
   if (!e.pages) return 1;
-  if (isFurniture(e)) return 0.05;
-  if (!e.pagesMatched) return 0.5;
+  if (isFurniture(e)) return dataChanges ? FURNITURE_FACTOR : MILD_FURNITURE_FACTOR;
+  if (!e.pagesMatched) return ABSENT_FACTOR;
   return 1;
+}
+
+/** Whether a block of at least three items holds other items on the other pages: data that changes with the page. */
+export function isChanging(e: TemplateEvidence, count: number): boolean {
+  return count >= 3 && e.pagesMatched > 0 && e.sharedShare <= CHANGING_SHARE;
 }
 
 /**

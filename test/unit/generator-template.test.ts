@@ -15,7 +15,7 @@ import { load } from 'cheerio/slim';
 import type { Element } from 'domhandler';
 import { generateHeuristic } from '../../lambdas/generator/heuristic.ts';
 import type { GenerationResult } from '../../lambdas/generator/generator.ts';
-import { isFurniture, repeatsThePage, templateEvidence, templateFactor } from '../../lambdas/generator/template.ts';
+import { isChanging, isFurniture, repeatsThePage, templateEvidence, templateFactor } from '../../lambdas/generator/template.ts';
 import { nextPageUrl } from '../../lambdas/generator/navigation.ts';
 
 const OUTBOUND = { allow: ['127.0.0.0/8'] };
@@ -83,12 +83,16 @@ describe('template versus data: the evidence', () => {
     assert.deepEqual(trending, { pages: 1, pagesMatched: 1, sharedShare: 1 });
     assert.ok(isFurniture(trending));
     assert.equal(templateFactor(trending), 0.05);
+    assert.equal(templateFactor(trending, false), 0.5, 'with no block changing between the pages, the evidence is mild');
     const sponsored = templateEvidence({ selector: 'div.sponsored > div.card', items: items('div.sponsored > div.card') }, [two]);
     assert.ok(isFurniture(sponsored), JSON.stringify(sponsored));
     const hits = templateEvidence({ selector: 'div.hits > div.hit', items: items('div.hits > div.hit') }, [two]);
     assert.deepEqual(hits, { pages: 1, pagesMatched: 1, sharedShare: 0 });
     assert.equal(isFurniture(hits), false);
     assert.equal(templateFactor(hits), 1);
+    assert.equal(isChanging(hits, 5), true);
+    assert.equal(isChanging(trending, 12), false);
+    assert.equal(isChanging(hits, 2), false, 'two items are too few to say the data changes');
   });
 
   it('a page showing the same items again (a page 2 that is page 1) repeats the page; a page with other results does not', () => {
@@ -104,7 +108,7 @@ describe('template versus data: the evidence', () => {
     const elsewhere = load('<html><body><p>nothing repeated</p></body></html>');
     const absent = templateEvidence({ selector: sel, items: items(sel) }, [elsewhere]);
     assert.deepEqual(absent, { pages: 1, pagesMatched: 0, sharedShare: 0 });
-    assert.equal(templateFactor(absent), 0.5);
+    assert.equal(templateFactor(absent), 0.8);
     const bad = templateEvidence({ selector: 'div:nth-child(', items: items(sel) }, [two]);
     assert.equal(bad.pagesMatched, 0);
   });
