@@ -196,6 +196,26 @@ describe('sai CLI against the local service', () => {
     assert.match(refused.stderr, /server execution/);
   });
 
+  it('generate --example-url (repeatable) sends the other pages of the template, which the generator tries; a forbidden one is exit 1 naming it', async () => {
+    const env = { SAI_BASE_URL: svc.url, SAI_API_KEY: pro.api_key, XDG_CONFIG_HOME: path.join(work, 'empty') };
+    const url = `${site.url}/quotes/`;
+    // Pages 3 and 4, not the next page (2), which the generator reads anyway: 3 other pages in all, 1 without them.
+    const r = await sai(['generate', url, '--prompt', 'quotes and their authors on this page', '--example-url', `${site.url}/quotes/page/3/`, '--example-url', `${site.url}/quotes/page/4/`, '--json', '--interval', '100'], env);
+    assert.equal(r.code, 0, r.stderr);
+    const job = JSON.parse(r.stdout);
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.match(job.status_message, /tried on 3 other page\(s\) of the template: \d+ row\(s\), \d+ row\(s\), \d+ row\(s\)/);
+    assert.equal(job.results.data[0].author, allQuotes()[0]!.author);
+    const forbidden = await sai(['generate', url, '--prompt', 'quotes', '--example-url', `${site.url}/quotes/page/3/`, '--example-url', 'http://169.254.169.254/latest/', '--json'], env);
+    assert.equal(forbidden.code, 1, forbidden.stderr);
+    const body = JSON.parse(forbidden.stderr);
+    assert.deepEqual([body.code, body.details[0].path], ['target_forbidden', 'example_urls/1']);
+    assert.match(body.error, /^example_urls\[1\]: /);
+    const plain = await sai(['generate', url, '--prompt', 'quotes', '--example-url', 'http://169.254.169.254/latest/'], env);
+    assert.equal(plain.code, 1, plain.stderr);
+    assert.match(plain.stderr, /^sai: example_urls\[0\]: /);
+  });
+
   it('run --local F.yaml --format xlsx -o out.xlsx runs on this machine and writes an XLSX', async () => {
     const out = path.join(work, 'out.xlsx');
     // No key and no service address: a local run needs neither. Loopback is allowed as the service allows it.

@@ -90,7 +90,7 @@ describe('TypeScript client types against docs/openapi.json', () => {
     same(requestSchema('post', '/api/v1/configs/'), { name: true, target_url: true, yaml_content: true } satisfies Req<CreateConfigRequest>,
       { name: true, target_url: true, yaml_content: true, prompt: true } satisfies All<CreateConfigRequest>, 'config body');
 
-    same(requestSchema('post', '/api/v1/generate/'), { url: true, prompt: true } satisfies Req<GenerateRequest>, { url: true, prompt: true, run: true, config_id: true } satisfies All<GenerateRequest>, 'generate body');
+    same(requestSchema('post', '/api/v1/generate/'), { url: true, prompt: true } satisfies Req<GenerateRequest>, { url: true, prompt: true, run: true, config_id: true, example_urls: true } satisfies All<GenerateRequest>, 'generate body');
     assert.deepEqual(Object.keys(requestSchema('post', '/api/v1/run/').properties!).sort(), ['config_id', 'yaml_content'], 'run body');
     const started = { id: true, status: true, progress: true, job_type: true } satisfies Req<JobStarted>;
     const startedAll = { id: true, status: true, progress: true, job_type: true, target_url: true, created_at: true, existing_config: true } satisfies All<JobStarted>;
@@ -462,6 +462,23 @@ describe('TypeScript client against the local service', () => {
     await assert.rejects(f.generate({ url: `${site.url}/quotes/`, prompt: 'quotes', run: true }), (e) => e instanceof ForbiddenError && e.code === 'plan_required');
   });
 
+  it('generate({example_urls}) reads and tries those other pages of the template; a forbidden one is target_forbidden naming it', async () => {
+    const url = `${site.url}/quotes/`;
+    // Pages 3 and 4, not the next page (2), which the generator reads anyway: 3 other pages in all, 1 without them.
+    const examples = [`${site.url}/quotes/page/3/`, `${site.url}/quotes/page/4/`];
+    const started = await client.generate({ url, prompt: 'quotes and their authors on this page', example_urls: examples });
+    const job = await client.waitForJob(started.id, { intervalMs: 100, timeoutMs: 90_000 });
+    assert.equal(job.status, 'completed', job.status_message);
+    assert.match(job.status_message, /tried on 3 other page\(s\) of the template: \d+ row\(s\), \d+ row\(s\), \d+ row\(s\)/);
+    assert.equal(job.results.data[0]!.author, allQuotes()[0]!.author);
+    const forbidden = await client.generate({ url, prompt: 'quotes', example_urls: [examples[0]!, 'http://169.254.169.254/latest/'] }).then(() => null, (e: unknown) => e);
+    assert.ok(forbidden instanceof ValidationError, String(forbidden));
+    assert.deepEqual([forbidden.status, forbidden.code, (forbidden.details[0] as { path: string }).path], [400, 'target_forbidden', 'example_urls/1']);
+    assert.match(forbidden.message, /^example_urls\[1\]: /);
+    const five = Array.from({ length: 5 }, (_, i) => `${site.url}/quotes/page/${i + 2}/`);
+    await assert.rejects(client.generate({ url, prompt: 'quotes', example_urls: five }), (e) => e instanceof ValidationError && e.code === 'invalid_request');
+  });
+
   it('a tool call (seo-analyzer) returns its audits', async () => {
     const report = await client.tool('seo-analyzer', { url: `${site.url}/quotes/` });
     assert.ok(report.url.startsWith(site.url), report.url);
@@ -508,17 +525,21 @@ describe('TypeScript client against the local service', () => {
 
 type Reply = { status: number; headers?: Record<string, string>; body?: unknown };
 
-/** A loopback server answering each "METHOD /path" from a script (in order; the last reply repeats) and logging the times. */
+/** A loopback server answering each "METHOD /path" from a script (in order; the last reply repeats) and logging the times and bodies. */
 async function stubServer(script: Record<string, Reply[]>) {
-  const calls: Array<{ key: string; at: number }> = [];
+  const calls: Array<{ key: string; at: number; body: string }> = [];
   const server = http.createServer((req, res) => {
     const key = `${req.method} ${req.url}`;
-    calls.push({ key, at: Date.now() });
-    req.resume();
-    const replies = script[key];
-    const reply = replies ? (replies.length > 1 ? replies.shift()! : replies[0]!) : { status: 404, body: { error: 'no script', code: 'not_found', details: [] } };
-    res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-    res.end(reply.body === undefined ? '' : JSON.stringify(reply.body));
+    const call = { key, at: Date.now(), body: '' };
+    calls.push(call);
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => { call.body += chunk; });
+    req.on('end', () => {
+      const replies = script[key];
+      const reply = replies ? (replies.length > 1 ? replies.shift()! : replies[0]!) : { status: 404, body: { error: 'no script', code: 'not_found', details: [] } };
+      res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+      res.end(reply.body === undefined ? '' : JSON.stringify(reply.body));
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -584,6 +605,20 @@ describe('TypeScript client retries (stub server)', () => {
     assert.equal(fetches, 3);
     await assert.rejects(c.generate({ url: 'https://example.com/', prompt: 'x' }), NetworkError);
     assert.equal(fetches, 4);
+  });
+
+  it('generate sends example_urls (and config_id) as given, and neither when not given', async () => {
+    const stub = await stubServer({ 'POST /api/v1/generate/': [{ status: 202, body: { id: 'j1', status: 'pending', progress: 0, job_type: 'generate' } }] });
+    try {
+      const c = new ScrapeAI({ ...options, baseUrl: stub.url });
+      const pages = ['https://example.com/list?page=2', 'https://example.com/search?q=b'];
+      assert.equal((await c.generate({ url: 'https://example.com/list', prompt: 'items', config_id: 'c1', example_urls: pages })).id, 'j1');
+      await c.startGenerate({ url: 'https://example.com/list', prompt: 'items' });
+      assert.deepEqual(stub.calls.map((x) => JSON.parse(x.body)), [
+        { url: 'https://example.com/list', prompt: 'items', config_id: 'c1', example_urls: pages },
+        { url: 'https://example.com/list', prompt: 'items' },
+      ]);
+    } finally { await stub.close(); }
   });
 
   it('waitForJob: resolves with the finished job, rejects on time-out and on abort', async () => {

@@ -472,6 +472,37 @@ describe('web dashboard in Chromium', { timeout: 240_000 }, () => {
     await page.waitForFunction((n: number) => document.querySelector('[data-testid=rows-range]')?.textContent?.endsWith(`of ${n}`), {}, allQuotes().length);
   });
 
+  it('generate with "Other pages of the same template" sends its lines as example_urls, which the generator tries; a forbidden one shows the API\'s refusal', async () => {
+    await go('#/generate', 'Generate a config');
+    const url = `${site.url}/quotes/`;
+    await fill('#gen-url', url);
+    await fill('#gen-prompt', 'Quotes and their authors on this page');
+    // Pages 3 and 4 (not the next page, 2, which the generator reads anyway: 3 other pages in all, 1 without them),
+    // with blanks around and a blank line between: each line trimmed, blank ones left out.
+    await fill('#gen-examples', ` ${site.url}/quotes/page/3/\n\n${site.url}/quotes/page/4/ \n`);
+    await clickText('Generate');
+    await page.waitForSelector('[data-testid=generate-job]');
+    await page.waitForFunction(() => /completed|failed/.test(document.querySelector('.states [aria-current=step]')?.textContent ?? ''), { timeout: 60_000 });
+    const genId = await page.$eval('[data-testid=generate-job] h2 a', (a) => a.getAttribute('href')!.split('/')[2]!);
+    const job = (await api.get('/api/v1/jobs/')).body.results.find((j: { id: string }) => j.id.startsWith(genId));
+    assert.ok(job, `generate job ${genId} not listed`);
+    const status = (await api.get(`/api/v1/jobs/${job.id}/status/`)).body;
+    assert.equal(status.status, 'completed', status.status_message);
+    assert.match(status.status_message, /tried on 3 other page\(s\) of the template: \d+ row\(s\), \d+ row\(s\), \d+ row\(s\)/);
+    assert.equal(await page.$eval('[data-testid=generate-job] .status', (el) => el.textContent), status.status_message);
+
+    const examples = [`${site.url}/quotes/page/3/`, 'http://169.254.169.254/latest/'];
+    const refused = await api.post('/api/v1/generate/', { url, prompt: 'quotes', example_urls: examples });
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, 'target_forbidden');
+    assert.match(refused.body.error, /^example_urls\[1\]: /);
+    await fill('#gen-prompt', 'quotes');
+    await fill('#gen-examples', examples.join('\n'));
+    await clickText('Generate');
+    await page.waitForFunction((msg: string) => document.querySelector('[data-testid=generate-form] [data-testid=error]')?.textContent === msg, {}, refused.body.error);
+    assert.equal(await page.$('[data-testid=generate-job]'), null, 'no job started');
+  });
+
   it('the jobs list names each job\'s config and target host and counts its warnings; a job folds its warnings; a wide row table scrolls sideways keeping its first columns', async () => {
     // Ten fields of each quote (a wide table), its author page as detail page; Ada Whitmore's link made to 404 (a warning).
     const wide = `version: "2.0"

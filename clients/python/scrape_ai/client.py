@@ -28,7 +28,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from http.client import HTTPException
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Tuple, Union, overload
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union, overload
 
 from ._version import __version__
 from .errors import (
@@ -292,6 +292,7 @@ class Client:
         interval: float = 2.0,
         timeout: Optional[float] = None,
         config_id: Optional[str] = None,
+        example_urls: Optional[Sequence[str]] = None,
     ) -> Job: ...
 
     @overload
@@ -304,6 +305,7 @@ class Client:
         interval: float = 2.0,
         timeout: Optional[float] = None,
         config_id: Optional[str] = None,
+        example_urls: Optional[Sequence[str]] = None,
     ) -> GeneratedRows: ...
 
     def generate(
@@ -315,6 +317,7 @@ class Client:
         interval: float = 2.0,
         timeout: Optional[float] = None,
         config_id: Optional[str] = None,
+        example_urls: Optional[Sequence[str]] = None,
     ) -> Union[Job, GeneratedRows]:
         """Generates a config: the service analyses ``url``, writes a config for ``prompt``, tries it on the first
         pages and saves it (``POST /api/v1/generate/``, 202). Costs one credit (or one YAML generation).
@@ -335,6 +338,10 @@ class Client:
             config_id: a saved config of the same URL whose YAML (and prompt) the generated config replaces. Without
                 it a new config is saved; when the account has one of the same URL and prompt, the answer (``Job``)
                 names it as ``existing_config`` ``{id, name}`` and the new config's name gets a suffix (``" (2)"``).
+            example_urls: other pages made from the same template as ``url`` (more listing pages, other searches of
+                the site), at most 4 absolute http(s) URLs: the generator reads them to tell the records from the
+                template's furniture, and tries the config on them (the finished job's ``status_message`` says so).
+                Sent only when given.
 
         Returns:
             Without ``run``: the new :class:`Job` (``pending``, progress 0); the finished job's ``yaml_config`` is the
@@ -344,7 +351,8 @@ class Client:
 
         Raises:
             ValidationError: ``invalid_url``, ``target_forbidden``, ``invalid_request`` (prompt 1-2,000
-                characters; a ``config_id`` of another URL). NotFoundError: no such ``config_id``. ForbiddenError: ``plan_required`` (``run=True`` on a plan without server execution).
+                characters; a ``config_id`` of another URL; more than 4 ``example_urls``); an ``invalid_url`` or
+                ``target_forbidden`` of an example URL starts its message with ``example_urls[i]: ``. NotFoundError: no such ``config_id``. ForbiddenError: ``plan_required`` (``run=True`` on a plan without server execution).
                 RateLimitError, QuotaExceededError: the plan's limits (``run=True`` needs room for both costs).
                 Never retried (a POST).
             JobFailedError: with ``run=True``, the generation or the run ended ``failed``, or the run could not
@@ -354,6 +362,10 @@ class Client:
         body: Dict[str, Any] = {"url": url, "prompt": prompt}
         if config_id is not None:
             body["config_id"] = config_id
+        if example_urls is not None:
+            if isinstance(example_urls, str):
+                raise TypeError("example_urls is a sequence of URLs, not one string: example_urls=[url]")
+            body["example_urls"] = list(example_urls)
         if not run:
             return Job(self._json("POST", "generate/", body=body))
         body["run"] = True

@@ -354,6 +354,25 @@ class LiveServiceTest(unittest.TestCase):
             self.client.generate(f"{self.site}/books/", prompt, config_id=original["id"])
         self.assertEqual(caught.exception.code, "invalid_request")
 
+    def test_generate_with_example_urls_reads_and_tries_those_pages_and_refuses_a_forbidden_one(self) -> None:
+        url = f"{self.site}/quotes/"
+        # Pages 3 and 4, not the next page (2), which the generator reads anyway: 3 other pages in all, 1 without them.
+        examples = [f"{self.site}/quotes/page/3/", f"{self.site}/quotes/page/4/"]
+        job = self.client.wait_for_completion(self.client.generate(url, "quotes and their authors on this page", example_urls=examples).id, interval=0.1, timeout=90)
+        self.assertTrue(job.is_completed, job.status_message)
+        self.assertRegex(job.status_message or "", r"tried on 3 other page\(s\) of the template: \d+ row\(s\), \d+ row\(s\), \d+ row\(s\)")
+        expected = json.loads(env("SAI_EXPECTED_QUOTES"))
+        self.assertEqual(job.rows[0].get("author"), expected[0]["author"], job.rows[:1])
+
+        with self.assertRaises(ValidationError) as forbidden:
+            self.client.generate(url, "quotes", example_urls=[examples[0], "http://169.254.169.254/latest/"])
+        self.assertEqual((forbidden.exception.status, forbidden.exception.code), (400, "target_forbidden"))
+        self.assertTrue(forbidden.exception.message.startswith("example_urls[1]: "), forbidden.exception.message)
+        self.assertEqual(forbidden.exception.details[0]["path"], "example_urls/1")
+        with self.assertRaises(ValidationError) as too_many:
+            self.client.generate(url, "quotes", example_urls=[f"{self.site}/quotes/page/{n}/" for n in range(2, 7)])
+        self.assertEqual(too_many.exception.code, "invalid_request")
+
     def test_generate_with_run_on_the_free_plan_is_plan_required(self) -> None:
         free = Client(api_key=env("SAI_FREE_API_KEY"), base_url=self.base_url)
         with self.assertRaises(ForbiddenError) as caught:
@@ -819,6 +838,18 @@ class RetryTest(unittest.TestCase):
         self.assertNotIn("authorization", login_headers, "login carries no key")
         self.assertEqual(client.api_key, "sai_new")
         self.assertEqual(client.account, {"api_key": "sai_new", "email": "a@example.com", "plan": "pro"})
+
+    def test_generate_sends_example_urls_only_when_given(self) -> None:
+        created = json_reply(202, {"id": "j1", "status": "pending", "progress": 0, "job_type": "generate"})
+        self.stub.script[("POST", "/api/v1/generate/")] = [created]
+        pages = ("https://example.com/list?page=2", "https://example.com/search?q=b")
+        self.client.generate("https://example.com/list", "items", example_urls=pages, config_id="c1")
+        self.assertEqual(json.loads(self.stub.requests[-1]["body"]), {"url": "https://example.com/list", "prompt": "items", "config_id": "c1", "example_urls": list(pages)})
+        self.client.generate("https://example.com/list", "items")
+        self.assertNotIn("example_urls", json.loads(self.stub.requests[-1]["body"]))
+        with self.assertRaises(TypeError):
+            self.client.generate("https://example.com/list", "items", example_urls="https://example.com/list?page=2")
+        self.assertEqual(self.stub.count("POST", "/api/v1/generate/"), 2, "one string is refused before sending")
 
     def test_error_mapping_by_code_then_status(self) -> None:
         cases = [

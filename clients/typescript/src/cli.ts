@@ -335,6 +335,11 @@ function collectEvent(value: string, previous: WebhookEvent[]): WebhookEvent[] {
   return [...previous, value as WebhookEvent];
 }
 
+/** `--example-url` values, collected in order (the service checks each one and how many). */
+function collectExampleUrl(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 /** `--param k=v` values: JSON literals (numbers, booleans, arrays) as such, anything else as a string. */
 function collectParam(value: string, previous: Record<string, unknown>): Record<string, unknown> {
   const eq = value.indexOf('=');
@@ -512,6 +517,8 @@ export function buildProgram(): Command {
     .requiredOption('--prompt <text>', 'what to extract')
     .option('--run', 'run the saved config once generated (a metered run on the service) and print all its rows')
     .option('--config-id <id>', 'replace the YAML of this saved config (of the same URL) instead of saving a new one')
+    .option('--example-url <url>', 'another page made from the same template (a next listing page, another search; repeatable, at most 4): '
+      + 'compared with the page to tell the records from the template, and the config tried on it', collectExampleUrl, [] as string[])
     .option('--format <format>', 'with --run: the rows as json, csv or xlsx on stdout (or to --rows-output)', 'json')
     .option('--rows-output <file>', 'with --run: write the rows to this file instead of stdout')
     .option('--no-wait', 'print the started job and return at once')
@@ -519,13 +526,13 @@ export function buildProgram(): Command {
     .option('--interval <ms>', 'time between status polls', '1000')
     .option('--lists <style>', 'CSV and XLSX: a list as its JSON text (json, the default) or its items joined (join)')
     .option('--list-separator <text>', 'with --lists join: what goes between the items (default "; ")')
-    .action(async (url: string, o: { prompt: string; run?: boolean; configId?: string; format: string; rowsOutput?: string; wait: boolean; output?: string; interval: string; lists?: string; listSeparator?: string }, cmd: Command) => {
+    .action(async (url: string, o: { prompt: string; run?: boolean; configId?: string; exampleUrl: string[]; format: string; rowsOutput?: string; wait: boolean; output?: string; interval: string; lists?: string; listSeparator?: string }, cmd: Command) => {
       const g = globals(cmd);
       const format = parseFormat(o.format);
       const cells = parseListOptions(o);
       if (!o.run && (o.rowsOutput || o.format !== 'json')) throw new UsageError('--format and --rows-output go with --run (the rows of a run of the generated config)');
       const client = clientFor(cmd);
-      const started = await client.startGenerate({ url, prompt: o.prompt, ...(o.run ? { run: true } : {}), ...(o.configId ? { config_id: o.configId } : {}) });
+      const started = await client.startGenerate({ url, prompt: o.prompt, ...(o.run ? { run: true } : {}), ...(o.configId ? { config_id: o.configId } : {}), ...(o.exampleUrl.length ? { example_urls: o.exampleUrl } : {}) });
       if (started.existing_config && !g.json) {
         process.stderr.write(`A config with the same URL and prompt exists: "${started.existing_config.name}" (${started.existing_config.id}); this one is saved beside it. `
           + `--config-id ${started.existing_config.id} replaces its YAML instead.\n`);

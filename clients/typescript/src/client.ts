@@ -225,6 +225,11 @@ export class ScrapeAI {
    * With `run: true` the service runs the saved config when the generation ends, as a normal, metered run job, and this
    * waits for both jobs (`options`: as {@link ScrapeAI.waitForJob}, `onProgress` seeing the generate job, then the run,
    * `timeoutMs` for both) and resolves with every row of the run.
+   *
+   * `example_urls` (at most 4): other pages of the same template as `url`, which the generator compares the page with
+   * and tries the config on (the finished job's `status_message` says so); sent only when given.
+   * @throws ValidationError `invalid_url`, `target_forbidden` (of `url`, or of an example URL: the message starts
+   *   `example_urls[i]: `), `invalid_request` (more than 4 example URLs, a `config_id` of another URL).
    * @throws ForbiddenError `plan_required` (`run: true` without server execution). @throws QuotaExceededError, RateLimitError.
    * @throws JobFailedError (`run: true`) the generation or the run failed, or the run could not start (`code` says why).
    * @throws JobTimeoutError (`run: true`) `timeoutMs` passed first; the jobs keep going.

@@ -60,6 +60,13 @@ export interface GenerateRequest {
    * Without it a new config is saved, named with a suffix (" (2)") when the name is taken.
    */
   config_id?: string;
+  /**
+   * Other pages made from the same template as `url` (more listing pages, other searches of the site), at most 4
+   * absolute http(s) URLs: the generator reads them to tell the records from the template's furniture and tries the
+   * config on them. Each is checked as `url` is: a forbidden one is `target_forbidden` (400), its message starting
+   * `example_urls[i]: `; more than 4 is `invalid_request`.
+   */
+  example_urls?: string[];
 }
 /** What `generate({…, run: true})` resolves with: every row of the run of the generated config. */
 export interface GeneratedRun {

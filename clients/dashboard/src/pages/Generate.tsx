@@ -6,6 +6,8 @@
  * The generate job's rows are a trial of the first pages (docs/generate.md, "All the rows"): the page says so. With
  * "Run it for all the rows" checked the request carries `run: true`, and the run job it names (`run_job_id`) is
  * followed to its end too, with a link to its rows; without it, a button runs the saved config (`POST /run/`).
+ * "Other pages of the same template" (one URL a line, optional) is sent as `example_urls` (at most 4; the service
+ * checks each one and says which is refused).
  */
 import { useState } from 'preact/hooks';
 import { errorText, isFinished, request, type Job, type JobSummary } from '../api.ts';
@@ -55,11 +57,17 @@ function RunOfConfig({ job }: { job: Job | null }) {
   );
 }
 
+/** The non-blank lines of the "other pages" field, trimmed: the request's `example_urls`. */
+function exampleUrls(text: string): string[] {
+  return text.split('\n').map((line) => line.trim()).filter(Boolean);
+}
+
 /** The generate page. */
 export function Generate() {
   const [url, setUrl] = useState('');
   const [prompt, setPrompt] = useState('');
   const [runAll, setRunAll] = useState(false);
+  const [examples, setExamples] = useState('');
   const [started, setStarted] = useState<JobSummary | null>(null);
   const [runId, setRunId] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -72,7 +80,7 @@ export function Generate() {
     setStarted(null);
     setRunId(null);
     try {
-      setStarted(await request<JobSummary>('/generate/', { method: 'POST', body: { url: url.trim(), prompt: prompt.trim(), ...(runAll ? { run: true } : {}) } }));
+      setStarted(await request<JobSummary>('/generate/', { method: 'POST', body: { url: url.trim(), prompt: prompt.trim(), ...(exampleUrls(examples).length ? { example_urls: exampleUrls(examples) } : {}), ...(runAll ? { run: true } : {}) } }));
     } catch (err) {
       setError(errorText(err));
     }
@@ -110,6 +118,12 @@ export function Generate() {
         <input id="gen-url" type="url" required placeholder="https://…" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
         <label for="gen-prompt">What to extract</label>
         <textarea id="gen-prompt" required maxLength={2000} rows={3} value={prompt} onInput={(e) => setPrompt(e.currentTarget.value)} />
+        <label for="gen-examples">Other pages of the same template (optional, one URL per line, at most 4)</label>
+        <textarea id="gen-examples" rows={3} spellcheck={false} placeholder="https://…/page/2/" aria-describedby="gen-examples-hint" value={examples} onInput={(e) => setExamples(e.currentTarget.value)} />
+        <p class="hint" id="gen-examples-hint">
+          More listing pages or other searches of the site: the generator compares them with the page to tell the records from the template&apos;s furniture, and
+          tries the config on them.
+        </p>
         <label class="check">
           <input id="gen-run" type="checkbox" checked={runAll} onChange={(e) => setRunAll(e.currentTarget.checked)} /> Run it for all the rows once generated (a
           run of the saved config: one more run&apos;s cost; plans with server execution)
