@@ -9,7 +9,6 @@ import { groupedQueue, type AccountRecord, type ConfigRecord, type JobRecord } f
 import type { Services } from './services.ts';
 import { createAndQueueJob } from './jobs.ts';
 import { parseTargetUrl } from './target-url.ts';
-import { MAX_EXAMPLE_URLS } from '../generator/generator.ts';
 
 /** Body of POST /api/v1/generate/. */
 export interface GenerateBody {
@@ -42,6 +41,9 @@ export interface SameConfig {
 export interface GenerateMessage {
   job_id: string;
 }
+
+/** Example URLs a generate request takes at most (docs/generate.md, "Other pages of the template"). */
+export const MAX_EXAMPLE_URLS = 4;
 
 /** Longest prompt accepted, characters (docs/limits.md). */
 export const MAX_PROMPT_CHARS = 2000;

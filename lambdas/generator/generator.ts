@@ -16,16 +16,13 @@ export interface GenerateRequest {
   /** What to scrape, in plain language, e.g. "book titles, prices and ratings from every page". */
   prompt: string;
   /**
-   * Other pages made from the same template (more listing pages, other searches), at most
-   * {@link MAX_EXAMPLE_URLS}: the generator reads them to tell the records from the template's furniture and tries
+   * Other pages made from the same template (more listing pages, other searches), at most 4
+   * (core/generate-jobs.ts `MAX_EXAMPLE_URLS`): the generator reads them to tell the records from the template's furniture and tries
    * the config on them (docs/generate.md, "Other pages of the template"). Absolute http(s) URLs, each checked by
    * the outbound guard before the job is queued.
    */
   exampleUrls?: string[];
 }
-
-/** Example URLs a generation reads at most (docs/spec.md, POST /api/v1/generate/ `example_urls`). */
-export const MAX_EXAMPLE_URLS = 4;
 
 /** The job states a generation goes through before it ends (docs/spec.md, "States and transitions"). */
 export type GenerateStep = 'analyzing' | 'generating' | 'validating';

@@ -5,8 +5,7 @@
  * docs/openapi.json. Light on purpose: every handler's bundle holds this module through the route table, so it
  * imports no tool module (tools' answer schemas are named by reference, see `toolReport` in routes.ts).
  */
-import { MAX_PROMPT_CHARS } from '../core/generate-jobs.ts';
-import { MAX_EXAMPLE_URLS } from '../generator/generator.ts';
+import { MAX_EXAMPLE_URLS, MAX_PROMPT_CHARS } from '../core/generate-jobs.ts';
 import { screenshotBodySchema, screenshotStoredSchema } from '../tools/screenshot.ts';
 
 /** A JSON Schema (draft 2020-12 keywords that ajv 8's default class also compiles in strict mode). */
