@@ -34,6 +34,8 @@ export interface Column {
   perItem: number;
   /** A list of like elements in varying numbers per record (tag links): the field takes every match. */
   list?: boolean;
+  /** A link column's link texts, of the first items ("See more like this", the title): which link a `link` is. */
+  texts?: string[];
 }
 
 /** Inline formatting tags: their text belongs to the element around them. */
@@ -56,8 +58,44 @@ const HINT_WORDS: Array<[RegExp, string, FieldKind]> = [
   [/image|img|thumb|photo|picture|cover|logo|avatar/, 'image', 'image'],
 ];
 
+/**
+ * Words for who offers or made a record's item, in a class, itemprop or URL path (`card-shop-name`, `/artist/…`): the
+ * column is an author-kind field named by the word itself (issue 36: a shop's name is `shop`).
+ */
+const OWNER_WORDS: Record<string, string> = {
+  shop: 'shop', shops: 'shop', store: 'store', stores: 'store', seller: 'seller', sellers: 'seller', vendor: 'vendor', merchant: 'merchant',
+  brand: 'brand', brands: 'brand', artist: 'artist', artists: 'artist', channel: 'channel', channels: 'channel', company: 'company',
+  companies: 'company', publisher: 'publisher', employer: 'employer', uploader: 'uploader', author: 'author', authors: 'author',
+  user: 'user', users: 'user', profile: 'user', people: 'user', member: 'user', members: 'user',
+};
+
+/** URL path words that name a person or seller's page (`/artist/…`, `/user/…`, `/seller/…`, `/channel/…`). */
+const PATH_OWNERS = new Set(['artist', 'artists', 'author', 'authors', 'user', 'users', 'seller', 'sellers', 'channel', 'channels', 'profile', 'people', 'member', 'members']);
+
+/** The owner word a set of names holds as a whole token (`card-shop-name`, `shopName`), or null. */
+function ownerWordIn(names: string): string | null {
+  for (const t of names.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z]+/)) {
+    const w = OWNER_WORDS[t] ?? OWNER_WORDS[t.replace(/name$/, '')];
+    if (w && !['user', 'author'].includes(w)) return w;
+  }
+  return null;
+}
+
+/** Text before a value that says who: "by Jane", "Sold by Acme", "Posted by …". */
+const BY_BEFORE = /(?:^|[\s(|·•,])(sold by|posted by|written by|uploaded by|shared by|published by|offered by|by|seller:?|shop:?|store:?)\s*$/i;
+
 const PRICE_RE = /(?:[$£€¥₹₺₩₽]|\b(?:usd|eur|gbp|cad|aud|inr|jpy|chf|us\s?\$|cdn\$|rs\.?))\s?\d[\d.,\s]*|\d[\d.,]*\s?(?:[$£€¥₹₺₩₽]|\b(?:usd|eur|gbp|kr|zł))/i;
-const DATE_RE = /\b(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}-\d{2}-\d{2}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?\s+\d{4}|\d+\s+(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+ago|yesterday|today)\b/i;
+/** A month's name or abbreviation, as a regex source (not `mar` of "market"). */
+const MONTH = '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?';
+/**
+ * A date as listings write one: numeric (`12/05/2019`, `2019-05-12`), with a month's name (`May 12, 2019`,
+ * `12 May 2019`, `May 2019`, `May 12`, `12 May`), relative (`3 days ago`, `5h ago`, `an hour ago`, `yesterday`).
+ */
+const DATE_RE = new RegExp(`\\b(?:\\d{1,2}[/.-]\\d{1,2}[/.-]\\d{2,4}|\\d{4}[-/.]\\d{1,2}[-/.]\\d{1,2}`
+  + `|${MONTH}\\s+\\d{1,2}(?:st|nd|rd|th)?,?\\s+\\d{4}|\\d{1,2}(?:st|nd|rd|th)?\\s+${MONTH},?\\s+\\d{4}|${MONTH},?\\s+\\d{4}`
+  + `|${MONTH}\\s+\\d{1,2}(?:st|nd|rd|th)?(?![\\d:])|\\d{1,2}(?:st|nd|rd|th)?\\s+${MONTH}(?![a-z])`
+  + `|\\d+\\s*(?:s|m|h|d|w|mo|y|secs?|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|years?|yrs?)\\s+ago`
+  + `|(?:an?|one)\\s+(?:second|minute|hour|day|week|month|year)\\s+ago|just now|yesterday|today)\\b`, 'i');
 const RATING_RE = /\b\d(?:\.\d)?\s*(?:\/\s*5|out of 5|stars?)\b/i;
 const NUMBER_RE = /^[\s(]*[-+]?\d[\d.,]*\s*[kmb]?\+?\s*(?:[a-z%]+\s*){0,2}\)?$/i;
 
@@ -229,12 +267,31 @@ function occurrences(item: Element, plan: PlacementPlan = new Map(), member = 0)
       return;
     }
     if (!isTag(node) || SKIP.has(node.name)) return;
+    if (node !== item && isSplitAmount(node)) { add(node, 'text'); return; }
     if (node.name === 'a' && node.attribs.href && !/^\s*(#|javascript:)/i.test(node.attribs.href)) add(node, 'link');
     if (node.name === 'img' && (node.attribs.src || node.attribs['data-src'])) add(node, 'image');
     for (const c of node.children) walk(c);
   };
   walk(item);
   return out;
+}
+
+/** A whole amount of money, nothing else: `CA$13.46`, `$ 19.99`, `19,99 €`, `£1,299`. */
+const AMOUNT_RE = /^\s*(?:(?:[$£€¥₹₺₩₽]|[a-z]{0,3}\$|\b(?:usd|eur|gbp|cad|aud|inr|jpy|chf)\b)\s?\d[\d.,\s]*|\d[\d.,\s]*\s?(?:[$£€¥₹₺₩₽]|\b(?:usd|eur|gbp|kr|zł)\b))\s*$/i;
+
+/**
+ * An amount of money written in pieces of inline elements: `<span class="currency-symbol">CA$</span><span
+ * class="currency">8.07</span>`, `<span>$</span>19<sup>99</sup>`. Its text holds one amount and no piece alone
+ * does, so the element holds the whole price as one value (issue 36, the Etsy page).
+ */
+function isSplitAmount(el: Element): boolean {
+  if (INLINE.has(el.name) && !stableClasses(el).length) return false;
+  const parts = el.children.filter((c) => isTag(c) || (isText(c) && c.data.trim()));
+  if (parts.length < 2 || parts.length > 5) return false;
+  if (!parts.every((c) => isText(c) || (isTag(c) && (c.name === 'span' || INLINE.has(c.name)) && isLeafText(c)))) return false;
+  const whole = visibleText(el);
+  if (whole.length > 24 || !AMOUNT_RE.test(whole)) return false;
+  return !parts.some((c) => AMOUNT_RE.test(isText(c) ? c.data : visibleText(c)));
 }
 
 /** Kind of a column from its values (and the element), before any name. */
@@ -257,6 +314,8 @@ function kindOf(values: string[], what: Occurrence['what'], el: Element, hint: F
 
 /** The name and kind a label's words suggest ("Posted on" -> date), or null. */
 function hintOfWords(words: string): { name: string; kind: FieldKind } | null {
+  const owner = ownerWordIn(words);
+  if (owner) return { name: owner, kind: 'author' };
   const w = words.toLowerCase();
   for (const [re, name, kind] of HINT_WORDS) if (re.test(w)) return { name, kind };
   return null;
@@ -265,8 +324,60 @@ function hintOfWords(words: string): { name: string; kind: FieldKind } | null {
 function hintOf(el: Element): { name: string; kind: FieldKind } | null {
   const names = [...stableClasses(el), el.attribs.itemprop ?? '', el.attribs['data-testid'] ?? '', el.attribs.id && !/\d/.test(el.attribs.id) ? el.attribs.id : ''].join(' ').toLowerCase();
   if (!names.trim()) return null;
+  const owner = ownerWordIn(names);
+  if (owner) return { name: owner, kind: 'author' };
   for (const [re, name, kind] of HINT_WORDS) if (re.test(names)) return { name, kind };
   return null;
+}
+
+/** The link an element is or sits in, inside the item (the `a` of `a > span`, the `a` itself). */
+function linkOf(el: Element, item: Element): Element | null {
+  for (let n: Element | null = el; n && n !== item.parent; n = n.parent && isTag(n.parent) ? n.parent : null) {
+    if (n.name === 'a' && n.attribs.href) return n;
+    if (n === item) break;
+  }
+  return null;
+}
+
+/**
+ * What the values of a column say about who they name, where the page's classes do not: the links' paths
+ * (`/artist/75334-Red-Krayola`: artist, `/shop/Acme`: shop, `/user/…`: user) on most of the present elements, or
+ * the text just before the value ("by Jane", "Sold by Acme": author, seller). Null when neither says.
+ */
+function ownerHintOf(present: Element[], item: (el: Element) => Element): { name: string; kind: FieldKind } | null {
+  if (present.length < 2) return null;
+  const tally = new Map<string, number>();
+  for (const el of present) {
+    const a = linkOf(el, item(el));
+    let path = '';
+    try { path = a ? new URL(a.attribs.href!, 'http://x/').pathname.toLowerCase() : ''; } catch { /* not a URL */ }
+    const seg = /^\/(?:[a-z]{2}(?:-[a-z]{2})?\/)?([a-z]+)\/[^/]/.exec(path)?.[1];
+    // Not shop, store, brand or company: many sites put their products under /shop/ or /store/.
+    const word = seg && PATH_OWNERS.has(seg) ? OWNER_WORDS[seg] : undefined;
+    if (word) tally.set(word, (tally.get(word) ?? 0) + 1);
+    else {
+      const before = textBefore(a ?? el, item(el));
+      const by = BY_BEFORE.exec(before)?.[1]?.toLowerCase().replace(/:$/, '');
+      if (by) {
+        const name = by === 'sold by' || by === 'offered by' || by === 'seller' ? 'seller' : by === 'shop' || by === 'store' ? by : by === 'uploaded by' ? 'uploader' : by === 'published by' ? 'publisher' : 'author';
+        tally.set(name, (tally.get(name) ?? 0) + 1);
+      }
+    }
+  }
+  const best = [...tally].sort((x, y) => y[1] - x[1])[0];
+  return best && best[1] >= present.length * 0.6 ? { name: best[0], kind: 'author' } : null;
+}
+
+/** The text just before an element inside the item: its preceding siblings' text, else its parent's (40 chars at most). */
+function textBefore(el: Element, item: Element): string {
+  for (let n: Element | null = el; n && n !== item; n = n.parent && isTag(n.parent) ? n.parent : null) {
+    let s = '';
+    for (let p = n.prev; p && s.length < 40; p = p.prev) s = (isText(p) ? p.data : isTag(p) && INLINE.has(p.name) || (isTag(p) && p.name === 'span') ? visibleText(p) : '\u0000') + s;
+    const tail = s.slice(s.lastIndexOf('\u0000') + 1).replace(/\s+/g, ' ');
+    if (tail.trim()) return tail.trimEnd();
+    if (s.includes('\u0000')) return '';
+  }
+  return '';
 }
 
 /**
@@ -495,13 +606,16 @@ export function findColumns($: CheerioAPI, items: Element[], baseUrl: string, la
     if (selector === null) continue;
     const label = labels.get(g.key) ?? null;
     const labelHint = label ? hintOfWords(label) : null;
-    let hint = labelHint ?? hintOf(first) ?? headerHintOf(first, [...g.byRecord.keys()][0]![g.member]!);
+    const itemOf = (el: Element): Element => { for (const [r, e] of g.byRecord) if (e === el) return r[g.member]!; return first; };
+    let hint = labelHint ?? hintOf(first) ?? headerHintOf(first, [...g.byRecord.keys()][0]![g.member]!) ?? ownerHintOf(present.slice(0, 20), itemOf);
     let values: string[];
     let spec: FieldSpec;
+    let texts: string[] | undefined;
     const sel = selector ? { selector } : {};
     if (g.what === 'link') {
       values = present.slice(0, 5).map((el) => { try { return new URL(el.attribs.href!, baseUrl).href; } catch { return el.attribs.href!; } });
       spec = { name: 'url', ...sel, type: 'link' } as FieldSpec;
+      texts = present.slice(0, 8).map((el) => visibleText(el) || el.attribs.title || el.attribs['aria-label'] || '');
     } else if (g.what === 'image') {
       values = present.slice(0, 5).map((el) => el.attribs.src ?? el.attribs['data-src'] ?? '');
       spec = { name: 'image', ...sel, type: 'image_url' } as FieldSpec;
@@ -523,7 +637,7 @@ export function findColumns($: CheerioAPI, items: Element[], baseUrl: string, la
     const repeated = [...g.counts.values()].filter((k) => k > 1).length;
     const list = !!g.list || (g.what !== 'image' && !!selector && repeated >= Math.max(1, g.byRecord.size * 0.3)
       && records.slice(0, 10).every((r) => { try { return findIn($, r, selector).length <= (g.counts.get(r) ?? 0); } catch { return false; } }));
-    const base: Omit<Column, 'kind'> = { selector, spec, presence: g.byRecord.size / n, samples: values.slice(0, 8), order: g.order, hint: hint?.name ?? null, label, perItem, list };
+    const base: Omit<Column, 'kind'> = { selector, spec, presence: g.byRecord.size / n, samples: values.slice(0, 8), order: g.order, hint: hint?.name ?? null, label, perItem, list, ...(texts ? { texts } : {}) };
     if (spec.type === 'text' && present.every(isLeafText)) {
       const split = splitLabels(base, values);
       if (split) {
@@ -694,14 +808,40 @@ function fitOf(c: Column, f: AskedField): number {
   const stem = (w: string) => w.replace(/(es|s)$/, '');
   const named = words.some((w) => [...tokens].some((t) => t === w || stem(t) === stem(w) || (w.length >= 4 && t.startsWith(stem(w)))));
   const labelled = words.some((w) => c.samples.some((v) => new RegExp(`^\\s*${w.replace(/s$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}s?\\b`, 'i').test(v)));
+  // The word in most values ("+ £35.27 postage" for postage, "Free shipping" for shipping).
+  const filled = c.samples.filter(Boolean);
+  const mentioned = c.spec.type !== 'link' && c.spec.type !== 'image_url' && filled.length > 0 && words.some((w) => w.length >= 4 && filled.filter((v) => new RegExp(`\\b${escapeRegex(w.replace(/s$/, ''))}s?\\b`, 'i').test(v)).length >= filled.length * 0.6);
   // A word of no known kind ("UPC", "ISBN") names a text the page names so; never a link or an image.
-  if (f.kind === 'text') return c.spec.type === 'link' || c.spec.type === 'image_url' ? 0 : named ? 2.5 : labelled ? 2 : 0;
+  if (f.kind === 'text') return c.spec.type === 'link' || c.spec.type === 'image_url' ? 0 : named ? 2.5 : labelled || mentioned ? 2 : 0;
   let s = 0;
   if (c.kind === f.kind) s += 2;
   else if (f.kind === 'title' && c.kind === 'text') s += 0.5;
   else if (f.kind === 'description' && c.kind === 'text') s += 1;
-  if (named) s += 1.5;
+  if (named || mentioned) s += 1.5;
+  // A price that is postage or shipping ("+ £35.27 postage") is not the price asked for by "price" or "cost".
+  if (f.kind === 'price' && !mentioned && filled.filter((v) => EXTRA_CHARGE.test(v)).length >= filled.length * 0.6) s -= 1.5;
   return s;
+}
+
+/** Words that make an amount a charge beside the price. */
+const EXTRA_CHARGE = /\b(postage|shipping|delivery|p&p|handling)\b/i;
+
+/** Link texts that are not the record's own link: "See more like this", "Read more", "Similar items". */
+const OTHER_LINK = /^(?:(?:see|view|show|shop|find)\s+(?:more|all|similar)|more like this|similar|compare|watch|save|add to|sponsored|ad)\b|\blike this$/i;
+
+/**
+ * How well a link column is the record's own link (the `link` or `url` asked for, issue 36): +2 when its texts are the
+ * title's (the record's main heading link), -2 when they are "See more like this" and the like or empty.
+ */
+function ownLinkFit(c: Column, title: Column | null): number {
+  const texts = (c.texts ?? []).map((t) => t.trim());
+  if (!texts.length) return 0;
+  if (title && c.selector === title.selector) return 2;
+  const norm = (t: string) => t.toLowerCase().replace(/\s+/g, ' ').trim();
+  const titles = new Set((title?.samples ?? []).map(norm));
+  if (titles.size && texts.filter((t) => titles.has(norm(t))).length >= texts.length * 0.6) return 2;
+  if (texts.filter((t) => !t || OTHER_LINK.test(t)).length >= texts.length * 0.6) return -2;
+  return 0;
 }
 
 /**
@@ -726,6 +866,7 @@ export function nameColumns(columns: Column[], asked: AskedField[], o: { everyCo
       if (used.has(c) && !(f.kind === 'url' && c.spec.type === 'link')) continue;
       let s = fitOf(c, f);
       if (f.kind === 'title' && c === titleColumn) s += 2.5;
+      if (f.kind === 'url' && c.spec.type === 'link') s += ownLinkFit(c, titleColumn);
       if (f.kind === 'description' && c.kind === 'text') s += Math.min(1, avgLength(c) / 100);
       // Tags are a list, and their words rather than their links.
       if (f.kind === 'tags' && (c.perItem >= 1.5 || c.list)) s += c.spec.type === 'link' ? 1 : 1.5;
@@ -794,6 +935,8 @@ function defaultName(c: Column): string {
     case 'url': return 'url';
     case 'image': return 'image';
     case 'text': return c.hint && c.hint !== 'url' && c.hint !== 'image' ? c.hint : 'text';
+    // `a.shop`, `/artist/…`: shop, artist (the owner word the column's class, path or "by" gave).
+    case 'author': return c.hint ?? 'author';
     default: return c.hint && c.kind === 'number' ? (c.hint === 'count' ? 'count' : c.hint) : c.kind;
   }
 }

@@ -44,7 +44,8 @@ const KIND_WORDS: Record<string, FieldKind> = {
   price: 'price', cost: 'price', amount: 'price', fee: 'price', salary: 'price', pay: 'price',
   rating: 'rating', star: 'rating', score: 'rating', stars: 'rating', grade: 'rating',
   date: 'date', time: 'date', published: 'date', posted: 'date', day: 'date', year: 'date', release_date: 'date', published_date: 'date',
-  author: 'author', writer: 'author', byline: 'author', creator: 'author', artist: 'author', seller: 'author', poster: 'author', user: 'author', username: 'author', owner: 'author', company: 'author', employer: 'author', brand: 'author', publisher: 'author', source: 'author',
+  postage: 'price', shipping: 'price', delivery: 'price', shipping_cost: 'price', delivery_cost: 'price',
+  author: 'author', writer: 'author', byline: 'author', creator: 'author', artist: 'author', seller: 'author', shop: 'author', store: 'author', vendor: 'author', merchant: 'author', retailer: 'author', channel: 'author', uploader: 'author', poster: 'author', user: 'author', username: 'author', owner: 'author', company: 'author', employer: 'author', brand: 'author', publisher: 'author', source: 'author',
   description: 'description', summary: 'description', snippet: 'description', text: 'description', body: 'description', content: 'description', excerpt: 'description', abstract: 'description', quote: 'description', review: 'description', comment: 'description', blurb: 'description',
   category: 'category', genre: 'category', section: 'category', type: 'category', department: 'category',
   tag: 'tags', tags: 'tags', keyword: 'tags', topic: 'tags', label_tag: 'tags',
@@ -149,6 +150,9 @@ export function readPrompt(prompt: string): PromptIntent {
     const two = before.length ? `${before[before.length - 1]}_${last}` : null;
     let kind: FieldKind | undefined = two ? KIND_WORDS[two] : undefined;
     let name = kind && two ? two : last;
+    // "shop name", "seller name", "company name": the shop, seller, company (issue 36: `shop`, not `name`).
+    const owner = before[before.length - 1];
+    if (!kind && last === 'name' && owner && owner !== itemNoun && KIND_WORDS[owner] === 'author') { kind = 'author'; name = owner; }
     kind ??= KIND_WORDS[last];
     if (!kind) {
       // A noun the analysis does not know: its own field ("isbn", "upc", "release date").
