@@ -29,6 +29,8 @@
 //          --prompt TEXT (a records pages' prompt; repeat it for several; default the two of RECORDS_PROMPTS)
 //          --no-browser (no Chromium: skip the script-rendered cases)
 //          --concurrency N (generations at once, 2)  --timeout S (per generation and per evaluation run, 60)
+//          --no-named (no prompt-named field cases: by default each labelled records page, bench/generate-fields*.json,
+//                      is also generated for a prompt naming its labelled fields, judged by bench/generate-fields.ts)
 //          --examples (each records page's generation gets the same site's other saved pages as example_urls: other
 //                      pages of its template, issue 36; docs/generate.md "Other pages of the template")
 // Exit code: 0 when the bench ran (target met or missed), 1 when it could not run.
@@ -52,6 +54,7 @@ import { startFixtureSite, type FixtureSite } from '../test/fixtures/site/server
 import { allQuotes, quotesWithTag, topTags } from '../test/fixtures/site/quotes.ts';
 import { bookDetails } from '../test/fixtures/site/books.ts';
 import { checkPage, loadRecordsTruth, matchValues, normalizeText, recallValues, valueRecall, type PageCheck, type RecallMatch, type RecordsTruth, type ValueMatch } from './generate-truth.ts';
+import { NAMED_VALUES_NEEDED, loadFieldLabels, matchNamedFields, namedPrompt, namedTruth, type NamedMatch, type NamedTruth } from './generate-fields.ts';
 import { gitHead, short } from './report.ts';
 import { BENCH_DIR, OUT_DIR, ROOT, corpusDir } from './paths.ts';
 
@@ -71,6 +74,10 @@ const TARGET_ACCURACY = 0.9;
 const TARGET_RECALL = 0.8;
 /** … and a median generation time under this, ms. */
 const TARGET_MEDIAN_MS = 5000;
+/** Target of issue 36: this share of the test sites' prompt-named fields right. */
+const TARGET_NAMED = 0.9;
+/** The labelled fields of development pages and of test pages (bench/generate-fields.ts). */
+const FIELD_LABELS = { develop: join(BENCH_DIR, 'generate-fields.json'), test: join(BENCH_DIR, 'generate-fields-test.json') } as const;
 /** The split of the records set by site (made once, before tuning). */
 const SPLIT_FILE = join(BENCH_DIR, 'generate-split.json');
 /** Most pages an evaluation run may load (the engine's default is 1,000; no fixture case needs 100). */
@@ -95,6 +102,8 @@ interface Options {
   timeoutSeconds: number;
   /** Give each records page the same site's other saved pages as `exampleUrls`. */
   examples: boolean;
+  /** Generate each labelled records page for a prompt that names its fields too. */
+  named: boolean;
 }
 
 function options(argv: string[]): Options {
@@ -108,6 +117,7 @@ function options(argv: string[]): Options {
       concurrency: { type: 'string', default: '2' },
       timeout: { type: 'string', default: '60' },
       examples: { type: 'boolean', default: false },
+      'no-named': { type: 'boolean', default: false },
     },
   });
   const int = (s: string | undefined, what: string): number => {
@@ -128,6 +138,7 @@ function options(argv: string[]): Options {
     concurrency: int(values.concurrency, 'concurrency'),
     timeoutSeconds: int(values.timeout, 'timeout'),
     examples: values.examples === true,
+    named: !values['no-named'],
   };
 }
 
@@ -169,8 +180,10 @@ interface Case {
   recall?: string[];
   /** Records pages with --examples: the same site's other saved pages, as the generation's `exampleUrls`. */
   exampleUrls?: string[];
-  /** Records pages: which of the records prompts (0-based). */
+  /** Records pages: which of the records prompts (0-based); absent for a named-field case. */
   promptIndex?: number;
+  /** A named-field case: the labelled fields its prompt names, with their values (not counted in pages right). */
+  named?: NamedTruth[];
 }
 
 /** The fixture site's variants, with prompts written as a user would. */
@@ -346,6 +359,8 @@ async function startRecordsServer(pages: Map<string, RecordsTruth>): Promise<Rec
 interface Outcome {
   case: Case;
   right: boolean;
+  /** A named-field case: how each named field came out. */
+  named?: NamedMatch[];
   /** For a wrong case: no config / run failed / count off / values missing. */
   reason?: string;
   /** Wall time of the generation, ms (up to the time-out when it timed out). */
@@ -443,6 +458,11 @@ function noRecall(c: Case): { recall?: RecallMatch } {
   return c.recall ? { recall: { total: c.recall.length, found: 0, share: c.recall.length ? 0 : 1 } } : {};
 }
 
+/** A named-field case whose generation or run failed has none of its fields. */
+function noNamed(c: Case): { named?: NamedMatch[] } {
+  return c.named ? { named: matchNamedFields(c.named, []) } : {};
+}
+
 /**
  * How well one field of the rows holds a list of values, row by row: the best field's share of rows whose value
  * equals the list's (both normalized); `missing` names the first values that field lacks.
@@ -489,7 +509,7 @@ async function runCase(c: Case, generate: typeof generateHeuristic, host: Browse
   } catch (err) {
     const ms = performance.now() - t0;
     const error = describeError(err);
-    return { case: c, right: false, reason: `no config: ${error.code}`, ms, generation: { ok: false, error, progress }, matches: [], ...noRecall(c) };
+    return { case: c, right: false, reason: `no config: ${error.code}`, ms, generation: { ok: false, error, progress }, matches: [], ...noRecall(c), ...noNamed(c) };
   }
   const ms = performance.now() - t0;
   const generation: Outcome['generation'] = {
@@ -510,6 +530,7 @@ async function runCase(c: Case, generate: typeof generateHeuristic, host: Browse
     ];
     const why = judge(c, run.rows.length, matches);
     return {
+      ...(c.named ? { named: matchNamedFields(c.named, run.rows) } : {}),
       case: c, right: why === undefined, ...(why ? { reason: why } : {}), ms, generation, matches, ...(c.recall ? { recall: valueRecall(c.recall, run.rows) } : {}),
       evaluation: {
         ok: true, removed, engine: run.engine, engineReason: reason, rows: run.rows.length, pagesScraped: run.pagesScraped,
@@ -519,7 +540,7 @@ async function runCase(c: Case, generate: typeof generateHeuristic, host: Browse
   } catch (err) {
     const error = describeError(err);
     return {
-      case: c, right: false, reason: `run failed: ${error.code}`, ms, generation, matches: [], ...noRecall(c),
+      case: c, right: false, reason: `run failed: ${error.code}`, ms, generation, matches: [], ...noRecall(c), ...noNamed(c),
       evaluation: { ok: false, error, removed, ms: Math.round(performance.now() - e0) },
     };
   }
@@ -567,6 +588,7 @@ function caseCells(o: Outcome): string[] {
     c.page && !c.page.writtenAsShown ? `[written differently: ${pct(c.page.asShown)} of first values as shown, ${pct(c.page.ceiling)} findable]` : undefined,
     o.evaluation?.engine === 'heavy' ? '(run in a browser)' : undefined,
     o.evaluation?.removed.length ? `(removed ${o.evaluation.removed.join(', ')})` : undefined,
+    o.named ? `named: ${o.named.map((m) => `${m.name} ${m.right ? 'ok' : m.present ? `${m.found}/${m.total}${m.missing[0] ? ` (not ${short(m.missing[0])})` : ''}` : 'absent'}`).join(', ')}` : undefined,
   ].filter(Boolean).join(' ');
   const container = o.generation.container ?? '-';
   return [
@@ -679,6 +701,41 @@ function sideLine(s: SideSummary): string {
   return parts.filter(Boolean).join('; ');
 }
 
+/** A side's prompt-named fields: fields right of fields asked, pages with every field right, by kind. */
+interface NamedSummary {
+  side: 'develop' | 'test';
+  pages: number;
+  fields: number;
+  right: number;
+  share: number;
+  pagesAllRight: number;
+  /** Name -> [right, asked]. */
+  byName: Record<string, [number, number]>;
+  medianMs: number;
+}
+
+function summarizeNamed(side: 'develop' | 'test', outcomes: Outcome[]): NamedSummary {
+  const all = outcomes.flatMap((o) => o.named ?? []);
+  const byName: Record<string, [number, number]> = {};
+  for (const m of all) {
+    const k = byName[m.name] ?? (byName[m.name] = [0, 0]);
+    k[1]++;
+    if (m.right) k[0]++;
+  }
+  const right = all.filter((m) => m.right).length;
+  return {
+    side, pages: outcomes.length, fields: all.length, right, share: all.length ? right / all.length : 0,
+    pagesAllRight: outcomes.filter((o) => o.named?.every((m) => m.right)).length, byName,
+    medianMs: Math.round(percentile(outcomes.map((o) => o.ms), 0.5)),
+  };
+}
+
+function namedLine(s: NamedSummary): string {
+  const label = s.side === 'develop' ? 'development sites' : 'test sites';
+  const names = Object.entries(s.byName).sort((a, b) => b[1][1] - a[1][1]).slice(0, 12).map(([k, [r, t]]) => `${k} ${r}/${t}`).join(', ');
+  return `${label.padEnd(22)} named fields ${s.right}/${s.fields} right (${(s.share * 100).toFixed(1)}%) on ${s.pages} pages; every field right on ${s.pagesAllRight}/${s.pages}; generation median ${s.medianMs} ms; ${names}`;
+}
+
 /** A case as the JSON file keeps it: whole for development pages and fixture cases; a test page is only counted. */
 function caseRecord(o: Outcome): Record<string, unknown> {
   const c = o.case;
@@ -686,7 +743,7 @@ function caseRecord(o: Outcome): Record<string, unknown> {
     name: c.name, kind: c.kind, side: c.side, folder: c.folder, url: c.url, prompt: c.prompt, scope: c.scope,
     truth: { count: c.count, checks: c.checks.map((l) => ({ label: l.label, values: l.values.length, first: l.values.slice(0, 3) })), recallValues: c.recall?.length },
     page: c.page, right: o.right, reason: o.reason, ms: Math.round(o.ms), recall: o.recall,
-    generation: o.generation, evaluation: o.evaluation, matches: o.matches,
+    generation: o.generation, evaluation: o.evaluation, matches: o.matches, ...(o.named ? { named: o.named } : {}),
   };
 }
 
@@ -715,7 +772,16 @@ export async function main(argv: string[]): Promise<number> {
     site = await startFixtureSite();
     const fixtures = opts.sides.includes('fixture') ? fixtureCases(site.url).filter((c) => selected(c.name, opts.only)) : [];
     const pages = folders.map((f) => truths.get(f)!);
-    const all = [...opts.prompts.flatMap((prompt, i) => pages.map((t) => recordsCase(t, split.get(siteOf(t.folder))!, records!.origin, prompt, i, examplesOf(t.folder)))), ...fixtures];
+    const labels = { develop: loadFieldLabels(FIELD_LABELS.develop), test: loadFieldLabels(FIELD_LABELS.test) };
+    const namedCases = !opts.named ? [] : pages.flatMap((t) => {
+      const side = split.get(siteOf(t.folder))! as 'develop' | 'test';
+      const l = labels[side]?.get(t.folder);
+      if (!l) return [];
+      const c = recordsCase(t, side, records!.origin, namedPrompt(l), 0, examplesOf(t.folder));
+      const { promptIndex: _i, ...rest } = c;
+      return [{ ...rest, name: `${recordsName(t.folder)} named`, named: namedTruth(l, t) }];
+    });
+    const all = [...opts.prompts.flatMap((prompt, i) => pages.map((t) => recordsCase(t, split.get(siteOf(t.folder))!, records!.origin, prompt, i, examplesOf(t.folder)))), ...namedCases, ...fixtures];
     const skipped = opts.browser ? [] : all.filter((c) => c.needsBrowser);
     const cases = all.filter((c) => !skipped.includes(c));
     if (cases.length === 0) throw new Error(`no case selected${opts.only.length ? ` by --only ${opts.only.join(',')}` : ''} on the side(s) ${opts.sides.join(', ')}`);
@@ -739,7 +805,10 @@ export async function main(argv: string[]): Promise<number> {
       else if (++testDone % 10 === 0 || testDone === count('test')) console.log(`  (test sites: ${testDone}/${count('test')} pages done)`);
     });
 
-    const sides = SIDES.filter((s) => outcomes.some((o) => o.case.side === s)).map((s) => summarize(s, outcomes.filter((o) => o.case.side === s)));
+    // Pages right and value recall: the records prompts and the fixture cases; the named-field cases apart.
+    const judged = outcomes.filter((o) => !o.case.named);
+    const sides = SIDES.filter((s) => judged.some((o) => o.case.side === s)).map((s) => summarize(s, judged.filter((o) => o.case.side === s)));
+    const named = (['develop', 'test'] as const).filter((s) => outcomes.some((o) => o.case.side === s && o.case.named)).map((s) => summarizeNamed(s, outcomes.filter((o) => o.case.side === s && o.case.named)));
     const byPrompt = opts.prompts.length < 2 ? [] : SIDES.filter((s) => s !== 'fixture' && outcomes.some((o) => o.case.side === s))
       .flatMap((s) => opts.prompts.map((_, i) => summarize(s, outcomes.filter((o) => o.case.side === s && o.case.promptIndex === i), `p${i + 1}`)));
     const of = (s: Side) => sides.find((x) => x.side === s);
@@ -752,12 +821,17 @@ export async function main(argv: string[]): Promise<number> {
         `text holds) whose first 40 characters one row value holds. gen ms: wall time of generateHeuristic() (bench/generate-truth.ts).\n`,
     );
     for (const s of sides) console.log(sideLine(s));
+    if (named.length) {
+      console.log(`\nnamed fields: each labelled page (bench/generate-fields*.json) generated for "every <item> with its <fields>"; a field is right when the rows have a column of its name holding at least ${NAMED_VALUES_NEEDED * 100}% of its labelled values (bench/generate-fields.ts).`);
+      for (const s of named) console.log(namedLine(s));
+    }
     if (byPrompt.length) console.log(`\nby prompt:\n${byPrompt.map(sideLine).join('\n')}`);
     console.log(`generation time, all cases: median ${Math.round(medianMs)} ms, p90 ${Math.round(percentile(allTimes, 0.9))} ms (${allTimes.length} generations)`);
     const targets: Array<[string, boolean | undefined]> = [
       [`test sites: at least ${TARGET_ACCURACY * 100}% of the pages right`, of('test') && of('test')!.right.accuracy >= TARGET_ACCURACY],
       [`test sites: value recall at least ${TARGET_RECALL * 100}%`, of('test') && (of('test')!.recall ?? 0) >= TARGET_RECALL],
       ['fixture cases: all right', of('fixture') && of('fixture')!.right.right === of('fixture')!.right.total],
+      [`test sites: prompt-named fields at least ${TARGET_NAMED * 100}% right`, named.find((x) => x.side === 'test') && named.find((x) => x.side === 'test')!.share >= TARGET_NAMED],
       [`median generation time under ${TARGET_MEDIAN_MS / 1000} s`, medianMs < TARGET_MEDIAN_MS],
     ];
     for (const [what, ok] of targets) console.log(`target: ${what}: ${ok === undefined ? 'not run' : ok ? 'PASS' : 'MISSED'}`);
@@ -771,7 +845,7 @@ export async function main(argv: string[]): Promise<number> {
         {
           bench: 'generate', at: new Date().toISOString(), commit: gitHead(), options: opts, env: { ...env, browserLaunches: host?.launches ?? 0 },
           rules: { countTolerance: COUNT_TOLERANCE, valuesNeeded: VALUES_NEEDED, targetAccuracy: TARGET_ACCURACY, targetRecall: TARGET_RECALL, targetMedianMs: TARGET_MEDIAN_MS, evalMaxPages: EVAL_MAX_PAGES },
-          summary: { sides, byPrompt, medianMs: Math.round(medianMs), targets: Object.fromEntries(targets.map(([w, ok]) => [w, ok === undefined ? 'not run' : ok ? 'PASS' : 'MISSED'])) },
+          summary: { sides, byPrompt, named, medianMs: Math.round(medianMs), targets: Object.fromEntries(targets.map(([w, ok]) => [w, ok === undefined ? 'not run' : ok ? 'PASS' : 'MISSED'])) },
           skipped: skipped.map((c) => c.name),
           cases: outcomes.filter((o) => o.case.side !== 'test').map(caseRecord),
           totalSeconds: Math.round(total * 10) / 10,
