@@ -6,7 +6,8 @@
 // (test/corpus/generator-named-fields.test.ts).
 //
 // A named field is RIGHT when the rows have a column of exactly the field's name and at least 80% of the labelled
-// values (each record's cells of the field's columns joined, blank ones left out) are found in that column: a price
+// values (each record's cells of the field's columns joined with a space, blank ones left out; a list field's items
+// are also joined so) are found in that column: a price
 // by its amount (`CA$13.46` is 13.46, whatever the transform made of it), anything else by its normalized text
 // (bench/generate-truth.ts `normalizeText`): the column's value holds the label's first 40 characters, or the label
 // holds a column value of at least half its length.
@@ -85,7 +86,7 @@ export function namedPrompt(p: PageLabels): string {
 export function namedTruth(p: PageLabels, truth: RecordsTruth): NamedTruth[] {
   return p.fields.map((f) => ({
     name: f.name, kind: f.kind,
-    values: truth.records.map((r) => f.columns.map((c) => r.values[c] ?? '').join('').trim()),
+    values: truth.records.map((r) => f.columns.map((c) => (r.values[c] ?? '').trim()).filter(Boolean).join(' ')),
   }));
 }
 
@@ -103,10 +104,10 @@ export function amountOf(text: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** A row value as texts (a list field's every item). */
+/** A row value as texts: a list field's every item, and the items joined with spaces (tags over several cells). */
 function textsOf(v: unknown): string[] {
   if (v === null || v === undefined) return [];
-  if (Array.isArray(v)) return v.flatMap(textsOf);
+  if (Array.isArray(v)) return [...v.flatMap(textsOf), v.map(String).join(' ')];
   return [String(v)];
 }
 
