@@ -9,12 +9,14 @@
 // values (each record's cells of the field's columns joined with a space, blank ones left out; a list field's items
 // are also joined so) are found in that column: a price
 // by its amount (`CA$13.46` is 13.46, whatever the transform made of it), anything else by its normalized text
-// (bench/generate-truth.ts `normalizeText`): the column's value holds the label's first 40 characters, or the label
-// holds a column value of at least half its length.
+// (bench/generate-truth.ts `normalizeText`): the column's value holds the label's first 40 characters (also with the
+// spaces removed from both), or holds it as the bench's "found" rule says (`foundIn`: a label with "..." where people
+// cut a long text is found when the value holds each piece, in order), or the label holds a column value of at least
+// half its length.
 import { existsSync, readFileSync } from 'node:fs';
 import type { Row } from '../lambdas/engine/extract.ts';
 import type { FieldKind } from '../lambdas/generator/prompt.ts';
-import { normalizeText, type RecordsTruth } from './generate-truth.ts';
+import { foundIn, normalizeText, type RecordsTruth } from './generate-truth.ts';
 
 /** One labelled field of a page: its prompt word, its kind, the records.csv columns (0-based) its value is made of. */
 export interface FieldLabel {
@@ -104,6 +106,9 @@ export function amountOf(text: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/** A normalized text without its spaces (a text field joins `Apple<br>iPhone` as "AppleiPhone"). */
+const compact = (t: string): string => t.replace(/ /g, '');
+
 /** A row value as texts: a list field's every item, and the items joined with spaces (tags over several cells). */
 function textsOf(v: unknown): string[] {
   if (v === null || v === undefined) return [];
@@ -121,7 +126,9 @@ export function matchNamedFields(fields: NamedTruth[], rows: Row[]): NamedMatch[
     const got = rows.flatMap((r) => textsOf(r[f.name]));
     const gotNorm = got.map((g) => normalizeText(g)).filter(Boolean);
     const gotAmounts = f.kind === 'price' ? got.map(amountOf).filter((n): n is number => n !== null) : [];
-    const wanted = f.values.filter((v) => normalizeText(v).length >= 2);
+    // A label people wrote with the value, "Duration: 12h", "Rating: 93%": the value is what follows it.
+    const own = new RegExp(`^\\s*${f.name.replace(/_/g, '[ _]')}s?\\s*:\\s*`, 'i');
+    const wanted = f.values.map((v) => v.replace(own, '')).filter((v) => normalizeText(v).length >= 2);
     const missing: string[] = [];
     let found = 0;
     for (const v of wanted) {
@@ -129,7 +136,7 @@ export function matchNamedFields(fields: NamedTruth[], rows: Row[]): NamedMatch[
       const head = norm.slice(0, 40);
       const amount = f.kind === 'price' ? amountOf(v) : null;
       const ok = present && ((amount !== null && gotAmounts.some((a) => Math.abs(a - amount) < 0.005))
-        || gotNorm.some((g) => g.includes(head) || (g.length >= 3 && g.length >= norm.length / 2 && norm.includes(g))));
+        || gotNorm.some((g) => g.includes(head) || foundIn(norm, g) || compact(g).includes(compact(head)) || (g.length >= 3 && g.length >= norm.length / 2 && norm.includes(g))));
       if (ok) found++;
       else if (missing.length < 3) missing.push(v);
     }

@@ -36,6 +36,8 @@ export interface Column {
   list?: boolean;
   /** A link column's link texts, of the first items ("See more like this", the title): which link a `link` is. */
   texts?: string[];
+  /** Share of distinct values among the records that have the column (0-1; a title's are nearly all distinct). */
+  distinct?: number;
 }
 
 /** Inline formatting tags: their text belongs to the element around them. */
@@ -48,12 +50,13 @@ const HINT_WORDS: Array<[RegExp, string, FieldKind]> = [
   [/price|cost|amount|salary/, 'price', 'price'],
   [/rating|stars?|score|grade/, 'rating', 'rating'],
   [/date|time|posted|published|ago/, 'date', 'date'],
-  [/author|byline|(^|[\s_-])by([\s_-]|$)|user(name)?|seller|company|brand|source|publisher|artist|channel|owner|poster|employer/, 'author', 'author'],
+  [/author|contributor|byline|(^|[\s_-])by([\s_-]|$)|user(name)?|seller|company|brand|source|publisher|artist|channel|owner|poster|employer/, 'author', 'author'],
   [/desc|summary|snippet|excerpt|abstract|teaser|blurb|body|content|text|lead|dek|caption/, 'description', 'description'],
   [/categor|genre|section|breadcrumb|department|kicker/, 'category', 'category'],
   [/tags?\b|keywords?|topics?/, 'tags', 'tags'],
   [/location|address|city|place|region|country/, 'location', 'location'],
-  [/count|views?|votes?|points?|likes?|comments?|reviews?|downloads?|stock|qty|quantity/, 'count', 'number'],
+  // Whole words: "preview" is no view count, "p-review" no review count.
+  [/count|(^|[\s_-])(views?|votes?|points?|likes?|comments?|reviews?|downloads?|stock|qty|quantity)([\s_-]|$)/, 'count', 'number'],
   [/url|link|href/, 'url', 'url'],
   [/image|img|thumb|photo|picture|cover|logo|avatar/, 'image', 'image'],
 ];
@@ -67,6 +70,7 @@ const OWNER_WORDS: Record<string, string> = {
   brand: 'brand', brands: 'brand', artist: 'artist', artists: 'artist', channel: 'channel', channels: 'channel', company: 'company',
   companies: 'company', publisher: 'publisher', employer: 'employer', uploader: 'uploader', author: 'author', authors: 'author',
   user: 'user', users: 'user', profile: 'user', people: 'user', member: 'user', members: 'user',
+  contributor: 'author', contributors: 'author', instructor: 'instructor', organizer: 'organizer', host: 'host',
 };
 
 /** URL path words that name a person or seller's page (`/artist/…`, `/user/…`, `/seller/…`, `/channel/…`). */
@@ -76,7 +80,8 @@ const PATH_OWNERS = new Set(['artist', 'artists', 'author', 'authors', 'user', '
 function ownerWordIn(names: string): string | null {
   for (const t of names.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z]+/)) {
     const w = OWNER_WORDS[t] ?? OWNER_WORDS[t.replace(/name$/, '')];
-    if (w && !['user', 'author'].includes(w)) return w;
+    // Not `user` alone: `user-content`, `userContent` hold anything.
+    if (w && w !== 'user') return w;
   }
   return null;
 }
@@ -96,6 +101,8 @@ const DATE_RE = new RegExp(`\\b(?:\\d{1,2}[/.-]\\d{1,2}[/.-]\\d{2,4}|\\d{4}[-/.]
   + `|${MONTH}\\s+\\d{1,2}(?:st|nd|rd|th)?(?![\\d:])|\\d{1,2}(?:st|nd|rd|th)?\\s+${MONTH}(?![a-z])`
   + `|\\d+\\s*(?:s|m|h|d|w|mo|y|secs?|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|years?|yrs?)\\s+ago`
   + `|(?:an?|one)\\s+(?:second|minute|hour|day|week|month|year)\\s+ago|just now|yesterday|today)\\b`, 'i');
+/** A count of something a record gathers, written with its noun: "(5 reviews)", "No reviews", "1.2k views", "12 comments". */
+const COUNT_OF_RE = /^\s*\(?\s*(?:\d[\d.,]*\s*[km]?|no)\s+(?:reviews?|ratings?|votes?|views?|comments?|plays?|answers?|replies|reply|likes?|downloads?|followers?|bids?|watching|watchers?|sold)\s*\)?\s*$/i;
 const RATING_RE = /\b\d(?:\.\d)?\s*(?:\/\s*5|out of 5|stars?)\b/i;
 const NUMBER_RE = /^[\s(]*[-+]?\d[\d.,]*\s*[kmb]?\+?\s*(?:[a-z%]+\s*){0,2}\)?$/i;
 
@@ -300,6 +307,8 @@ function kindOf(values: string[], what: Occurrence['what'], el: Element, hint: F
   if (what === 'image') return 'image';
   const filled = values.filter(Boolean);
   const share = (re: RegExp) => filled.filter((v) => re.test(v)).length / Math.max(1, filled.length);
+  // "(5 reviews)", "No reviews", "1,204 ratings": how many, not the rating (a `reviewsRating` class says rating).
+  if (filled.length && share(COUNT_OF_RE) >= 0.6) return 'number';
   if (hint === 'rating' || (filled.length && share(RATING_RE) >= 0.6)) return 'rating';
   if (filled.length && share(PRICE_RE) >= 0.6 && filled.every((v) => v.length < 40)) return 'price';
   if (hint === 'date' || (filled.length && share(DATE_RE) >= 0.6 && filled.every((v) => v.length < 60))) return 'date';
@@ -637,7 +646,8 @@ export function findColumns($: CheerioAPI, items: Element[], baseUrl: string, la
     const repeated = [...g.counts.values()].filter((k) => k > 1).length;
     const list = !!g.list || (g.what !== 'image' && !!selector && repeated >= Math.max(1, g.byRecord.size * 0.3)
       && records.slice(0, 10).every((r) => { try { return findIn($, r, selector).length <= (g.counts.get(r) ?? 0); } catch { return false; } }));
-    const base: Omit<Column, 'kind'> = { selector, spec, presence: g.byRecord.size / n, samples: values.slice(0, 8), order: g.order, hint: hint?.name ?? null, label, perItem, list, ...(texts ? { texts } : {}) };
+    const distinct = values.length ? new Set(values.map((v) => v.toLowerCase())).size / values.length : 1;
+    const base: Omit<Column, 'kind'> = { selector, spec, presence: g.byRecord.size / n, samples: values.slice(0, 8), order: g.order, hint: hint?.name ?? null, label, perItem, list, distinct, ...(texts ? { texts } : {}) };
     if (spec.type === 'text' && present.every(isLeafText)) {
       const split = splitLabels(base, values);
       if (split) {
@@ -813,11 +823,23 @@ function fitOf(c: Column, f: AskedField): number {
   const mentioned = c.spec.type !== 'link' && c.spec.type !== 'image_url' && filled.length > 0 && words.some((w) => w.length >= 4 && filled.filter((v) => new RegExp(`\\b${escapeRegex(w.replace(/s$/, ''))}s?\\b`, 'i').test(v)).length >= filled.length * 0.6);
   // A word of no known kind ("UPC", "ISBN") names a text the page names so; never a link or an image.
   if (f.kind === 'text') return c.spec.type === 'link' || c.spec.type === 'image_url' ? 0 : named ? 2.5 : labelled || mentioned ? 2 : 0;
+  // A link's address or an image's is only ever the link or image asked for (a section's text, not its href).
+  if ((c.spec.type === 'link' && f.kind !== 'url') || (c.spec.type === 'image_url' && f.kind !== 'image')) return 0;
   let s = 0;
   if (c.kind === f.kind) s += 2;
   else if (f.kind === 'title' && c.kind === 'text') s += 0.5;
   else if (f.kind === 'description' && c.kind === 'text') s += 1;
+  // A category repeats from record to record ("in Esports", "Esports", "Announcements"): a short text of few values.
+  else if (f.kind === 'category' && c.kind === 'text' && (c.distinct ?? 1) < 0.6 && avgLength(c) < 40 && c.samples.length >= 3) s += 1.2;
   if (named || mentioned) s += 1.5;
+  // "(16 ratings)" is how many rated, not the rating; "4.1", "7.2 Good" (a small decimal) is a rating asked for.
+  const counts = filled.filter((v) => COUNT_OF_RE.test(v)).length >= Math.max(1, filled.length * 0.6);
+  if (counts && f.kind !== 'number') s -= 2;
+  if (f.kind === 'rating' && c.kind === 'number' && !counts && filled.length && filled.every((v) => /^\s*\d{1,2}(?:[.,]\d{1,2})?\s*(?:\/\s*(?:5|10|100))?\s*$/.test(v) && parseFloat(v) <= 10)) s += 1.5;
+  // A whole byline ("by Rich McCormick Feb 2, 2017 …") holds more than the author: a column of the name alone wins.
+  if (f.kind === 'author' && c.samples.filter((v) => /^\s*by\s/i.test(v) && v.length > 30).length >= c.samples.length * 0.6) s -= 0.75;
+  // The same few values in most records ("Article" on each) are no title, description or author of each.
+  if (['title', 'description', 'author', 'url'].includes(f.kind) && (c.distinct ?? 1) < 0.3 && c.samples.length >= 3) s *= 0.5;
   // A price that is postage or shipping ("+ £35.27 postage") is not the price asked for by "price" or "cost".
   if (f.kind === 'price' && !mentioned && filled.filter((v) => EXTRA_CHARGE.test(v)).length >= filled.length * 0.6) s -= 1.5;
   return s;
@@ -981,10 +1003,17 @@ function pickTitle(columns: Column[]): Column | null {
   const score = (c: Column) => {
     let s = 0;
     if (c.kind === 'title' || c.hint === 'title') s += 3;
+    // The page's own word for it (`a.title`, `itemprop="name"`) over a heading that only looks like one.
+    if (c.hint === 'title') s += 1;
     if (/\bh[1-6]\b/.test(c.selector)) s += 2;
     if (c.spec.type === 'attribute') s += 1;
     if (/(^|\s|>)a(\.|$|\s)/.test(c.selector.split(' ').pop() ?? '')) s += 1.5;
     if (['price', 'date', 'number', 'rating'].includes(c.kind)) s -= 3;
+    // A heading or link whose ancestors' classes say title (`h3.sch-res-title a`, `div.item-ttl a div`).
+    if (c.kind !== 'title' && c.hint !== 'title' && /(^|[\s.>_-])(title|ttl|headline|heading)([\s.>_:-]|$)/i.test(c.selector.replace(/\[[^\]]*\]/g, ''))) s += 2;
+    // A byline ("by Alex Walker") or a value most records share ("Article", a collection's name) names no record.
+    if (c.samples.filter((v) => /^\s*by\s/i.test(v)).length >= c.samples.length * 0.6) s -= 3;
+    if ((c.distinct ?? 1) < 0.5 && c.samples.length >= 3) s -= 2;
     const len = avgLength(c);
     if (len >= 10 && len <= 150) s += 1;
     if (len > 300) s -= 1;

@@ -49,6 +49,8 @@ export function pluralName(name: string): string {
   const lower = word.toLowerCase();
   if (IRREGULAR[lower]) return head + IRREGULAR[lower];
   if (Object.values(IRREGULAR).includes(lower)) return name;
+  // A participle or adjective is no noun to count: `published`, `featured` stay.
+  if (/[a-z]{3}ed$/.test(lower)) return name;
   if (/(?:ss|us|is)$/.test(lower)) return `${name}es`;
   if (/s$/.test(lower)) return name;
   if (/[^aeiou]y$/.test(lower)) return `${head}${word.slice(0, -1)}ies`;

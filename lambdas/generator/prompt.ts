@@ -45,13 +45,20 @@ const KIND_WORDS: Record<string, FieldKind> = {
   rating: 'rating', star: 'rating', score: 'rating', stars: 'rating', grade: 'rating',
   date: 'date', time: 'date', published: 'date', posted: 'date', day: 'date', year: 'date', release_date: 'date', published_date: 'date',
   postage: 'price', shipping: 'price', delivery: 'price', shipping_cost: 'price', delivery_cost: 'price',
-  author: 'author', writer: 'author', byline: 'author', creator: 'author', artist: 'author', seller: 'author', shop: 'author', store: 'author', vendor: 'author', merchant: 'author', retailer: 'author', channel: 'author', uploader: 'author', poster: 'author', user: 'author', username: 'author', owner: 'author', company: 'author', employer: 'author', brand: 'author', publisher: 'author', source: 'author',
+  instructor: 'author', teacher: 'author', tutor: 'author', speaker: 'author', host: 'author', organizer: 'author', organiser: 'author', author: 'author', writer: 'author', byline: 'author', creator: 'author', artist: 'author', seller: 'author', shop: 'author', store: 'author', vendor: 'author', merchant: 'author', retailer: 'author', channel: 'author', uploader: 'author', poster: 'author', user: 'author', username: 'author', owner: 'author', company: 'author', employer: 'author', brand: 'author', publisher: 'author', source: 'author',
   description: 'description', summary: 'description', snippet: 'description', text: 'description', body: 'description', content: 'description', excerpt: 'description', abstract: 'description', quote: 'description', review: 'description', comment: 'description', blurb: 'description',
   category: 'category', genre: 'category', section: 'category', type: 'category', department: 'category',
   tag: 'tags', tags: 'tags', keyword: 'tags', topic: 'tags', label_tag: 'tags',
   location: 'location', address: 'location', city: 'location', place: 'location', country: 'location', region: 'location',
   count: 'number', number: 'number', views: 'number', view: 'number', vote: 'number', point: 'number', like: 'number', download: 'number', quantity: 'number', stock: 'number', availability: 'text', size: 'text',
 };
+
+/**
+ * Plurals that after singular field words are counts, named as written: "its title, rating and reviews" asks for the
+ * number of reviews (`reviews`), not their texts; "views", "comments", "plays", "answers". In a list of plurals
+ * ("titles, prices and reviews") they keep their kind.
+ */
+const COUNT_PLURALS = new Set(['reviews', 'views', 'comments', 'votes', 'points', 'likes', 'plays', 'downloads', 'answers', 'replies', 'followers', 'subscribers', 'shares', 'watchers', 'bids', 'installs', 'favorites', 'favourites', 'upvotes', 'retweets', 'listens', 'reads']);
 
 /** Words that never name a field. */
 const STOP = new Set(`a an the and or of to from for in on at by with without into onto per via as is are be been this that these those
@@ -144,7 +151,18 @@ export function readPrompt(prompt: string): PromptIntent {
     const words = phrase.split(/[^a-z0-9]+/).filter((w) => w && !STOP.has(w) && !/^\d+$/.test(w));
     if (!words.length) continue;
     // "book titles": the last word names the field, the ones before say whose ("book") and become the item noun.
-    const last = singular(words[words.length - 1]!);
+    const rawLast = words[words.length - 1]!;
+    // "reviews", "views" among other fields: a count (see COUNT_PLURALS).
+    // Not in a list of plurals ("titles, prices and reviews" may want each review): after singular words only.
+    const afterSingulars = fields.length > 0 && fields.some((f) => !/s$/.test(f.words));
+    // "its rating and ratings": the second is how many.
+    const pluralOfAsked = /s$/.test(rawLast) && seen.has(keyOf(singular(rawLast))) && !seen.has(keyOf(rawLast));
+    if ((COUNT_PLURALS.has(rawLast) && (afterSingulars || words.length > 1)) || pluralOfAsked) {
+      const name = keyOf(rawLast);
+      if (!seen.has(name)) { seen.add(name); fields.push({ name, kind: 'number', words: phrase.trim().replace(/\s+/g, ' ') }); }
+      continue;
+    }
+    const last = singular(rawLast);
     const before = words.slice(0, -1).map(singular);
     if (!itemNoun && before.length && !KIND_WORDS[before[0]!]) itemNoun = before[0]!;
     const two = before.length ? `${before[before.length - 1]}_${last}` : null;
