@@ -822,7 +822,9 @@ function fitOf(c: Column, f: AskedField): number {
   const filled = c.samples.filter(Boolean);
   const mentioned = c.spec.type !== 'link' && c.spec.type !== 'image_url' && filled.length > 0 && words.some((w) => w.length >= 4 && filled.filter((v) => new RegExp(`\\b${escapeRegex(w.replace(/s$/, ''))}s?\\b`, 'i').test(v)).length >= filled.length * 0.6);
   // A word of no known kind ("UPC", "ISBN") names a text the page names so; never a link or an image.
-  if (f.kind === 'text') return c.spec.type === 'link' || c.spec.type === 'image_url' ? 0 : named ? 2.5 : labelled || mentioned ? 2 : 0;
+  const shaped = VALUE_SHAPES[f.name]?.test.bind(VALUE_SHAPES[f.name]);
+  const looksSo = !!shaped && filled.length > 0 && filled.filter((v) => shaped(v)).length >= filled.length * 0.6;
+  if (f.kind === 'text') return c.spec.type === 'link' || c.spec.type === 'image_url' ? 0 : named ? 2.5 : labelled || mentioned || looksSo ? 2 : 0;
   // A link's address or an image's is only ever the link or image asked for (a section's text, not its href).
   if ((c.spec.type === 'link' && f.kind !== 'url') || (c.spec.type === 'image_url' && f.kind !== 'image')) return 0;
   let s = 0;
@@ -844,6 +846,12 @@ function fitOf(c: Column, f: AskedField): number {
   if (f.kind === 'price' && !mentioned && filled.filter((v) => EXTRA_CHARGE.test(v)).length >= filled.length * 0.6) s -= 1.5;
   return s;
 }
+
+/** A length of time as listings write one: `2:20`, `1:02:33`, `1.5 hours`, `12h`, `6h 30m`, `45 min`. */
+const DURATION_RE = /(?:^|[^\d:])\d{1,2}:\d{2}(?::\d{2})?(?![\d:])|\b\d+(?:[.,]\d+)?\s*(?:h|hrs?|hours?|m|mins?|minutes?|s|secs?|seconds?)\b/i;
+
+/** Field names of no kind whose values have a shape of their own (issue 36: matched by what the value is). */
+const VALUE_SHAPES: Record<string, RegExp> = { duration: DURATION_RE, length: DURATION_RE, runtime: DURATION_RE, running_time: DURATION_RE, time: DURATION_RE };
 
 /** Words that make an amount a charge beside the price. */
 const EXTRA_CHARGE = /\b(postage|shipping|delivery|p&p|handling)\b/i;
