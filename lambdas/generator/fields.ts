@@ -70,6 +70,7 @@ const OWNER_WORDS: Record<string, string> = {
   brand: 'brand', brands: 'brand', artist: 'artist', artists: 'artist', channel: 'channel', channels: 'channel', company: 'company',
   companies: 'company', publisher: 'publisher', employer: 'employer', uploader: 'uploader', author: 'author', authors: 'author',
   user: 'user', users: 'user', profile: 'user', people: 'user', member: 'user', members: 'user',
+  supplier: 'supplier', suppliers: 'supplier', manufacturer: 'manufacturer', provider: 'provider', maker: 'maker', distributor: 'distributor',
   contributor: 'author', contributors: 'author', instructor: 'instructor', organizer: 'organizer', host: 'host',
 };
 
@@ -85,6 +86,9 @@ function ownerWordIn(names: string): string | null {
   }
   return null;
 }
+
+/** A name ending in a company's legal form. */
+const COMPANY_RE = /^[^\n]{2,80}\b(?:co\.?,?\s*ltd|ltd|llc|l\.l\.c|inc|corp(?:oration)?|gmbh|ag|s\.a|s\.r\.l|pty|plc|limited|company|b\.v|oy|ab)\.?\s*\)?$/i;
 
 /** Text before a value that says who: "by Jane", "Sold by Acme", "Posted by …". */
 const BY_BEFORE = /(?:^|[\s(|·•,])(sold by|posted by|written by|uploaded by|shared by|published by|offered by|by|seller:?|shop:?|store:?)\s*$/i;
@@ -102,7 +106,9 @@ const DATE_RE = new RegExp(`\\b(?:\\d{1,2}[/.-]\\d{1,2}[/.-]\\d{2,4}|\\d{4}[-/.]
   + `|\\d+\\s*(?:s|m|h|d|w|mo|y|secs?|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|years?|yrs?)\\s+ago`
   + `|(?:an?|one)\\s+(?:second|minute|hour|day|week|month|year)\\s+ago|just now|yesterday|today)\\b`, 'i');
 /** A count of something a record gathers, written with its noun: "(5 reviews)", "No reviews", "1.2k views", "12 comments". */
-const COUNT_OF_RE = /^\s*\(?\s*(?:\d[\d.,]*\s*[km]?|no)\s+(?:reviews?|ratings?|votes?|views?|comments?|plays?|answers?|replies|reply|likes?|downloads?|followers?|bids?|watching|watchers?|sold)\s*\)?\s*$/i;
+const COUNT_OF_RE = /^\s*\(?\s*(?:\d[\d.,]*\s*[km]?|no)\s+(?:reviews?|ratings?|votes?|views?|comments?|plays?|answers?|replies|reply|likes?|downloads?|followers?|bids?|watching|watchers?|sold|transactions?|orders?|sales|purchases?|students|enrolled|employees)\s*\)?\s*(?:\([^)]{0,30}\))?\s*$/i;
+/** A web address written as text, as search results show one under the title (with a size after it, "- 97k"). */
+const URL_TEXT_RE = /^\s*(?:(?:https?:\/\/|www\.)\S+|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\/\S*)(?:\s+-\s+\d+k)?\s*$/i;
 const RATING_RE = /\b\d(?:\.\d)?\s*(?:\/\s*5|out of 5|stars?)\b/i;
 const NUMBER_RE = /^[\s(]*[-+]?\d[\d.,]*\s*[kmb]?\+?\s*(?:[a-z%]+\s*){0,2}\)?$/i;
 
@@ -312,6 +318,8 @@ function kindOf(values: string[], what: Occurrence['what'], el: Element, hint: F
   if (hint === 'rating' || (filled.length && share(RATING_RE) >= 0.6)) return 'rating';
   if (filled.length && share(PRICE_RE) >= 0.6 && filled.every((v) => v.length < 40)) return 'price';
   if (hint === 'date' || (filled.length && share(DATE_RE) >= 0.6 && filled.every((v) => v.length < 60))) return 'date';
+  // An address written out ("www.mayo.edu/research/…", "https://… - 97k"): a URL as text, never a description.
+  if (filled.length && share(URL_TEXT_RE) >= 0.6) return 'url';
   if (/^h[1-6]$/.test(el.name)) return 'title';
   // A text is never a URL or an image, whatever its class says (`a.result-link` holds a title); a count needs digits
   // (`p.instock` holding "In stock" is text).
@@ -374,7 +382,10 @@ function ownerHintOf(present: Element[], item: (el: Element) => Element): { name
     }
   }
   const best = [...tally].sort((x, y) => y[1] - x[1])[0];
-  return best && best[1] >= present.length * 0.6 ? { name: best[0], kind: 'author' } : null;
+  if (best && best[1] >= present.length * 0.6) return { name: best[0], kind: 'author' };
+  // A company's name by its legal form ("Shenzhen ZDCARD Tech Co., Ltd.", "Acme Inc.", "Müller GmbH").
+  const companies = present.filter((el) => COMPANY_RE.test(visibleText(el))).length;
+  return companies >= present.length * 0.6 ? { name: 'company', kind: 'author' } : null;
 }
 
 /** The text just before an element inside the item: its preceding siblings' text, else its parent's (40 chars at most). */
@@ -838,8 +849,11 @@ function fitOf(c: Column, f: AskedField): number {
   const counts = filled.filter((v) => COUNT_OF_RE.test(v)).length >= Math.max(1, filled.length * 0.6);
   if (counts && f.kind !== 'number') s -= 2;
   if (f.kind === 'rating' && c.kind === 'number' && !counts && filled.length && filled.every((v) => /^\s*\d{1,2}(?:[.,]\d{1,2})?\s*(?:\/\s*(?:5|10|100))?\s*$/.test(v) && parseFloat(v) <= 10)) s += 1.5;
+  // "byline" asks for the whole line ("By Reuters - February 9th 2017"), not only the name in it.
+  const bylines = filled.filter((v) => /^\s*(?:[a-z]+ ){0,2}by\s/i.test(v)).length >= Math.max(1, filled.length * 0.6);
+  if (f.name === 'byline' && bylines) s += 2.5;
   // A whole byline ("by Rich McCormick Feb 2, 2017 …") holds more than the author: a column of the name alone wins.
-  if (f.kind === 'author' && c.samples.filter((v) => /^\s*by\s/i.test(v) && v.length > 30).length >= c.samples.length * 0.6) s -= 0.75;
+  else if (f.kind === 'author' && c.samples.filter((v) => /^\s*by\s/i.test(v) && v.length > 30).length >= c.samples.length * 0.6) s -= 0.75;
   // The same few values in most records ("Article" on each) are no title, description or author of each.
   if (['title', 'description', 'author', 'url'].includes(f.kind) && (c.distinct ?? 1) < 0.3 && c.samples.length >= 3) s *= 0.5;
   // A price that is postage or shipping ("+ £35.27 postage") is not the price asked for by "price" or "cost".
@@ -1016,7 +1030,7 @@ function pickTitle(columns: Column[]): Column | null {
     if (/\bh[1-6]\b/.test(c.selector)) s += 2;
     if (c.spec.type === 'attribute') s += 1;
     if (/(^|\s|>)a(\.|$|\s)/.test(c.selector.split(' ').pop() ?? '')) s += 1.5;
-    if (['price', 'date', 'number', 'rating'].includes(c.kind)) s -= 3;
+    if (['price', 'date', 'number', 'rating', 'url'].includes(c.kind)) s -= 3;
     // A heading or link whose ancestors' classes say title (`h3.sch-res-title a`, `div.item-ttl a div`).
     if (c.kind !== 'title' && c.hint !== 'title' && /(^|[\s.>_-])(title|ttl|headline|heading)([\s.>_:-]|$)/i.test(c.selector.replace(/\[[^\]]*\]/g, ''))) s += 2;
     // A byline ("by Alex Walker") or a value most records share ("Article", a collection's name) names no record.

@@ -45,7 +45,7 @@ const KIND_WORDS: Record<string, FieldKind> = {
   rating: 'rating', star: 'rating', score: 'rating', stars: 'rating', grade: 'rating',
   date: 'date', time: 'date', published: 'date', posted: 'date', day: 'date', year: 'date', release_date: 'date', published_date: 'date',
   postage: 'price', shipping: 'price', delivery: 'price', shipping_cost: 'price', delivery_cost: 'price',
-  instructor: 'author', teacher: 'author', tutor: 'author', speaker: 'author', host: 'author', organizer: 'author', organiser: 'author', author: 'author', writer: 'author', byline: 'author', creator: 'author', artist: 'author', seller: 'author', shop: 'author', store: 'author', vendor: 'author', merchant: 'author', retailer: 'author', channel: 'author', uploader: 'author', poster: 'author', user: 'author', username: 'author', owner: 'author', company: 'author', employer: 'author', brand: 'author', publisher: 'author', source: 'author',
+  supplier: 'author', manufacturer: 'author', provider: 'author', maker: 'author', distributor: 'author', instructor: 'author', teacher: 'author', tutor: 'author', speaker: 'author', host: 'author', organizer: 'author', organiser: 'author', author: 'author', writer: 'author', byline: 'author', creator: 'author', artist: 'author', seller: 'author', shop: 'author', store: 'author', vendor: 'author', merchant: 'author', retailer: 'author', channel: 'author', uploader: 'author', poster: 'author', user: 'author', username: 'author', owner: 'author', company: 'author', employer: 'author', brand: 'author', publisher: 'author', source: 'author',
   description: 'description', summary: 'description', snippet: 'description', text: 'description', body: 'description', content: 'description', excerpt: 'description', abstract: 'description', quote: 'description', review: 'description', comment: 'description', blurb: 'description',
   category: 'category', genre: 'category', section: 'category', type: 'category', department: 'category',
   tag: 'tags', tags: 'tags', keyword: 'tags', topic: 'tags', label_tag: 'tags',
@@ -58,7 +58,7 @@ const KIND_WORDS: Record<string, FieldKind> = {
  * number of reviews (`reviews`), not their texts; "views", "comments", "plays", "answers". In a list of plurals
  * ("titles, prices and reviews") they keep their kind.
  */
-const COUNT_PLURALS = new Set(['reviews', 'views', 'comments', 'votes', 'points', 'likes', 'plays', 'downloads', 'answers', 'replies', 'followers', 'subscribers', 'shares', 'watchers', 'bids', 'installs', 'favorites', 'favourites', 'upvotes', 'retweets', 'listens', 'reads']);
+const COUNT_PLURALS = new Set(['reviews', 'views', 'comments', 'votes', 'points', 'likes', 'plays', 'downloads', 'answers', 'replies', 'followers', 'subscribers', 'shares', 'watchers', 'bids', 'installs', 'transactions', 'orders', 'purchases', 'students', 'enrollments', 'employees', 'favorites', 'favourites', 'upvotes', 'retweets', 'listens', 'reads']);
 
 /** Words that never name a field. */
 const STOP = new Set(`a an the and or of to from for in on at by with without into onto per via as is are be been this that these those
