@@ -107,8 +107,8 @@ const DATE_RE = new RegExp(`\\b(?:\\d{1,2}[/.-]\\d{1,2}[/.-]\\d{2,4}|\\d{4}[-/.]
   + `|(?:an?|one)\\s+(?:second|minute|hour|day|week|month|year)\\s+ago|just now|yesterday|today)\\b`, 'i');
 /** A count of something a record gathers, written with its noun: "(5 reviews)", "No reviews", "1.2k views", "12 comments". */
 const COUNT_OF_RE = /^\s*\(?\s*(?:\d[\d.,]*\s*[km]?|no)\s+(?:reviews?|ratings?|votes?|views?|comments?|plays?|answers?|replies|reply|likes?|downloads?|followers?|bids?|watching|watchers?|sold|transactions?|orders?|sales|purchases?|students|enrolled|employees)\s*\)?\s*(?:\([^)]{0,30}\))?\s*$/i;
-/** A web address written as text, as search results show one under the title (with a size after it, "- 97k"). */
-const URL_TEXT_RE = /^\s*(?:(?:https?:\/\/|www\.)\S+|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\/\S*)(?:\s+-\s+\d+k)?\s*$/i;
+/** A web address or site path written as text, as search results show one under the title (with a size after it, "- 97k"). */
+const URL_TEXT_RE = /^\s*(?:(?:https?:\/\/|www\.)\S+|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\/\S*|(?:\/[\w.%~-]+){2,}\/?)(?:\s+-\s+\d+k)?\s*$/i;
 const RATING_RE = /\b\d(?:\.\d)?\s*(?:\/\s*5|out of 5|stars?)\b/i;
 const NUMBER_RE = /^[\s(]*[-+]?\d[\d.,]*\s*[kmb]?\+?\s*(?:[a-z%]+\s*){0,2}\)?$/i;
 
