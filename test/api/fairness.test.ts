@@ -11,6 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { client, createAccount, startService, type TestService } from '../helpers/service.ts';
 import { BACKGROUND_NICE, HTTP_THREAD_SLICE_NS, threadSlice } from '../../lambdas/thread-priority.ts';
+import { waitUntil } from '../helpers/until.ts';
 
 /** A loopback site: /slow/<n> answers only once the gate opens (at most 60 s); /fast/ at once. */
 async function startGatedSite(): Promise<{ url: string; open(): void; slowRequests(): number; close(): Promise<void> }> {
@@ -47,13 +48,6 @@ extract:
     - { name: text, selector: span }
 `;
 
-async function waitUntil(fn: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('fair scheduling across accounts (2 job workers)', () => {
   let site: Awaited<ReturnType<typeof startGatedSite>>;

@@ -12,6 +12,7 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { startHostileServer } from '../helpers/hostile-server.ts';
 import { allQuotes } from '../fixtures/site/quotes.ts';
 import { client, createAccount, startService, tempDataDir, type TestService } from '../helpers/service.ts';
+import { waitUntil } from '../helpers/until.ts';
 
 const slowQuotes = (site: string, pages: number, delayMs = 250) => `target: { url: "${site}/slow/${delayMs}/quotes/" }
 extract:
@@ -21,13 +22,6 @@ extract:
 pagination: { type: click, selector: "li.next a", max_pages: ${pages} }
 `;
 
-async function waitUntil(fn: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('recovery after a crash', () => {
   let site: FixtureSite;

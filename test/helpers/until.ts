@@ -13,3 +13,12 @@ export async function until<T>(what: string, check: () => T | undefined | Promis
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * Waits until `check` resolves true, polling every 50 ms (the API tests' wait for a job's progress, a page's hits):
+ * {@link until} for a yes/no check.
+ * @throws Error naming `what` after `timeoutMs` ms.
+ */
+export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+  await until(what, async () => ((await check()) ? true : undefined), timeoutMs);
+}
