@@ -90,6 +90,9 @@ function ownerWordIn(names: string): string | null {
 /** A name ending in a company's legal form. */
 const COMPANY_RE = /^[^\n]{2,80}\b(?:co\.?,?\s*ltd|ltd|llc|l\.l\.c|inc|corp(?:oration)?|gmbh|ag|s\.a|s\.r\.l|pty|plc|limited|company|b\.v|oy|ab)\.?\s*\)?$/i;
 
+/** A value that starts as a byline does ("by Alex Walker", "By Reuters - February 9th 2017"). */
+const BY_START = /^\s*by\s/i;
+
 /** Text before a value that says who: "by Jane", "Sold by Acme", "Posted by …". */
 const BY_BEFORE = /(?:^|[\s(|·•,])(sold by|posted by|written by|uploaded by|shared by|published by|offered by|by|seller:?|shop:?|store:?)\s*$/i;
 
@@ -626,7 +629,8 @@ export function findColumns($: CheerioAPI, items: Element[], baseUrl: string, la
     if (selector === null) continue;
     const label = labels.get(g.key) ?? null;
     const labelHint = label ? hintOfWords(label) : null;
-    const itemOf = (el: Element): Element => { for (const [r, e] of g.byRecord) if (e === el) return r[g.member]!; return first; };
+    const items = new Map([...g.byRecord].map(([r, e]) => [e, r[g.member]!] as const));
+    const itemOf = (el: Element): Element => items.get(el) ?? first;
     let hint = labelHint ?? hintOf(first) ?? headerHintOf(first, [...g.byRecord.keys()][0]![g.member]!) ?? ownerHintOf(present.slice(0, 20), itemOf);
     let values: string[];
     let spec: FieldSpec;
@@ -853,7 +857,7 @@ function fitOf(c: Column, f: AskedField): number {
   const bylines = filled.filter((v) => /^\s*(?:[a-z]+ ){0,2}by\s/i.test(v)).length >= Math.max(1, filled.length * 0.6);
   if (f.name === 'byline' && bylines) s += 2.5;
   // A whole byline ("by Rich McCormick Feb 2, 2017 …") holds more than the author: a column of the name alone wins.
-  else if (f.kind === 'author' && c.samples.filter((v) => /^\s*by\s/i.test(v) && v.length > 30).length >= c.samples.length * 0.6) s -= 0.75;
+  else if (f.kind === 'author' && c.samples.filter((v) => BY_START.test(v) && v.length > 30).length >= c.samples.length * 0.6) s -= 0.75;
   // The same few values in most records ("Article" on each) are no title, description or author of each.
   if (['title', 'description', 'author', 'url'].includes(f.kind) && (c.distinct ?? 1) < 0.3 && c.samples.length >= 3) s *= 0.5;
   // A price that is postage or shipping ("+ £35.27 postage") is not the price asked for by "price" or "cost".
@@ -865,7 +869,7 @@ function fitOf(c: Column, f: AskedField): number {
 const DURATION_RE = /(?:^|[^\d:])\d{1,2}:\d{2}(?::\d{2})?(?![\d:])|\b\d+(?:[.,]\d+)?\s*(?:h|hrs?|hours?|m|mins?|minutes?|s|secs?|seconds?)\b/i;
 
 /** Field names of no kind whose values have a shape of their own (issue 36: matched by what the value is). */
-const VALUE_SHAPES: Record<string, RegExp> = { duration: DURATION_RE, length: DURATION_RE, runtime: DURATION_RE, running_time: DURATION_RE, time: DURATION_RE };
+const VALUE_SHAPES: Record<string, RegExp> = { duration: DURATION_RE, length: DURATION_RE, runtime: DURATION_RE, running_time: DURATION_RE };
 
 /** Words that make an amount a charge beside the price. */
 const EXTRA_CHARGE = /\b(postage|shipping|delivery|p&p|handling)\b/i;
@@ -1034,7 +1038,7 @@ function pickTitle(columns: Column[]): Column | null {
     // A heading or link whose ancestors' classes say title (`h3.sch-res-title a`, `div.item-ttl a div`).
     if (c.kind !== 'title' && c.hint !== 'title' && /(^|[\s.>_-])(title|ttl|headline|heading)([\s.>_:-]|$)/i.test(c.selector.replace(/\[[^\]]*\]/g, ''))) s += 2;
     // A byline ("by Alex Walker") or a value most records share ("Article", a collection's name) names no record.
-    if (c.samples.filter((v) => /^\s*by\s/i.test(v)).length >= c.samples.length * 0.6) s -= 3;
+    if (c.samples.filter((v) => BY_START.test(v)).length >= c.samples.length * 0.6) s -= 3;
     if ((c.distinct ?? 1) < 0.5 && c.samples.length >= 3) s -= 2;
     const len = avgLength(c);
     if (len >= 10 && len <= 150) s += 1;
