@@ -21,6 +21,7 @@
 import type { CheerioAPI } from 'cheerio/slim';
 import { isTag, isText, type AnyNode, type Element, type ParentNode } from 'domhandler';
 import { loadHtml } from '../engine/extract.ts';
+import { layoutFactor, readLayout, type PageLayout } from './layout.ts';
 
 /** Elements whose content is not page text. */
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'math', 'iframe', 'object', 'canvas', 'select', 'option']);
@@ -83,6 +84,8 @@ export interface PageAnalysis {
   textLength: number;
   /** Candidates, best first (at most {@link MAX_CANDIDATES}). */
   candidates: RecordCandidate[];
+  /** Whether the rendered layout (element boxes, ./layout.ts) scored the candidates. */
+  hasLayout: boolean;
 }
 
 /** Candidates kept per page. */
@@ -406,7 +409,7 @@ function trimEnds(items: Element[]): Element[] {
  * Scores a group of items. Coverage (the share of the page's text) matters most; then the number of items,
  * how alike they are and how much each holds; menus, chrome and identical items lose.
  */
-function scoreGroup(items: Element[], pageText: number, members?: Element[][], main: Element | null = null): Omit<RecordCandidate, 'selector' | 'exact' | 'sample'> | null {
+function scoreGroup(items: Element[], pageText: number, members?: Element[][], main: Element | null = null, layout: PageLayout | null = null): Omit<RecordCandidate, 'selector' | 'exact' | 'sample'> | null {
   let records = members ?? items.map((it) => [it]);
   // Empty slots (ad placeholders, archived entries without content) neither count nor weigh.
   const withContent = records.filter((r) => recordMeasure(r).text > 0);
@@ -458,7 +461,11 @@ function scoreGroup(items: Element[], pageText: number, members?: Element[][], m
   const distinct = new Set(sample.map((r) => r.map(visibleText).join(' ').slice(0, 400))).size / sample.length;
   if (n >= 3 && distinct < 0.8) score *= distinct * distinct;
   if (n === 2) score *= 0.5;
-  const features = { linksPerItem, withLink, linkShare, elementsPerItem, images: ms.filter((m) => m.images > 0).length / n, chrome: chrome ? 1 : 0, furniture: furniture ? 1 : 0, distinct };
+  // Where the page was rendered, the boxes: records are shown, alike in size and aligned, in the main column
+  // (./layout.ts); carousels, rails, footers and hidden copies are not.
+  const seen = layout ? layoutFactor(records, layout) : null;
+  if (seen) score *= seen.factor;
+  const features = { linksPerItem, withLink, linkShare, elementsPerItem, images: ms.filter((m) => m.images > 0).length / n, chrome: chrome ? 1 : 0, furniture: furniture ? 1 : 0, distinct, ...(seen ? { layout: seen.factor } : {}) };
   const span = members ? Math.max(0, ...records.map(spanOf)) : 0;
   return { items, members: records, span, count: n, score, coverage, similarity, textPerItem, features };
 }
@@ -807,9 +814,11 @@ function narrowByDesktop($: CheerioAPI, sel: string, matched: Element[], items: 
  * Finds the repeated record structures of a page.
  * @param html the page's HTML (as served, or as a browser rendered it).
  * @param url its URL (after redirects).
+ * @param options `rendered`: the HTML was read from this service's browser with boxes (workbench.ts), so its
+ *   `data-sai-box` attributes are the layout (./layout.ts) and score the candidates; otherwise they are dropped.
  * @returns the candidates best first, each with a selector; none on a page without repeated content.
  */
-export function analyzePage(html: string, url: string): PageAnalysis {
+export function analyzePage(html: string, url: string, options: { rendered?: boolean } = {}): PageAnalysis {
   const $ = loadHtml(html);
   const root = $.root()[0] as unknown as ParentNode;
   const total = measureTree(root);
@@ -817,6 +826,8 @@ export function analyzePage(html: string, url: string): PageAnalysis {
   const pageText = body ? measureOf(body).text : total.text;
   const scored: Array<Omit<RecordCandidate, 'selector' | 'exact' | 'sample'>> = [];
   const all = $('*').toArray() as Element[];
+  // The boxes a rendering marked (./layout.ts), taken off the tree so that no selector or field sees them.
+  const layout = readLayout($('html')[0] as Element | undefined, all, options.rendered === true);
   // The page's main content, when it marks one that holds a tenth of its text or more (a stray <main> around a
   // search box is no guide).
   const marked = mainOf(all);
@@ -824,18 +835,18 @@ export function analyzePage(html: string, url: string): PageAnalysis {
   for (const el of all) {
     if (SKIPPED.has(el.name)) continue;
     for (const group of groupsUnder(el)) {
-      const s = scoreGroup(group, pageText, undefined, main);
+      const s = scoreGroup(group, pageText, undefined, main, layout);
       if (s && s.score > 0) scored.push(s);
     }
     for (const records of periodicGroups(el)) {
-      const s = scoreGroup(records.map((r) => r[0]!), pageText, records, main);
+      const s = scoreGroup(records.map((r) => r[0]!), pageText, records, main, layout);
       // A list of single elements explains the same page more simply: it wins a tie.
       if (s && s.score > 0) scored.push({ ...s, score: s.score * 0.9 });
     }
   }
   const splitLists = new Set<(typeof scored)[number]>();
   for (const group of classGroups(all.filter((el) => !SKIPPED.has(el.name) && measures.has(el)))) {
-    const s = scoreGroup(group, pageText, undefined, main);
+    const s = scoreGroup(group, pageText, undefined, main, layout);
     // Items of one class in differently named sections (the results and a "related" rail) are two lists;
     // one list split by an ad block lies in one section.
     if (s && spansSecondary(group)) s.score *= 0.5;
@@ -886,5 +897,5 @@ export function analyzePage(html: string, url: string): PageAnalysis {
     const { selector, exact } = selectorFor($, s.items);
     candidates.push({ ...s, selector, exact, sample: s.members[0]!.map(visibleText).join(' ').slice(0, 160) });
   }
-  return { $, url, title: $('title').first().text().trim(), textLength: pageText, candidates };
+  return { $, url, title: $('title').first().text().trim(), textLength: pageText, candidates, hasLayout: layout !== null };
 }

@@ -111,7 +111,7 @@ export async function generateHeuristic(request: GenerateRequest, options: Heuri
         const a = served.analysis.candidates[0]?.score ?? 0;
         const b = rendered.analysis.candidates[0]?.score ?? 0;
         page = b >= a ? rendered : served;
-        notes.push(page.rendered ? 'rendered the page in a browser: its items are drawn by scripts' : 'rendered the page, but the served HTML had more');
+        notes.push(page.rendered ? `rendered the page in a browser: its items are drawn by scripts${page.analysis.hasLayout ? '; its blocks were weighed by their boxes on the page (size, alignment, the main column)' : ''}` : 'rendered the page, but the served HTML had more');
       } catch (err) {
         if (!isCodedError(err)) throw err;
         notes.push(`rendering failed (${err.message}); used the page as served`);

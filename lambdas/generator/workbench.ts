@@ -111,7 +111,7 @@ export class Workbench implements GeneratorTools {
     if (refusal) throw new RobotsDisallowedError(refusal);
     if (render) {
       const session = await this.session();
-      const doc = await session.load(url, { ready: SETTLE, ...(this.o.signal ? { signal: this.o.signal } : {}) });
+      const doc = await session.load(url, { ready: SETTLE, boxes: true, ...(this.o.signal ? { signal: this.o.signal } : {}) });
       ({ html, url: finalUrl, status } = doc);
       captured = this.browserLoader!.apiCapture().responses;
       throwIfBlocked({ status, ...(doc.headers ? { headers: doc.headers } : {}), body: html }, url, 'proxy');
@@ -126,7 +126,7 @@ export class Workbench implements GeneratorTools {
         throw new CodedError('target_failed', `${url} is ${page.contentType || 'a body with no content type'}, not an HTML page`, [{ url, content_type: page.contentType }]);
       }
     }
-    const analysis = analyzePage(html, finalUrl);
+    const analysis = analyzePage(html, finalUrl, { rendered: render });
     this.page = { url: finalUrl, status, html, rendered: render, captured, analysis };
     return this.page;
   }

@@ -176,16 +176,46 @@ export async function whenSettled<T>(page: Page, call: () => Promise<T>, o: Sett
 /** Thrown by {@link documentHtml} for a document still being parsed: {@link isNavigationError} takes it for a navigation. */
 const STILL_LOADING = 'Execution context is not available: the document is still loading (a navigation of its own)';
 
+/** Elements whose boxes {@link documentHtml} marks at most (in document order; the rest go unmarked). */
+export const MAX_MARKED_BOXES = 20_000;
+/** The attribute holding an element's box in HTML read with `boxes` (analysis only; never in a selector or a field). */
+export const BOX_ATTRIBUTE = 'data-sai-box';
+/** The attribute of `<html>` holding the viewport and the document's size in HTML read with `boxes`. */
+export const VIEWPORT_ATTRIBUTE = 'data-sai-viewport';
+
 /**
  * The page's HTML as `page.content()` gives it (every child of the document serialised), read in one evaluation and only
  * from a document past `loading`: a page that reloads itself is never read half parsed (its rows cut short). A
  * document still loading counts as a navigation for {@link whenSettled}, which waits for it and reads again.
  * Call it inside {@link whenSettled}.
+ *
+ * With `boxes`, the serialised HTML carries the layout the generator reads (docs/generate.md, "The layout"): every
+ * element of the body (the first {@link MAX_MARKED_BOXES}) gets `data-sai-box="x,y,width,height"`, its border box in
+ * CSS pixels from the document's top left (getBoundingClientRect plus the scroll offset, rounded), and `<html>` gets
+ * `data-sai-viewport="width,height,documentWidth,documentHeight"`. The attributes are removed again in the same
+ * evaluation: the page itself never keeps them.
  * @throws Error taken by {@link isNavigationError} while the document is loading; the evaluation's own errors.
  */
-export async function documentHtml(page: Page): Promise<string> {
-  const html = await page.evaluate(() => {
+export async function documentHtml(page: Page, options: { boxes?: boolean } = {}): Promise<string> {
+  const html = await page.evaluate((boxes: boolean, max: number, boxAttr: string, viewAttr: string) => {
     if (document.readyState === 'loading') return null;
+    const marked: Element[] = [];
+    const root = document.documentElement;
+    if (boxes && document.body) {
+      const sx = window.scrollX;
+      const sy = window.scrollY;
+      const all = document.body.getElementsByTagName('*');
+      const n = Math.min(all.length, max);
+      // Read every box first, then write: one layout, not one per element.
+      const rects: DOMRect[] = [];
+      for (let i = 0; i < n; i++) rects.push(all[i]!.getBoundingClientRect());
+      for (let i = 0; i < n; i++) {
+        const r = rects[i]!;
+        all[i]!.setAttribute(boxAttr, `${Math.round(r.left + sx)},${Math.round(r.top + sy)},${Math.round(r.width)},${Math.round(r.height)}`);
+        marked.push(all[i]!);
+      }
+      root.setAttribute(viewAttr, `${window.innerWidth},${window.innerHeight},${root.scrollWidth},${root.scrollHeight}`);
+    }
     // As puppeteer's Frame.content(): every child of the document, the <html> element by its outerHTML.
     let content = '';
     const nodes = document.childNodes;
@@ -193,8 +223,12 @@ export async function documentHtml(page: Page): Promise<string> {
       const node = nodes[i]!;
       content += node === document.documentElement ? document.documentElement.outerHTML : new XMLSerializer().serializeToString(node);
     }
+    if (boxes) {
+      for (const el of marked) el.removeAttribute(boxAttr);
+      root.removeAttribute(viewAttr);
+    }
     return content;
-  });
+  }, !!options.boxes, MAX_MARKED_BOXES, BOX_ATTRIBUTE, VIEWPORT_ATTRIBUTE);
   if (html === null) throw new Error(STILL_LOADING);
   return html;
 }

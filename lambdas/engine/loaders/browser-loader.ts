@@ -432,7 +432,7 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
       }
       return { requestedUrl: url, url: this.page.url(), status, contentType: this.lastContentType, html, headers, latencyMs };
     }
-    return { ...await this.current(o.ready, url), headers, latencyMs };
+    return { ...await this.current(o.ready, url, o.boxes), headers, latencyMs };
   }
 
   /**
@@ -526,12 +526,12 @@ class BrowserTab implements PageSession, BrowserSessionFeatures {
     return undefined;
   }
 
-  async current(ready?: ReadyCondition, requestedUrl?: string): Promise<LoadedDocument> {
+  async current(ready?: ReadyCondition, requestedUrl?: string, boxes = false): Promise<LoadedDocument> {
     await this.alive();
     const waitTimedOut = await this.waitReady(ready);
     let html: string;
     try {
-      html = await this.loader.settled(this.page, () => documentHtml(this.page));
+      html = await this.loader.settled(this.page, () => documentHtml(this.page, { boxes }));
     } catch (err) {
       throw this.loader.explain(err);
     }

@@ -60,6 +60,11 @@ export interface LoadOptions {
   beforeRequest?: () => Promise<void>;
   /** The proxy session to load in (crawl/proxy-sessions.ts): its proxy and its cookies. Absent: direct. */
   session?: ProxySession;
+  /**
+   * Browser: the HTML carries each element's rendered box (`data-sai-box`, browser/page-guard.ts documentHtml), for
+   * the generator's layout signal. Ignored over HTTP. @default false
+   */
+  boxes?: boolean;
 }
 
 /** Outcome of an in-page pagination step (browser): new items in the same document, a new document, or nothing. */
