@@ -235,6 +235,15 @@ function firstMessage(request: GenerateRequest, start: { yaml: string; summary: 
     `What the user wants: ${JSON.stringify(request.prompt)}`,
     '',
   ];
+  if (request.exampleUrls?.length) {
+    // The user's example_urls (docs/generate.md, "Other pages of the template"): the same evidence the heuristic used.
+    lines.push(
+      'Other pages of the same template, given by the user (example_urls):',
+      ...request.exampleUrls.map((u) => `- ${u}`),
+      'What is the same on every page of the template (navigation, teasers, "trending", sponsored slots, footers) is furniture; the records are what changes from page to page. load_page one of them to check that your container matches there and that its items differ; the config will be tried on them too.',
+      '',
+    );
+  }
   if (start) {
     lines.push(
       `A heuristic generator (no LLM) produced this starting config. What it found: ${start.summary}`,

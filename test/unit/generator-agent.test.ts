@@ -225,6 +225,20 @@ describe('runAgent', { concurrency: true }, () => {
     });
   });
 
+  it('names the user\'s example URLs in its first message, as other pages of the template to check the container on', async () => {
+    const examples = [`${URL_}?page=2`, `${URL_}?q=other`];
+    await withStub([reply([toolUse('submit_config', { yaml: GOOD_YAML })])], async (stub) => {
+      await runAgent({ ...REQUEST, exampleUrls: examples }, START, fakeTools(), options(stub));
+      const content = String(stub.requests[0]!.body.messages[0]!.content);
+      for (const u of examples) assert.ok(content.includes(`- ${u}`), content);
+      assert.match(content, /furniture; the records are what changes/);
+    });
+    await withStub([reply([toolUse('submit_config', { yaml: GOOD_YAML })])], async (stub) => {
+      await runAgent(REQUEST, START, fakeTools(), options(stub));
+      assert.doesNotMatch(String(stub.requests[0]!.body.messages[0]!.content), /example_urls/, 'no examples: no such lines');
+    });
+  });
+
   it('uses the default model without one, and says so when there is no heuristic start', async () => {
     await withStub([reply([toolUse('submit_config', { yaml: GOOD_YAML })])], async (stub) => {
       await runAgent(REQUEST, null, fakeTools(), { apiKey: 'k', baseURL: stub.url });
