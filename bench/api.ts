@@ -35,6 +35,7 @@
 //
 //   npm run bench -- api [--only status,minimal,run,bodies] [--wrk-seconds N (10)] [--connections N (64)] [--rate 16k]
 //                        [--runs N (50)] [--bodies-seconds N (10)] [--bodies-connections N (3)] [--minimal-rounds N (3)]
+//                        [--access-log (the service with its access log on, its default; off otherwise)]
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -72,6 +73,8 @@ interface Options {
   bodiesSeconds: number;
   bodiesConnections: number;
   minimalRounds: number;
+  /** Leave the service's access log on (its default: one JSON line per request to stdout, read by this process). */
+  accessLog: boolean;
 }
 
 function options(argv: string[]): Options {
@@ -86,6 +89,7 @@ function options(argv: string[]): Options {
       'bodies-seconds': { type: 'string', default: '10' },
       'bodies-connections': { type: 'string', default: '3' },
       'minimal-rounds': { type: 'string', default: '3' },
+      'access-log': { type: 'boolean', default: false },
     },
   });
   const only = values.only.split(',').map((s) => s.trim()).filter(Boolean);
@@ -105,6 +109,7 @@ function options(argv: string[]): Options {
     bodiesSeconds: int('bodies-seconds', values['bodies-seconds']),
     bodiesConnections: int('bodies-connections', values['bodies-connections']),
     minimalRounds: int('minimal-rounds', values['minimal-rounds']),
+    accessLog: values['access-log'],
   };
 }
 
@@ -165,6 +170,9 @@ function writePlans(file: string): void {
  * Starts `node bin/local.ts` on a free port with a fresh DATA_DIR and a generated plans file, after creating
  * one pro account per name with the accounts CLI. Its temporary folder is removed when it stops.
  */
+/** Whether services start with their access log on (`--access-log`); off (`SAI_ACCESS_LOG=0`) by default. */
+let serviceAccessLog = false;
+
 async function startService(accounts: string[]): Promise<Service> {
   const dir = mkdtempSync(join(tmpdir(), 'sai-bench-api-'));
   const plansFile = join(dir, 'plans.json');
@@ -175,7 +183,7 @@ async function startService(accounts: string[]): Promise<Service> {
     PORT: '0',
     HOST: '127.0.0.1',
     SAI_OUTBOUND_ALLOW: '127.0.0.0/8',
-    SAI_ACCESS_LOG: '0',
+    ...(serviceAccessLog ? {} : { SAI_ACCESS_LOG: '0' }),
     SAI_WORKERS: String(LONG_JOBS),
     SAI_MAX_PAGES: '2000',
     SAI_PLANS_FILE: plansFile,
@@ -557,7 +565,9 @@ async function partMinimal(o: Options, wrk: string, nginxBin: string, targets: T
           const theirs = await fetch(minimal.url + path, { headers: { authorization: `Bearer ${key}` } });
           const [a, b] = [await mine.text(), await theirs.text()];
           if (mine.status !== 200 || theirs.status !== 200 || JSON.stringify(JSON.parse(a)) !== JSON.stringify(JSON.parse(b))) {
-            throw new Error(`the two servers answer differently: service ${mine.status} ${a.slice(0, 200)}…, minimal ${theirs.status} ${b.slice(0, 200)}…`);
+            let at = 0;
+            while (at < a.length && a[at] === b[at]) at++;
+            throw new Error(`the two servers answer differently from character ${at} on: service ${mine.status} …${a.slice(Math.max(0, at - 80), at + 120)}…, minimal ${theirs.status} …${b.slice(Math.max(0, at - 80), at + 120)}…`);
           }
           console.log(`   service ${svc.url}, minimal ${minimal.url}; job ${job.id}: ${MINIMAL_ROWS} rows, status answer ${Buffer.byteLength(a)} bytes (the same JSON from both)`);
           await runWrk(wrk, svc.url + path, key, 3, o.connections); // warm-up (JIT, caches), not counted
@@ -903,6 +913,7 @@ async function partBodies(o: Options, svc: Service, nginx: Nginx, targets: Targe
 export async function main(argv: string[]): Promise<number> {
   const benchStart = performance.now();
   const o = options(argv);
+  serviceAccessLog = o.accessLog;
   mkdirSync(OUT_DIR, { recursive: true });
   const { nginx: nginxBin } = ensureSystemPackages({ scrapy: false });
   const wrk = o.only.includes('status') || o.only.includes('minimal') ? ensureWrk() : undefined;

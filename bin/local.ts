@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startLocalService } from '../lambdas/adapters/local/server.ts';
 import { settingsFromEnv } from '../lambdas/adapters/local/runtime.ts';
+import { batchLogOutput } from '../lambdas/logger.ts';
 
 /** The file the first-start credentials go to when stdout is not a terminal (in DATA_DIR, mode 0600). */
 const FIRST_START_FILE = 'first-start-credentials.txt';
@@ -20,6 +21,8 @@ try {
   console.error(`scrape-ai: ${(err as Error).message}`);
   process.exit(2);
 }
+// A long-running process: the logger's lines (the access log's one per request) go out a turn of the event loop at a time.
+batchLogOutput();
 
 // The stop signals are handled from the start: a signal that came while the service started (its workers may take
 // jobs before it listens) stops it once it has started, cleanly (held job messages given back), rather than ending

@@ -25,6 +25,9 @@
  * ```
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { Console } from 'node:console';
+import { writeSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 
@@ -101,4 +104,72 @@ export const logger: Logger = new RequestScopedLogger({ serviceName: 'scrape-ai'
  */
 export function withRequestScope<T>(fn: () => T, keys: LogKeys = {}): T {
   return scopes.run({ context: null, keys: { ...keys } }, fn);
+}
+
+/** Most bytes of log lines held before they are written at once ({@link batchLogOutput}). */
+const MAX_BATCH_BYTES = 64 * 1024;
+
+/**
+ * Lines for one file descriptor, held and written together: at the end of the event loop's current turn
+ * (`setImmediate`), when {@link MAX_BATCH_BYTES} are held, and synchronously at the process's exit.
+ */
+class LineBatch extends Writable {
+  private held: string[] = [];
+  private bytes = 0;
+  private scheduled = false;
+  private readonly fd: 1 | 2;
+
+  constructor(fd: 1 | 2) {
+    super({ decodeStrings: false });
+    this.fd = fd;
+  }
+
+  override _write(chunk: string | Buffer, _encoding: BufferEncoding, done: (err?: Error | null) => void): void {
+    const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    this.held.push(text);
+    this.bytes += text.length;
+    if (this.bytes >= MAX_BATCH_BYTES) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+    done();
+  }
+
+  /** Writes what is held, synchronously (a pipe or a file; a closed descriptor drops the lines). */
+  flush(): void {
+    this.scheduled = false;
+    if (!this.held.length) return;
+    const text = this.held.join('');
+    this.held = [];
+    this.bytes = 0;
+    try {
+      writeSync(this.fd, text);
+    } catch {
+      // stdout gone (EPIPE) or full (EAGAIN on a non-blocking pipe): the lines are lost, not the request.
+    }
+  }
+}
+
+let batched: { out: LineBatch; err: LineBatch } | null = null;
+
+/**
+ * Makes the process's logger write its lines in batches: the lines of one turn of the event loop in one write, at
+ * most 64 KiB held, the rest written synchronously at exit. One `write` per request's access-log line costs the HTTP
+ * thread a system call and its reader a wake-up per request (bench/README.md, "npm run bench -- api", the access log);
+ * batched, the lines are the same and in the same order. For the long-running local process only: a Lambda's lines
+ * must be out before its invocation returns (Powertools' own console is kept there). Idempotent.
+ */
+export function batchLogOutput(): void {
+  if (batched) return;
+  batched = { out: new LineBatch(1), err: new LineBatch(2) };
+  const c = new Console({ stdout: batched.out, stderr: batched.err });
+  // As Powertools patches its own console: console.trace without a stack trace (Logger.setConsole).
+  c.trace = (message?: unknown, ...rest: unknown[]) => c.log(message, ...rest);
+  // Powertools keeps its console in a field of its own (Logger.console, private in its types).
+  (logger as unknown as { console: Console }).console = c;
+  process.on('exit', () => {
+    batched?.out.flush();
+    batched?.err.flush();
+  });
 }

@@ -51,12 +51,14 @@ function statusJson(r: Row): string {
   const job: Record<string, unknown> = {
     id: r.id, status: r.status, progress: r.progress, job_type: r.job_type, target_url: r.target_url, status_message: r.status_message,
     items_found: r.items_found, pages_scraped: r.pages_scraped, api_discovered: r.api_discovered === 1, created_at: r.created_at,
+    // What the service's status adds beyond the spec (issue 40): the config's id and name, the warnings' count.
+    config_id: r.config_id, config_name: r.config_name ?? null, warning_count: r.warnings ? (JSON.parse(r.warnings as string) as unknown[]).length : 0,
   };
   if (r.completed_at) job.completed_at = r.completed_at;
   const head = JSON.stringify(job);
   const rows = r.status === 'completed' ? preview(r.results_key as string | null) : '[]';
   const rowCount = r.status === 'completed' ? r.row_count : 0;
-  return `${head.slice(0, -1)},"results":{"data":${rows},"row_count":${rowCount}},"yaml_config":${JSON.stringify({ id: r.config_id, yaml_content: r.yaml_content })}}`;
+  return `${head.slice(0, -1)},"results":{"data":${rows},"row_count":${rowCount}},"yaml_config":${JSON.stringify({ id: r.config_id, yaml_content: r.yaml_content })},"warnings":${r.warnings ?? '[]'}}`;
 }
 
 function send(res: http.ServerResponse, status: number, body: string): void {
