@@ -108,6 +108,16 @@ export class LocalQueue implements JobQueue {
     this.channel.postMessage(queue);
   }
 
+  /**
+   * Messages of these queues that a receive could hand out now (SQS's ApproximateNumberOfMessagesVisible): not dead,
+   * visible. A group at its limit is counted too (the pool of job workers starts threads from this count).
+   */
+  visibleCount(queues: readonly QueueName[]): number {
+    let n = 0;
+    for (const queue of queues) n += Number((this.q('SELECT COUNT(*) AS n FROM queue_messages WHERE queue = ? AND dead = 0 AND visible_at <= ?').get(queue, this.now()) as { n: number }).n);
+    return n;
+  }
+
   /** SendMessage (with a group, see the file's comment; and a delay). Wakes idle consumers in every thread. */
   async send(queue: QueueName, body: string, options: SendOptions = {}): Promise<void> {
     const t = this.now();

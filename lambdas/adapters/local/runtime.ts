@@ -43,6 +43,11 @@ export interface LocalSettings {
   outboundAllow: string[];
   /** Concurrent jobs (worker threads). */
   workers: number;
+  /**
+   * SAI_WORKER_IDLE_MS: a job-worker thread with no message for this long ends, and threads start when messages wait
+   * (./worker-pool.ts); 0 keeps every thread from the start. @default 60000
+   */
+  workerIdleMs: number;
   plansFile?: string;
   /** ms. */
   jobTimeoutMs: number;
@@ -122,6 +127,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv
   new OutboundGuard({ allow: outboundAllow }); // validates the entries now, not at the first job
   const port = intEnv(env, 'PORT', 8787, 0, 65535);
   const workers = intEnv(env, 'SAI_WORKERS', Math.max(1, Math.min(4, os.availableParallelism())), 1, 64);
+  const workerIdleMs = intEnv(env, 'SAI_WORKER_IDLE_MS', 60_000, 0, 24 * 3600_000);
   const jobTimeoutMs = intEnv(env, 'SAI_JOB_TIMEOUT_MS', 15 * 60_000, 1000, 24 * 3600_000);
   const maxPagesPerJob = intEnv(env, 'SAI_MAX_PAGES', 1000, 1, 100_000);
   const maxReceives = intEnv(env, 'SAI_MAX_RECEIVES', 3, 1, 100);
@@ -161,6 +167,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv
     secretSource: secret.source,
     outboundAllow,
     workers,
+    workerIdleMs,
     ...(plansFile ? { plansFile } : {}),
     jobTimeoutMs,
     maxPagesPerJob,

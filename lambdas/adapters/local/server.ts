@@ -68,6 +68,9 @@ export async function startLocalService(settings: LocalSettings): Promise<LocalS
   /** What has started so far, to stop in reverse if a later step fails. */
   const started: Array<{ stop(): void | Promise<void> }> = [{ stop: () => configParser.close() }];
   let closing: Promise<void> | null = null;
+  // The start waits on threads that do not hold the process open (the tool workers, the config parser) while no job
+  // worker may run yet (they start when messages wait): this timer holds it open until the server listens.
+  const starting = setInterval(() => undefined, 60_000);
   try {
     const { released, requeued } = await recoverJobs(local);
     if (released || requeued) {
@@ -96,6 +99,8 @@ export async function startLocalService(settings: LocalSettings): Promise<LocalS
   } catch (err) {
     await stop();
     throw err;
+  } finally {
+    clearInterval(starting);
   }
 
   /** Stops in the reverse order of starting: HTTP first, then the timers and the workers; then the store and the lock. */

@@ -29,7 +29,7 @@ import { lowerThisThreadPriority } from '../../thread-priority.ts';
 lowerThisThreadPriority();
 
 /** Messages this thread sends to its parent. */
-export type WorkerReport = { type: 'holding'; receipt: string; messageId: string; jobId: string | null } | { type: 'idle' } | { type: 'ready' } | { type: 'browser'; pid: number };
+export type WorkerReport = { type: 'holding'; receipt: string; messageId: string; jobId: string | null } | { type: 'idle' } | { type: 'ready' } | { type: 'browser'; pid: number } | { type: 'retiring' };
 
 const settings = workerData as LocalSettings;
 onBrowserLaunch((pid) => parentPort?.postMessage({ type: 'browser', pid } satisfies WorkerReport));
@@ -88,6 +88,8 @@ function idle(ms: number): Promise<void> {
 async function loop(): Promise<void> {
   parentPort?.postMessage({ type: 'ready' } satisfies WorkerReport);
   let turn = 0;
+  let busyAt = Date.now();
+  let retired = false;
   while (!stopping) {
     // The queues in turn, starting after the one served last, so neither waits behind the other.
     let queue: QueueName | null = null;
@@ -99,8 +101,13 @@ async function loop(): Promise<void> {
       if (messages.length) turn = (turn + i + 1) % CONSUMERS.length;
     }
     if (!messages.length || !queue || !handle) {
+      // Idle for SAI_WORKER_IDLE_MS: the thread ends (its memory with it); the pool starts one when messages wait.
+      if (settings.workerIdleMs > 0 && Date.now() - busyAt >= settings.workerIdleMs) {
+        retired = true;
+        break;
+      }
       // Polls also pick up messages whose visibility timeout ran out (retries, lost deliveries).
-      await idle(1000);
+      await idle(settings.workerIdleMs > 0 ? Math.min(1000, settings.workerIdleMs) : 1000);
       continue;
     }
     const m = messages[0]!;
@@ -111,10 +118,13 @@ async function loop(): Promise<void> {
     if (result.batchItemFailures.some((f) => f.itemIdentifier === m.id)) local.queue.retryLater(m.receipt, retryDelayMs(m.receiveCount));
     else local.queue.delete(m.receipt);
     parentPort?.postMessage({ type: 'idle' } satisfies WorkerReport);
+    busyAt = Date.now();
   }
   channel.close();
   await closeBrowser();
   local.close();
+  // Its parent ends the thread (handles of the services may hold it open otherwise).
+  if (retired) parentPort?.postMessage({ type: 'retiring' } satisfies WorkerReport);
 }
 
 await loop();
