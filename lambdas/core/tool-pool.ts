@@ -5,6 +5,8 @@
  * minutes, and neither should wait behind the other.
  *
  * - **Size**: `size` threads, started ahead ({@link ToolPool.warm}) and kept: a thread serves one call at a time.
+ *   With `idleMs` (the local service: `SAI_TOOL_IDLE_MS`, 5 minutes) every thread ends after that long without a
+ *   call and the next call starts them again (issue 42: about 70 MB a thread).
  * - **Queue**: calls beyond the threads wait, `maxWaiting` at most; past it a call is refused at once with 503
  *   `service_busy` and `Retry-After` ({@link ToolPool.reserve}, before anything is spent). A call still waiting when
  *   less than {@link MIN_BUDGET_MS} of its deadline is left is refused the same way.
@@ -65,6 +67,11 @@ export interface ToolPoolOptions {
   memoryMb: number;
   /** Threads kept ready beyond `size` to replace one that ends (see the file's comment); 0 when not given. */
   spares?: number;
+  /**
+   * After this long with no call (none waiting, reserved or worked on), ms, every thread ends, and the next call
+   * starts them again (waiting for one to be ready). 0 or absent: threads are kept (a Lambda's pool).
+   */
+  idleMs?: number;
 }
 
 /** A call's place in the pool, taken before the call is metered ({@link ToolPool.reserve}). */
@@ -134,6 +141,11 @@ export class ToolPool {
   private served = 0;
   private nextId = 1;
   private closed = false;
+  /** When the pool last had a call in hand (ms since the epoch), for {@link ToolPoolOptions.idleMs}. */
+  private lastBusyAt = Date.now();
+  /** Whether the threads were ended for idleness and not started again yet. */
+  private retired = false;
+  private idleTimer: NodeJS.Timeout | null = null;
 
   constructor(options: ToolPoolOptions) {
     if (!(options.size >= 1)) throw new Error('a tool pool needs at least one thread');
@@ -141,6 +153,39 @@ export class ToolPool {
     const slot = (index: number): Slot => ({ index, worker: null, state: 'starting', job: null, readyWaiters: [], restarting: false, failedStarts: 0 });
     this.slots = Array.from({ length: options.size }, (_, i) => slot(i + 1));
     this.spareSlots = Array.from({ length: Math.max(0, Math.floor(options.spares ?? 0)) }, (_, i) => slot(options.size + i + 1));
+    if ((options.idleMs ?? 0) > 0) {
+      this.idleTimer = setInterval(() => this.retireIfIdle(), Math.min(options.idleMs!, 5_000));
+      this.idleTimer.unref();
+    }
+  }
+
+  /** Threads running now (call slots and spares). */
+  get threadCount(): number {
+    return [...this.slots, ...this.spareSlots].filter((s) => s.worker).length;
+  }
+
+  /**
+   * Ends every thread once the pool has had no call for `idleMs` (their memory goes with them); {@link pump} starts
+   * them again for the next call. Threads still starting are left alone.
+   */
+  private retireIfIdle(): void {
+    if (this.closed || this.retired) return;
+    if (this.inFlight > 0) {
+      this.lastBusyAt = Date.now();
+      return;
+    }
+    const all = [...this.slots, ...this.spareSlots];
+    if (Date.now() - this.lastBusyAt < this.options.idleMs! || all.some((s) => s.state === 'starting' && (s.worker || s.restarting))) return;
+    this.retired = true;
+    for (const slot of all) {
+      const w = slot.worker;
+      if (!w) continue;
+      // The slot lets go of its thread first: the thread's 'exit' then finds it is no longer its slot's, and nothing replaces it.
+      slot.worker = null;
+      slot.state = 'starting';
+      void w.terminate();
+    }
+    logger.debug('tool workers ended after an idle spell', { idleMs: this.options.idleMs });
   }
 
   /** The pool's settings. */
@@ -230,6 +275,7 @@ export class ToolPool {
   /** Ends every thread; calls waiting or running fail. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.idleTimer) clearInterval(this.idleTimer);
     const err = new Error('the tool pool is closed');
     for (const job of this.waiting.splice(0)) {
       clearTimeout(job.waitTimer);
@@ -251,6 +297,8 @@ export class ToolPool {
         return;
       }
       const job: Job = { task, owner, resolve, reject };
+      this.lastBusyAt = Date.now();
+      this.retired = false;
       const refuseAt = task.startedAt + task.deadlineMs - MIN_BUDGET_MS;
       job.waitTimer = setTimeout(() => {
         const i = this.waiting.indexOf(job);
@@ -364,6 +412,7 @@ export class ToolPool {
   private settle(slot: Slot, how: (job: Job) => void): void {
     const job = slot.job;
     slot.job = null;
+    this.lastBusyAt = Date.now();
     if (!job) return;
     clearTimeout(job.killTimer);
     how(job);

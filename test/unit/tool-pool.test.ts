@@ -55,6 +55,27 @@ describe('tool worker pool', () => {
     assert.equal(out.mainThread, false, 'not on the calling thread');
   });
 
+  it('with idleMs, every thread (a spare too) ends after an idle spell; the next call starts them again and is answered', async () => {
+    const pool = newPool({ size: 2, spares: 1, idleMs: 300 });
+    await pool.warm();
+    assert.equal(pool.threadCount, 3);
+    JSON.parse(await pool.reserve('a').run(task(echo, { value: 1 })));
+    const t0 = Date.now();
+    while (pool.threadCount > 0 && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(pool.threadCount, 0, 'no thread left after the idle spell');
+    const out = JSON.parse(await pool.reserve('a').run(task(echo, { value: { again: true } })));
+    assert.deepEqual(out.value, { again: true });
+    assert.ok(pool.threadCount >= 1, 'threads started again for the call');
+  });
+
+  it('without idleMs the threads stay', async () => {
+    const pool = newPool({ size: 1 });
+    await pool.warm();
+    JSON.parse(await pool.reserve().run(task(echo, { value: 1 })));
+    await new Promise((r) => setTimeout(r, 700));
+    assert.equal(pool.threadCount, 1);
+  });
+
   it('a worker that passes its memory cap is ended, answered 422 analysis_limit_exceeded, replaced, and the next call works', async () => {
     const pool = newPool({ memoryMb: 64 });
     await pool.warm();

@@ -58,7 +58,7 @@ export interface LocalSettings {
   /**
    * The tool workers (core/tool-pool.ts) and the tools' deadline: SAI_TOOL_WORKERS threads (default
    * max(2, min(4, cores))), SAI_TOOL_SPARES spare threads (1), SAI_TOOL_QUEUE calls waiting (32), SAI_TOOL_MEMORY_MB heap per thread (512),
-   * SAI_TOOL_DEADLINE_MS per call (25000).
+   * SAI_TOOL_DEADLINE_MS per call (25000), SAI_TOOL_IDLE_MS without a call before every thread ends (300000; 0 keeps them).
    */
   tools: ToolSettings;
   /** ANTHROPIC_API_KEY (with ANTHROPIC_MODEL, ANTHROPIC_BASE_URL): the generator's Claude agent; null without a key. */
@@ -144,6 +144,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv
     memoryMb: intEnv(env, 'SAI_TOOL_MEMORY_MB', toolDefaults.memoryMb, 64, 16_384),
     spares: intEnv(env, 'SAI_TOOL_SPARES', toolDefaults.spares ?? 1, 0, 8),
     deadlineMs: intEnv(env, 'SAI_TOOL_DEADLINE_MS', TOOL_DEADLINE_MS, 2_000, TOOL_DEADLINE_MS),
+    idleMs: intEnv(env, 'SAI_TOOL_IDLE_MS', 300_000, 0, 24 * 3600_000),
   };
   const exportThreads = intEnv(env, 'SAI_EXPORT_THREADS', Math.max(1, Math.min(2, os.availableParallelism())), 1, 16);
   const plansFile = env.SAI_PLANS_FILE?.trim() ? path.resolve(env.SAI_PLANS_FILE.trim()) : undefined;
