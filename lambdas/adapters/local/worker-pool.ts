@@ -158,7 +158,16 @@ export function startWorkerPool(settings: LocalSettings, local: LocalServices): 
   /** Threads enough for the waiting messages: each thread without a message takes one. */
   const demand = () => {
     if (stopped) return;
-    let waiting = local.queue.visibleCount(JOB_QUEUES) - slots.filter((s) => s.running && !s.held).length;
+    let visible: number;
+    try {
+      visible = local.queue.visibleCount(JOB_QUEUES);
+    } catch (err) {
+      // A read that fails (the database busy past its time-out) is tried again at the next check, never thrown
+      // out of a timer or a channel's handler (which would end the service).
+      logger.warn('job workers: could not count the waiting messages', { error: err });
+      return;
+    }
+    let waiting = visible - slots.filter((s) => s.running && !s.held).length;
     for (const s of slots) {
       if (waiting <= 0) break;
       if (!s.running) {
