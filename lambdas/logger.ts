@@ -136,17 +136,25 @@ class LineBatch extends Writable {
     done();
   }
 
-  /** Writes what is held, synchronously (a pipe or a file; a closed descriptor drops the lines). */
+  /**
+   * Writes what is held, synchronously, all of it (a write may take part of it). A descriptor that would block
+   * (EAGAIN: a full non-blocking pipe) gets the rest through the process's own stream, which queues it; a closed one
+   * (EPIPE) drops the lines, never the request.
+   */
   flush(): void {
     this.scheduled = false;
     if (!this.held.length) return;
-    const text = this.held.join('');
+    const bytes = Buffer.from(this.held.join(''), 'utf8');
     this.held = [];
     this.bytes = 0;
-    try {
-      writeSync(this.fd, text);
-    } catch {
-      // stdout gone (EPIPE) or full (EAGAIN on a non-blocking pipe): the lines are lost, not the request.
+    let done = 0;
+    while (done < bytes.length) {
+      try {
+        done += writeSync(this.fd, bytes, done);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') (this.fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(done));
+        return;
+      }
     }
   }
 }
