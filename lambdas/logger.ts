@@ -108,6 +108,10 @@ export function withRequestScope<T>(fn: () => T, keys: LogKeys = {}): T {
 
 /** Most bytes of log lines held before they are written at once ({@link batchLogOutput}). */
 const MAX_BATCH_BYTES = 64 * 1024;
+/** Longest a flush waits for a full pipe, ms. */
+const MAX_BLOCKED_MS = 2_000;
+/** What {@link LineBatch.flush} waits on (`Atomics.wait` with a time-out: a sleep that needs no event loop). */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * Lines for one file descriptor, held and written together: at the end of the event loop's current turn
@@ -137,9 +141,11 @@ class LineBatch extends Writable {
   }
 
   /**
-   * Writes what is held, synchronously, all of it (a write may take part of it). A descriptor that would block
-   * (EAGAIN: a full non-blocking pipe) gets the rest through the process's own stream, which queues it; a closed one
-   * (EPIPE) drops the lines, never the request.
+   * Writes what is held to the descriptor, synchronously and all of it, in order: a pipe Node made non-blocking that
+   * is full (EAGAIN: its reader is slow) is waited for, 1 ms at a time, as a blocking write would, for at most
+   * {@link MAX_BLOCKED_MS}; past that, or on a closed descriptor (EPIPE), the rest is dropped: never a hang, never
+   * the request. (`process.stdout.write` would queue instead, and lose what is queued at `process.exit`: Node writes
+   * pipes asynchronously on Linux, "A note on process I/O".)
    */
   flush(): void {
     this.scheduled = false;
@@ -148,12 +154,13 @@ class LineBatch extends Writable {
     this.held = [];
     this.bytes = 0;
     let done = 0;
+    const giveUpAt = Date.now() + MAX_BLOCKED_MS;
     while (done < bytes.length) {
       try {
         done += writeSync(this.fd, bytes, done);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') (this.fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(done));
-        return;
+        if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() > giveUpAt) return;
+        Atomics.wait(PAUSE, 0, 0, 1);
       }
     }
   }

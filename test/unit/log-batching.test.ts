@@ -10,14 +10,19 @@ import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** Runs `body` in a child Node with the logger batched; returns its stdout. */
-function child(body: string): Promise<string> {
+/** Runs `body` in a child Node with the logger batched; returns its stdout (read after `pauseMs`: a slow reader). */
+function child(body: string, pauseMs = 0): Promise<string> {
   const script = `import { logger, batchLogOutput } from ${JSON.stringify(path.join(ROOT, 'lambdas/logger.ts'))};\nbatchLogOutput();\n${body}`;
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     p.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+    // A reader that does not read at first: the pipe fills (64 KiB) and the child's writes must wait, not drop lines.
+    if (pauseMs > 0) {
+      p.stdout.pause();
+      setTimeout(() => p.stdout.resume(), pauseMs);
+    }
     p.stderr.on('data', (c: Buffer) => { err += c.toString(); });
     p.on('error', reject);
     p.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${err}`))));
@@ -25,8 +30,8 @@ function child(body: string): Promise<string> {
 }
 
 describe('batched log output', () => {
-  it('20,000 lines through a pipe, the last ones held at process.exit: all of them, whole, in order', async () => {
-    const out = await child(`for (let i = 0; i < 20000; i++) logger.info('line', { seq: i, pad: 'x'.repeat(i % 50) });\nprocess.exit(0);`);
+  it('20,000 lines through a pipe its reader leaves full for a while, the last ones held at process.exit: all of them, whole, in order', async () => {
+    const out = await child(`for (let i = 0; i < 20000; i++) logger.info('line', { seq: i, pad: 'x'.repeat(i % 50) });\nprocess.exit(0);`, 500);
     const lines = out.trim().split('\n');
     assert.equal(lines.length, 20000);
     lines.forEach((l, i) => {
