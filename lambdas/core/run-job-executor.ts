@@ -46,6 +46,7 @@ async function runBody(svc: Services, a: JobAttempt, browser: () => BrowserHost)
   const groups = (await svc.proxies?.()) ?? NO_PROXIES;
   const crawl = (config: ScrapeConfig) => runConfig(config, {
     fetcher, browser, signal, concurrency: svc.jobConcurrency, maxPages: svc.maxPagesPerJob, proxies: proxyGroupFor(config.target.proxy, groups),
+    ...(svc.pageReaders ? { readers: svc.pageReaders } : {}),
     onProgress: (p, choice) => a.progress({ progress: p.progress, pages_scraped: p.pagesScraped, items_found: p.itemsFound, status_message: `${p.message} (${choice.engine} engine)` }),
   });
   let config = parseConfig(job.yaml_content);

@@ -5,6 +5,7 @@
  * files); the AWS entry points install DynamoDB, SQS and S3. Handlers and workers call {@link services}; they never import an adapter.
  */
 import type { OutboundGuard } from '../net/guard.ts';
+import type { PageReaders } from '../engine/crawl/page-reader.ts';
 import type { ProxyGroups } from '../net/upstream.ts';
 import type { BrowserTools } from './browser-tools.ts';
 import type { ExportBuilder } from './ports.ts';
@@ -60,6 +61,11 @@ export interface Services {
   maxPagesPerJob: number;
   /** Concurrent page fetches within one run job. */
   jobConcurrency: number;
+  /**
+   * Where a run job's pages are read into rows, when not only on the job's own thread: the local service's job
+   * workers read on reader threads too (adapters/local/reader-pool.ts). Absent: on the job's thread (Lambda, tests).
+   */
+  pageReaders?: PageReaders;
   /**
    * Where config text is parsed, when not on the calling thread: the local service's HTTP thread sends
    * large texts to a worker thread. Absent: inline (Lambda, job workers, tests).

@@ -11,6 +11,7 @@ import { IndexPage } from '../../lambdas/engine/crawl/categories.ts';
 import { DetailPages } from '../../lambdas/engine/crawl/details.ts';
 import { ListingPages } from '../../lambdas/engine/crawl/listing-pages.ts';
 import { Listings } from '../../lambdas/engine/crawl/listings.ts';
+import { INLINE_READERS, type PageReaders } from '../../lambdas/engine/crawl/page-reader.ts';
 import { ProgressTracker } from '../../lambdas/engine/crawl/progress.ts';
 import { Sessions } from '../../lambdas/engine/crawl/sessions.ts';
 import type { RunProgress } from '../../lambdas/engine/crawl/types.ts';
@@ -70,7 +71,7 @@ export class FakeLoader implements PageLoader {
 }
 
 /** The crawler's parts over `loader`, wired as crawl() wires them (no scheduler: tests call the handlers). */
-export function parts(config: ScrapeConfig, loader: PageLoader, o: { maxPages?: number } = {}) {
+export function parts(config: ScrapeConfig, loader: PageLoader, o: { maxPages?: number; readers?: PageReaders } = {}) {
   const perListingPages = config.pagination ? config.pagination.max_pages : 1;
   const queue = new RequestQueue();
   const warnings = new Warnings();
@@ -81,8 +82,9 @@ export function parts(config: ScrapeConfig, loader: PageLoader, o: { maxPages?: 
   const listings = new Listings({ perListingPages, queue, budget, warnings, progress });
   const signal = new AbortController().signal;
   let wakes = 0;
-  const details = new DetailPages(config, { queue, sessions, warnings, progress, signal, wake: () => { wakes++; } });
-  const listingPages = new ListingPages(config, { queue, sessions, listings, details, warnings, progress, signal });
+  const reader = (o.readers ?? INLINE_READERS).forConfig(config);
+  const details = new DetailPages(config, { queue, sessions, reader, warnings, progress, signal, wake: () => { wakes++; } });
+  const listingPages = new ListingPages(config, { queue, sessions, listings, details, reader, warnings, progress, signal });
   const index = new IndexPage(config, { queue, sessions, listings, warnings, progress, signal });
   return { queue, warnings, budget, progress, reports, sessions, listings, details, listingPages, index, wakes: () => wakes };
 }

@@ -6,7 +6,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseConfig } from '../../lambdas/engine/config.ts';
-import { loadHtml, type Row } from '../../lambdas/engine/extract.ts';
+import type { Row } from '../../lambdas/engine/extract.ts';
+import { PageReading } from '../../lambdas/engine/crawl/page-reader.ts';
 import { capsReached, itemCaps, keepWithinCaps, nextStep, pauseBefore, stepWaitMs, type StepContext } from '../../lambdas/engine/crawl/pagination.ts';
 
 const BASE = 'https://shop.example/list/';
@@ -20,13 +21,15 @@ extract:
 ${pagination ? `pagination: ${pagination}\n` : ''}${extra}`);
 }
 
-function at(html: string, o: Partial<StepContext> = {}): StepContext {
-  return { $: loadHtml(html), pageUrl: BASE, base: BASE, start: BASE, index: 0, itemsOnPage: 3, browser: false, stopped: false, ...o };
+/** The step context of a page as the crawl makes it: its control read by the one page reader. */
+function at(cfg: ReturnType<typeof config>, html: string, o: Partial<StepContext> = {}): StepContext {
+  return { control: new PageReading(cfg).listing(html, BASE).control, pageUrl: BASE, start: BASE, index: 0, itemsOnPage: 3, browser: false, stopped: false, ...o };
 }
 
 function step(pagination: string, html: string, o: Partial<StepContext> = {}) {
   const warnings: string[] = [];
-  const next = nextStep(config(pagination).pagination, at(html, o), (m) => warnings.push(m));
+  const cfg = config(pagination);
+  const next = nextStep(cfg.pagination, at(cfg, html, o), (m) => warnings.push(m));
   return { next, warnings };
 }
 

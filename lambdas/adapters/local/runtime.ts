@@ -10,6 +10,7 @@
  * SAI_TOOL_DEADLINE_MS, SAI_EXPORT_THREADS, ANTHROPIC_API_KEY, ANTHROPIC_MODEL, ANTHROPIC_BASE_URL, SAI_PUBLIC_URL, and for tests SAI_CLOCK_FILE.
  * SAI_TOOL_DEADLINE_MS, SAI_PROXIES, SAI_PROXIES_FILE, ANTHROPIC_API_KEY, ANTHROPIC_MODEL, ANTHROPIC_BASE_URL, SAI_PUBLIC_URL, and for tests SAI_CLOCK_FILE.
  */
+import { readerThreadCount } from './reader-pool.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -48,6 +49,11 @@ export interface LocalSettings {
    * (./worker-pool.ts); 0 keeps every thread from the start. @default 60000
    */
   workerIdleMs: number;
+  /**
+   * SAI_READ_THREADS: reader threads of each job worker, where a run's pages are also read (./reader-pool.ts,
+   * docs/limits.md); 0 reads on the job thread. @default two fewer than the cores, at most 4 (0 on 2 cores)
+   */
+  readThreads: number;
   plansFile?: string;
   /** ms. */
   jobTimeoutMs: number;
@@ -128,6 +134,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv
   const port = intEnv(env, 'PORT', 8787, 0, 65535);
   const workers = intEnv(env, 'SAI_WORKERS', Math.max(1, Math.min(4, os.availableParallelism())), 1, 64);
   const workerIdleMs = intEnv(env, 'SAI_WORKER_IDLE_MS', 60_000, 0, 24 * 3600_000);
+  const readThreads = intEnv(env, 'SAI_READ_THREADS', readerThreadCount(os.availableParallelism(), undefined), 0, 16);
   const jobTimeoutMs = intEnv(env, 'SAI_JOB_TIMEOUT_MS', 15 * 60_000, 1000, 24 * 3600_000);
   const maxPagesPerJob = intEnv(env, 'SAI_MAX_PAGES', 1000, 1, 100_000);
   const maxReceives = intEnv(env, 'SAI_MAX_RECEIVES', 3, 1, 100);
@@ -169,6 +176,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, billingEnv
     outboundAllow,
     workers,
     workerIdleMs,
+    readThreads,
     ...(plansFile ? { plansFile } : {}),
     jobTimeoutMs,
     maxPagesPerJob,

@@ -24,6 +24,7 @@ import { createLocalServices, toSqsEvent, visibilityTimeoutMs, type LocalSetting
 import { accountJobLimit } from '../../core/plans.ts';
 import { configureJobAdmission } from '../../workers/job-queue-handler.ts';
 import { lowerThisThreadPriority } from '../../thread-priority.ts';
+import { ReaderPool } from './reader-pool.ts';
 
 // Jobs yield the CPU to the thread that answers HTTP (lambdas/thread-priority.ts).
 lowerThisThreadPriority();
@@ -34,6 +35,9 @@ export type WorkerReport = { type: 'holding'; receipt: string; messageId: string
 const settings = workerData as LocalSettings;
 onBrowserLaunch((pid) => parentPort?.postMessage({ type: 'browser', pid } satisfies WorkerReport));
 const local = createLocalServices(settings);
+// A run's pages are read here and on this worker's reader threads (./reader-pool.ts); none on a 2-core machine.
+const readers = settings.readThreads > 0 ? new ReaderPool({ threads: settings.readThreads, idleMs: settings.workerIdleMs || 60_000 }) : null;
+if (readers) local.services.pageReaders = readers;
 installServices(local.services);
 // The local queue keeps each account within its limit when it hands out messages: the consumer takes no store slot.
 configureJobAdmission({ mode: 'queue', workers: settings.workers });
@@ -122,6 +126,7 @@ async function loop(): Promise<void> {
   }
   channel.close();
   await closeBrowser();
+  await readers?.close();
   local.close();
   // Its parent ends the thread (handles of the services may hold it open otherwise).
   if (retired) parentPort?.postMessage({ type: 'retiring' } satisfies WorkerReport);

@@ -18,7 +18,7 @@ import { capsReached, itemCaps, keepWithinCaps, type ItemCaps } from './paginati
 import type { ListingPagesDeps } from './listing-pages.ts';
 
 /** What {@link ApiPages} works with: the same parts as the HTML listing pages'. */
-export type ApiPagesDeps = ListingPagesDeps;
+export type ApiPagesDeps = Omit<ListingPagesDeps, 'reader'>;
 
 /** Codes of an answer that cannot be read: fatal on the first answer, a warning on a later one. */
 const READ_FAILURES = new Set(['api_not_json', 'api_no_records', 'api_query_limit', 'target_failed']);

@@ -6,6 +6,7 @@
  * - listing-pages.ts and pagination.ts: one listing step read into rows, and where the listing goes next;
  * - api-pages.ts (../api/): an API config's listing, one JSON request a step;
  * - details.ts (and eval-fields.ts): detail pages;
+ * - page-reader.ts: a loaded page read into rows, on this thread or a reader thread (`options.readers`);
  * - categories.ts: the categories' index page;
  * - documents.ts, readiness.ts, sessions.ts: what a loaded page means, when a browser's page is ready, the tabs;
  * - access.ts (robots.ts, pace.ts): robots.txt, the pace per host and the retries of 429/5xx answers, for every load;
@@ -21,6 +22,7 @@ import { DetailPages } from './details.ts';
 import { ListingPages } from './listing-pages.ts';
 import { ApiPages } from './api-pages.ts';
 import { Listings } from './listings.ts';
+import { INLINE_READERS, type PageReader } from './page-reader.ts';
 import { ProgressTracker } from './progress.ts';
 import { apiCarriesItems, collectRows } from './result.ts';
 import { Scheduler } from './scheduler.ts';
@@ -37,6 +39,16 @@ import { Warnings } from './warnings.ts';
  *   the signal's reason when aborted. Later pages that fail are warnings: the rows already read are kept.
  */
 export async function crawl(config: ScrapeConfig, loader: PageLoader, options: CrawlOptions = {}): Promise<CrawlResult> {
+  const reader = (options.readers ?? INLINE_READERS).forConfig(config);
+  try {
+    return await crawlWith(config, loader, options, reader);
+  } finally {
+    reader.close();
+  }
+}
+
+/** {@link crawl} with its page reader. */
+async function crawlWith(config: ScrapeConfig, loader: PageLoader, options: CrawlOptions, reader: PageReader): Promise<CrawlResult> {
   const perListingPages = config.pagination ? config.pagination.max_pages : 1;
   const queue = new RequestQueue();
   const warnings = new Warnings();
@@ -46,8 +58,8 @@ export async function crawl(config: ScrapeConfig, loader: PageLoader, options: C
   const progress = new ProgressTracker({ perListingPages, withDetails: Boolean(config.detail_fields?.fields.length), pagesStarted: () => budget.started, onProgress: options.onProgress });
   const sessions = new Sessions(loader, options.access);
   const listings = new Listings({ perListingPages, queue, budget, warnings, progress });
-  const details = new DetailPages(config, { queue, sessions, warnings, progress, signal, wake: () => scheduler.wake(), giveBack: () => budget.giveBack() });
-  const listingPages = new ListingPages(config, { queue, sessions, listings, details, warnings, progress, signal });
+  const details = new DetailPages(config, { queue, sessions, reader, warnings, progress, signal, wake: () => scheduler.wake(), giveBack: () => budget.giveBack() });
+  const listingPages = new ListingPages(config, { queue, sessions, listings, details, reader, warnings, progress, signal });
   const index = new IndexPage(config, { queue, sessions, listings, warnings, progress, signal });
   // An API config (target.api) reads its listing from a JSON endpoint instead of pages.
   const apiPages = config.target.api ? new ApiPages(config, { queue, sessions, listings, details, warnings, progress, signal }) : null;

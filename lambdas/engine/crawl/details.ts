@@ -4,13 +4,14 @@
  * defaults and a warning; so does one dropped at the page limit. Its row is merged into the item's row at the end.
  */
 import type { ScrapeConfig } from '../config.ts';
-import { compileFields, documentBase, extractDetail, loadHtml, type CompiledField, type Row } from '../extract.ts';
+import type { Row } from '../extract.ts';
 import type { EvalField } from '../browser/in-page.ts';
 import type { LoadedDocument } from '../loaders/page-loader.ts';
 import { pageKey, type CrawlRequest, type RequestQueue } from '../request-queue.ts';
 import { RobotsDisallowedError } from './access.ts';
 import { isLoadFailure, messageOf, pageWarning, unreadable } from './documents.ts';
 import { evalFieldsOf, mergeEval } from './eval-fields.ts';
+import type { PageReader } from './page-reader.ts';
 import type { ProgressTracker } from './progress.ts';
 import { detailReady } from './readiness.ts';
 import type { Sessions } from './sessions.ts';
@@ -20,6 +21,8 @@ import type { Warnings } from './warnings.ts';
 export interface DetailPagesDeps {
   queue: RequestQueue;
   sessions: Sessions;
+  /** Reads each page into its row (./page-reader.ts), on this thread or another. */
+  reader: PageReader;
   warnings: Warnings;
   progress: ProgressTracker;
   /** The run's abort signal (loads stop with it). */
@@ -35,7 +38,7 @@ export interface DetailPagesDeps {
  *
  * **Example usage:**
  * ```ts
- * const d = new DetailPages(config, { queue, sessions, warnings, progress, signal, wake });
+ * const d = new DetailPages(config, { queue, sessions, reader, warnings, progress, signal, wake });
  * d.enqueue(rows);               // one detail request per new link
  * await d.handle(req, worker);   // a worker loads one
  * d.rowFor(rows[0]!);            // its fields, or null for their defaults
@@ -44,7 +47,6 @@ export interface DetailPagesDeps {
 export class DetailPages {
   /** The listing field whose URL is an item's detail page; undefined without detail_fields (nothing is queued). */
   readonly linkField: string | undefined;
-  private readonly fields: CompiledField[];
   private readonly evalFields: EvalField[];
   /** Detail rows by page key (null: the page gave nothing; its fields take their defaults). */
   private readonly rows = new Map<string, Row | null>();
@@ -55,7 +57,6 @@ export class DetailPages {
   constructor(config: ScrapeConfig, deps: DetailPagesDeps) {
     this.config = config;
     this.d = deps;
-    this.fields = config.detail_fields ? compileFields(config.detail_fields.fields) : [];
     this.evalFields = config.detail_fields ? evalFieldsOf(config.detail_fields.fields) : [];
     this.linkField = config.detail_fields ? config.extract.fields.find((f) => f.type === 'link' && !f.multiple)?.name : undefined;
   }
@@ -107,8 +108,7 @@ export class DetailPages {
       return;
     }
     this.d.progress.pageRead('detail');
-    const $ = loadHtml(doc.html);
-    const row = extractDetail($, this.fields, doc.url, documentBase($, doc.url, doc.html));
+    const row = await this.d.reader.readDetail(doc.html, doc.url);
     if (this.evalFields.length && session.browser) {
       mergeEval([row], await session.browser.evalFields({ type: 'single' }, this.evalFields, 0), this.evalFields, this.config.detail_fields!.fields, (m) => this.d.warnings.add(m));
     }

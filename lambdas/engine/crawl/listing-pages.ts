@@ -5,7 +5,6 @@
  * the run's first page failing fails the run. Out-of-range pages redirected to an earlier page end the listing.
  */
 import type { ScrapeConfig } from '../config.ts';
-import { compileFields, documentBase, extractItems, loadHtml, type CompiledField } from '../extract.ts';
 import type { EvalField, ItemQuery } from '../browser/in-page.ts';
 import type { LoadedDocument } from '../loaders/page-loader.ts';
 import { pageKey, type CrawlRequest, type RequestQueue } from '../request-queue.ts';
@@ -14,6 +13,7 @@ import type { DetailPages } from './details.ts';
 import { isLoadFailure, loadFirst, messageOf, noteWait, pageWarning, unreadable } from './documents.ts';
 import { evalFieldsOf, mergeEval } from './eval-fields.ts';
 import type { Listings } from './listings.ts';
+import type { PageReader } from './page-reader.ts';
 import { capsReached, itemCaps, keepWithinCaps, nextStep, pauseBefore, stepWaitMs, type ItemCaps } from './pagination.ts';
 import type { ProgressTracker } from './progress.ts';
 import { listingReady } from './readiness.ts';
@@ -26,6 +26,8 @@ export interface ListingPagesDeps {
   sessions: Sessions;
   listings: Listings;
   details: DetailPages;
+  /** Reads each page into rows (./page-reader.ts), on this thread or another. */
+  reader: PageReader;
   warnings: Warnings;
   progress: ProgressTracker;
   /** The run's abort signal (loads and pauses stop with it). */
@@ -37,12 +39,11 @@ export interface ListingPagesDeps {
  *
  * **Example usage:**
  * ```ts
- * const pages = new ListingPages(config, { queue, sessions, listings, details, warnings, progress, signal });
+ * const pages = new ListingPages(config, { queue, sessions, listings, details, reader, warnings, progress, signal });
  * await pages.handle(req); // req.label === 'listing'
  * ```
  */
 export class ListingPages {
-  private readonly fields: CompiledField[];
   private readonly evalFields: EvalField[];
   private readonly query: ItemQuery;
   private readonly caps: ItemCaps;
@@ -53,7 +54,6 @@ export class ListingPages {
   constructor(config: ScrapeConfig, deps: ListingPagesDeps) {
     this.config = config;
     this.d = deps;
-    this.fields = compileFields(config.extract.fields);
     this.evalFields = evalFieldsOf(config.extract.fields);
     this.query = { type: config.extract.type, ...(config.extract.container ? { container: config.extract.container } : {}) };
     this.caps = itemCaps(config);
@@ -140,9 +140,8 @@ export class ListingPages {
       await session.browser.runActions(c.actions);
       doc = await session.browser.current();
     }
-    const $ = loadHtml(doc.html);
-    const base = documentBase($, doc.url, doc.html);
-    let rows = extractItems($, c.extract, this.fields, doc.url, base).slice(start);
+    const read = await this.d.reader.readListing(doc.html, doc.url);
+    let rows = read.rows.slice(start);
     if (this.evalFields.length && rows.length && session.browser) {
       mergeEval(rows, await session.browser.evalFields(this.query, this.evalFields, start), this.evalFields, c.extract.fields, (m) => this.d.warnings.add(m));
     }
@@ -155,7 +154,7 @@ export class ListingPages {
     const reached = capsReached(this.caps, listing.items, listings.totalItems());
     if (reached.total) listings.stop();
     const next = reached.listing ? null : nextStep(c.pagination, {
-      $, pageUrl: doc.url, base, start: listing.start, index, itemsOnPage: rows.length, browser: Boolean(session.browser), stopped: listings.stopped,
+      control: read.control, pageUrl: doc.url, start: listing.start, index, itemsOnPage: rows.length, browser: Boolean(session.browser), stopped: listings.stopped,
     }, warn);
     if (next?.url !== undefined) {
       const key = pageKey(next.url);

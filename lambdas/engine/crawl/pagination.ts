@@ -4,22 +4,22 @@
  * numbered page, no or a disabled control, a scroll that found nothing, stop_condition.max_items, output.limit),
  * and the pauses between steps. The control is read by ../pager.ts, as `engine: auto` reads it.
  */
-import type { CheerioAPI } from 'cheerio/slim';
 import { BrowserRequiredError, type ScrapeConfig } from '../config.ts';
 import { absoluteUrl, type Row } from '../extract.ts';
-import { pagerControl } from '../pager.ts';
+import type { PagerControl } from '../pager.ts';
 
 /** A listing's next step: a URL to load, or (browser) an in-page step. */
 export type NextStep = { url: string } | { step: 'click' | 'scroll'; url?: undefined };
 
 /** Where a listing is, for {@link nextStep}. */
 export interface StepContext {
-  /** The page's document, parsed. */
-  $: CheerioAPI;
+  /**
+   * The page's pagination control (../pager.ts, read with the page by ./page-reader.ts), for `click` pagination;
+   * null for the other types.
+   */
+  control: PagerControl | null;
   /** The page's URL (after redirects), for messages. */
   pageUrl: string;
-  /** The page's document base, for a relative pagination href. */
-  base: string;
   /** The listing's first page: a relative url_pattern resolves against it. */
   start: string;
   /** Index of this step in the listing (0: its first page). */
@@ -52,7 +52,7 @@ export function nextStep(pagination: ScrapeConfig['pagination'], at: StepContext
     const url = absoluteUrl(p.url_pattern!.replaceAll('{page}', String(index + 2)), at.start);
     return url ? { url } : null;
   }
-  const control = pagerControl(at.$, p.selector!, at.base);
+  const control = at.control ?? { kind: 'none' };
   if (control.kind === 'none' || control.kind === 'disabled') return null;
   if (control.kind === 'link') return { url: control.url };
   if (at.browser) return { step: 'click' };

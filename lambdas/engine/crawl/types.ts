@@ -5,6 +5,7 @@
 import type { Row } from '../extract.ts';
 import type { CapturedResponse } from '../loaders/page-loader.ts';
 import type { SiteAccess } from './access.ts';
+import type { PageReaders } from './page-reader.ts';
 
 /** Progress of a run, reported as it goes. */
 export interface RunProgress {
@@ -36,6 +37,11 @@ export interface CrawlOptions {
    * extension's runs on the tab the user has open). runLightweight and runHeavy make one when not given.
    */
   access?: SiteAccess;
+  /**
+   * Where the run's pages are read into rows (./page-reader.ts): the local service's reader threads
+   * (lambdas/adapters/local/reader-pool.ts); absent: on the calling thread.
+   */
+  readers?: PageReaders;
 }
 
 /**
