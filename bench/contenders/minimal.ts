@@ -41,17 +41,28 @@ async function get(url: string): Promise<string> {
   return body.text();
 }
 
+/**
+ * Lets a page's tree die young once it is read, as our engine does (lambdas/engine/extract.ts, releaseDocument):
+ * cheerio's load() makes a class per document that V8's scavenger keeps alive, and with it the whole tree, so every
+ * tree is promoted to the old generation otherwise (about 25% of this loop's time on the bench's site).
+ */
+function letGo($: cheerio.CheerioAPI): void {
+  ($.root()[0] as { children: unknown[] }).children = [];
+}
+
 async function handle(task: Task, enqueue: (t: Task, front: boolean) => void): Promise<void> {
   const html = await get(task.url);
   pages++;
   const $ = load(html);
   if (task.kind === 'list') {
     const { next, items } = bookListing($, task.url);
+    letGo($);
     if (next) enqueue({ url: next, kind: 'list' }, true);
     for (const it of items) enqueue({ url: it.url, kind: 'detail', rating: it.rating }, false);
     return;
   }
   const row = bookRow($, task.url, task.rating);
+  letGo($);
   rows++;
   fingerprint.add(row);
   if (row.url === args.sampleUrl) sample = row;

@@ -63,6 +63,20 @@ export function loadHtml(html: string): CheerioAPI {
 }
 
 /**
+ * Lets a document loaded with {@link loadHtml} go, once nothing more is read from it: its root is emptied, so the tree
+ * dies young. Without it every page's whole tree is promoted to V8's old generation: cheerio 1.2's `load()` makes a
+ * class per document whose methods close over the tree, and the scavenger keeps that new prototype (registered with
+ * `Cheerio.prototype`) and so the tree alive until the next full mark-compact. Measured on 1,000 detail pages of the
+ * engine bench: 108 MB promoted and 292 ms of scavenge pauses without it, 8 MB and 48 ms with it (0.62 against 0.38 ms a
+ * page; bench/README.md, "Trees that die young"). `$` must not be used afterwards; values already read (strings,
+ * numbers) are not affected.
+ */
+export function releaseDocument($: CheerioAPI): void {
+  const root = $.root()[0] as { children?: unknown[] } | undefined;
+  if (root && Array.isArray(root.children)) root.children = [];
+}
+
+/**
  * The document's base URL (page-facts.ts, {@link documentBaseUrl}: the HTML standard's, as a browser has it): the
  * first `<base href>` of the document (not one inside `<template>` or SVG) resolved against the page URL, else
  * the page URL; an `href` that does not parse, or names a `data:` or `javascript:` URL, leaves the page URL.

@@ -7,7 +7,7 @@
  * (lambdas/adapters/local/reader-pool.ts) on spare cores. Both give the same rows: the same code reads.
  */
 import type { ScrapeConfig } from '../config.ts';
-import { compileFields, documentBase, extractDetail, extractItems, loadHtml, type CompiledField, type Row } from '../extract.ts';
+import { compileFields, documentBase, extractDetail, extractItems, loadHtml, releaseDocument, type CompiledField, type Row } from '../extract.ts';
 import { pagerControl, type PagerControl } from '../pager.ts';
 
 /** What a listing page gave: its rows (every item, before the item caps), its document base, its pagination control. */
@@ -59,13 +59,16 @@ export class PageReading {
     const rows = extractItems($, this.config.extract, this.listingFields, url, base);
     const p = this.config.pagination;
     const control = p?.type === 'click' ? pagerControl($, p.selector!, base) : null;
+    releaseDocument($);
     return { rows, base, control };
   }
 
   /** A detail page's row: `detail_fields` over the whole document (none: an empty row). */
   detail(html: string, url: string): Row {
     const $ = loadHtml(html);
-    return extractDetail($, this.detailFields, url, documentBase($, url, html));
+    const row = extractDetail($, this.detailFields, url, documentBase($, url, html));
+    releaseDocument($);
+    return row;
   }
 }
 
