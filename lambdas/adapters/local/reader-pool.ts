@@ -247,7 +247,7 @@ export class ReaderPool implements PageReaders {
  * or `SAI_READ_THREADS` (0-16; 0 turns them off). Two fewer, because one run already keeps more than one core busy:
  * measured on the 2-core machine (bench/README.md, "Reading pages on more than one core"), the job thread and V8's
  * platform threads (garbage collection, compilation) took 2.0 core-seconds in a 1.3 s crawl, and a reader thread
- * there only moved work around (0.94-1.01x the run without one, 60-70 MB more). docs/limits.md.
+ * there only moved work around (0.75-1.06x the pages/s of the run without one, 40-70 MB more). docs/limits.md.
  */
 export function readerThreadCount(cores: number, env: string | undefined): number {
   if (env !== undefined && env !== '') {
