@@ -50,7 +50,20 @@ async function pollIdle(url: string, n: number, headers: Record<string, string> 
 }
 
 /** Our service: jobs in worker threads. */
-async function measureOurs(yaml: string, idlePolls: number, concurrency: number): Promise<{ idle: LatencyStats; busy: LatencyStats; seconds: number }> {
+/** Resident set of process `pid` (VmRSS, MB), or null when it cannot be read (gone, not Linux). */
+function rssMb(pid: number | undefined): number | null {
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The service's memory around the crawl, MB: before it (one small job done), its peak during it (sampled every 20 ms), just after. */
+interface ServiceMemory { beforeMb: number | null; peakMb: number | null; afterMb: number | null }
+
+async function measureOurs(yaml: string, idlePolls: number, concurrency: number): Promise<{ idle: LatencyStats; busy: LatencyStats; seconds: number; memory: ServiceMemory }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sai-bench-polls-'));
   const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', SAI_OUTBOUND_ALLOW: '127.0.0.0/8', SAI_ACCESS_LOG: '0', SAI_WORKERS: '1', SAI_MAX_PAGES: '2000', SAI_JOB_CONCURRENCY: String(concurrency) };
   const account = JSON.parse(execFileSync(process.execPath, [join(ROOT, 'bin/accounts.ts'), 'create', '--email', 'bench@example.com', '--password', 'bench-password', '--plan', 'pro', '--json'], { env, cwd: ROOT, encoding: 'utf8' })) as { api_key: string };
@@ -64,6 +77,9 @@ async function measureOurs(yaml: string, idlePolls: number, concurrency: number)
     while (!['completed', 'failed'].includes((await get(smallUrl, auth)).body.status)) await new Promise((r) => setTimeout(r, 50));
     await pollIdle(smallUrl, 500, auth); // JIT warm-up, not counted
     const idle = await pollIdle(smallUrl, idlePolls, auth);
+    const beforeMb = rssMb(proc.pid);
+    let peakMb = beforeMb;
+    const sampler = setInterval(() => { const m = rssMb(proc.pid); if (m !== null && (peakMb === null || m > peakMb)) peakMb = m; }, 20);
     const job = await post(`${url}/api/v1/run/`, { yaml_content: yaml }, auth);
     if (!job.id) throw new Error(`run refused: ${JSON.stringify(job)}`);
     const statusUrl = `${url}/api/v1/jobs/${job.id}/status/`;
@@ -78,7 +94,8 @@ async function measureOurs(yaml: string, idlePolls: number, concurrency: number)
       }
     }
     const seconds = (performance.now() - t0) / 1000;
-    return { idle: latencyStats(idle), busy: latencyStats(busy), seconds };
+    clearInterval(sampler);
+    return { idle: latencyStats(idle), busy: latencyStats(busy), seconds, memory: { beforeMb, peakMb, afterMb: rssMb(proc.pid) } };
   } finally {
     proc.kill('SIGTERM');
   }
@@ -132,6 +149,8 @@ export async function main(argv: string[]): Promise<number> {
     console.log(`  ours, job running (${ours.seconds.toFixed(1)} s)      ${fmt(ours.busy)}`);
     console.log(`  peer (same thread), idle         ${fmt(peer.idle)}`);
     console.log(`  peer (same thread), job running  ${fmt(peer.busy)}`);
+    const mb = (v: number | null) => (v === null ? 'n/a' : `${v.toFixed(0)} MB`);
+    console.log(`\nservice RSS (one process; SAI_WORKERS=1, tool threads as npm start makes them): before the crawl ${mb(ours.memory.beforeMb)}, peak during it ${mb(ours.memory.peakMb)}, after it ${mb(ours.memory.afterMb)}`);
     console.log(`\nours: p95 under load / p95 idle = ${(ours.busy.p95 / ours.idle.p95).toFixed(2)}x`);
     console.log(`peer/ours p95 under load = ${(peer.busy.p95 / ours.busy.p95).toFixed(2)}x, p99 = ${(peer.busy.p99 / ours.busy.p99).toFixed(2)}x (higher: ours keeps polls faster)`);
     return 0;

@@ -90,10 +90,11 @@ export async function startLocalService(settings: LocalSettings): Promise<LocalS
     const exportThreads = new ExportThreads(settings.exportThreads ?? 2);
     local.services.exportBuilder = exportThreads;
     started.push({ stop: () => exportThreads.close() });
-    // The tool workers: started once the routes (which register the tools' work) are loaded, ready before the first call.
+    // The tool workers: started by the first tool call and ended after SAI_TOOL_IDLE_MS without one (issue 42: about
+    // 70 MB a thread); with SAI_TOOL_IDLE_MS=0 they are kept, and then started ahead, ready before the first call.
     await configureToolCalls(settings.tools);
     started.push({ stop: () => closeToolWorkers() });
-    const http = await startHttpServer(settings.host, settings.port, { beforeListen: () => warmToolWorkers() });
+    const http = await startHttpServer(settings.host, settings.port, settings.tools.idleMs === 0 ? { beforeListen: () => warmToolWorkers() } : {});
     started.push({ stop: () => http.close() });
     return { url: http.url, local, firstAccount, close: () => closing ??= stop() };
   } catch (err) {
