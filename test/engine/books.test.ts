@@ -8,26 +8,8 @@ import { describe, it, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { bookDetails, CATALOGUE_PAGES } from '../fixtures/site/books.ts';
-import { homePods, poundsToNumber, runYaml } from './helpers.ts';
+import { BOOK_CONFIG, homePods, poundsToNumber, runYaml } from './helpers.ts';
 
-const BOOK_CONFIG = (url: string, rest = '') => `version: "2.0"
-name: Books with UPC
-target:
-  url: ${url}
-  engine: lightweight
-extract:
-  container: article.product_pod
-  fields:
-    - { name: title, selector: h3 a, type: attribute, attribute: title }
-    - { name: url, selector: h3 a, type: link }
-    - { name: price, selector: p.price_color, transform: [strip_currency, to_number] }
-    - { name: rating, selector: p.star-rating, type: attribute, attribute: class, transform: ["replace:star-rating:", strip] }
-    - { name: image, selector: img, type: image_url }
-detail_fields:
-  fields:
-    - { name: upc, selector: "table tr:first-child td" }
-    - { name: description, selector: "#product_description + p", transform: [strip] }
-${rest}`;
 
 describe('books site', () => {
   let site: FixtureSite;

@@ -11,6 +11,29 @@ import { runLightweight as runConfig, type LightweightOptions as RunOptions, typ
 import { bookshopPage } from '../fixtures/site/books.ts';
 import { decodeEntities } from '../fixtures/site/http.ts';
 
+/**
+ * The books config of the fixture's books site (/books/): title, link, price, rating and image from the listing, UPC
+ * and description from each detail page; `rest` is appended (pagination, output).
+ */
+export const BOOK_CONFIG = (url: string, rest = '') => `version: "2.0"
+name: Books with UPC
+target:
+  url: ${url}
+  engine: lightweight
+extract:
+  container: article.product_pod
+  fields:
+    - { name: title, selector: h3 a, type: attribute, attribute: title }
+    - { name: url, selector: h3 a, type: link }
+    - { name: price, selector: p.price_color, transform: [strip_currency, to_number] }
+    - { name: rating, selector: p.star-rating, type: attribute, attribute: class, transform: ["replace:star-rating:", strip] }
+    - { name: image, selector: img, type: image_url }
+detail_fields:
+  fields:
+    - { name: upc, selector: "table tr:first-child td" }
+    - { name: description, selector: "#product_description + p", transform: [strip] }
+${rest}`;
+
 /** The guard allowlist that lets the engine reach the loopback fixture servers (and nothing else). */
 export const LOOPBACK: Pick<RunOptions, 'outbound'> = { outbound: { allow: ['127.0.0.0/8'] } };
 

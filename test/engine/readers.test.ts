@@ -13,20 +13,9 @@ import assert from 'node:assert/strict';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.ts';
 import { ReaderPool } from '../../lambdas/adapters/local/reader-pool.ts';
 import type { CrawlResult, RunProgress } from '../../lambdas/engine/engines.ts';
-import { runYaml, serveInline } from './helpers.ts';
+import { BOOK_CONFIG, runYaml, serveInline } from './helpers.ts';
 
-const BOOKS = (url: string, rest = '') => `target: { url: "${url}", engine: lightweight }
-extract:
-  container: article.product_pod
-  fields:
-    - { name: title, selector: h3 a, type: attribute, attribute: title }
-    - { name: url, selector: h3 a, type: link }
-    - { name: price, selector: p.price_color, transform: [strip_currency, to_number] }
-detail_fields:
-  fields:
-    - { name: upc, selector: "table tr:first-child td" }
-    - { name: description, selector: "#product_description + p", transform: [strip] }
-${rest}`;
+const BOOKS = BOOK_CONFIG;
 
 const QUOTES = (url: string, rest: string) => `target: { url: "${url}" }
 extract:
