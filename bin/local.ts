@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startLocalService } from '../lambdas/adapters/local/server.ts';
 import { settingsFromEnv } from '../lambdas/adapters/local/runtime.ts';
-import { batchLogOutput } from '../lambdas/logger.ts';
+import { batchLogOutput, flushLogOutput } from '../lambdas/logger.ts';
 
 /** The file the first-start credentials go to when stdout is not a terminal (in DATA_DIR, mode 0600). */
 const FIRST_START_FILE = 'first-start-credentials.txt';
@@ -70,6 +70,8 @@ if (service.firstAccount) {
   }
 }
 
+// The lines logged during the start (recovery, the first account) go out first: readers wait for this line.
+flushLogOutput();
 console.log(`scrape-ai listening on ${service.url} (data: ${settings.dataDir}, billing: ${settings.billing}, workers: ${settings.workers}, tool workers: ${settings.tools.size})`);
 
 

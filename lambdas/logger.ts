@@ -183,8 +183,14 @@ export function batchLogOutput(): void {
   c.trace = (message?: unknown, ...rest: unknown[]) => c.log(message, ...rest);
   // Powertools keeps its console in a field of its own (Logger.console, private in its types).
   (logger as unknown as { console: Console }).console = c;
-  process.on('exit', () => {
-    batched?.out.flush();
-    batched?.err.flush();
-  });
+  process.on('exit', flushLogOutput);
+}
+
+/**
+ * Writes out the lines {@link batchLogOutput} holds now, so that what the process then writes itself (the local
+ * service's "listening" line on stdout) comes after them, as it was logged after them. Does nothing unbatched.
+ */
+export function flushLogOutput(): void {
+  batched?.out.flush();
+  batched?.err.flush();
 }
