@@ -126,8 +126,11 @@ export async function startFaultMatrix(): Promise<FaultMatrix> {
   const hostile = await spawnHostileServer();
   let svc: TestService | undefined;
   try {
+    // SAI_TOOL_IDLE_MS=0: the tool threads are started before the service listens, as the matrix measures hostile pages
+    // against ready threads. By default they start with the first call, which on a machine this loaded waited more than
+    // the matrix's 8 s deadline for them to load (CI, 1a654e2: two calls 503 service_busy at 7.1 s); a real call has 25 s.
     svc = await startService({
-      SAI_WORKERS: '3', SAI_TOOL_WORKERS: '2', SAI_TOOL_DEADLINE_MS: String(TOOL_DEADLINE_MS), SAI_JOB_TIMEOUT_MS: String(JOB_TIMEOUT_MS),
+      SAI_WORKERS: '3', SAI_TOOL_WORKERS: '2', SAI_TOOL_DEADLINE_MS: String(TOOL_DEADLINE_MS), SAI_JOB_TIMEOUT_MS: String(JOB_TIMEOUT_MS), SAI_TOOL_IDLE_MS: '0',
     });
     const accounts = {} as MatrixAccounts;
     let bystanderKey = '';
